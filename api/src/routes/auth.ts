@@ -1,0 +1,55 @@
+import {
+  authenticate,
+  createApiToken,
+  createApiTokenInputSchema,
+  createSession,
+  deleteSession,
+  listApiTokens,
+  revokeApiToken,
+  SESSION_TTL_MS,
+} from '@agentq/shared/services';
+import { Hono } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { describeRoute } from 'hono-openapi';
+import { z } from 'zod';
+import type { AppEnv } from '../deps';
+import { ApiError } from '../errors';
+import { currentUser, requireUser, SESSION_COOKIE } from '../middleware/auth';
+import { validate } from '../validate';
+
+const loginSchema = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(200) });
+const tokenIdSchema = z.object({ id: z.string().min(1).max(100) });
+
+export const authRoutes = new Hono<AppEnv>()
+  .post('/login', describeRoute({ tags: ['auth'], summary: 'Sign in; sets the session cookie' }), validate('json', loginSchema), async (c) => {
+    const { email, password } = c.req.valid('json');
+    const user = await authenticate(c.var.db, email, password);
+    if (!user) throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect');
+    const session = await createSession(c.var.db, user.id);
+    setCookie(c, SESSION_COOKIE, session.token, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: c.var.config.secureCookies,
+      path: '/',
+      maxAge: Math.floor(SESSION_TTL_MS / 1000),
+    });
+    return c.json({ user });
+  })
+  .post('/logout', describeRoute({ tags: ['auth'], summary: 'Sign out; ends the session' }), async (c) => {
+    const cookie = getCookie(c, SESSION_COOKIE);
+    if (cookie) await deleteSession(c.var.db, cookie);
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.body(null, 204);
+  })
+  .get('/me', describeRoute({ tags: ['auth'], summary: 'The signed-in user' }), requireUser, (c) => c.json({ user: currentUser(c) }))
+  .post('/tokens', describeRoute({ tags: ['auth'], summary: 'Create an API token (the secret is shown once)' }), requireUser, validate('json', createApiTokenInputSchema), async (c) => {
+    const token = await createApiToken(c.var.db, currentUser(c).id, c.req.valid('json'));
+    return c.json(token, 201);
+  })
+  .get('/tokens', describeRoute({ tags: ['auth'], summary: 'List your API tokens (no secrets)' }), requireUser, async (c) => {
+    return c.json({ items: await listApiTokens(c.var.db, currentUser(c).id) });
+  })
+  .delete('/tokens/:id', describeRoute({ tags: ['auth'], summary: 'Revoke an API token' }), requireUser, validate('param', tokenIdSchema), async (c) => {
+    await revokeApiToken(c.var.db, currentUser(c).id, c.req.valid('param').id);
+    return c.body(null, 204);
+  });

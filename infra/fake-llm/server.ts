@@ -1,0 +1,471 @@
+/**
+ * A fake OpenAI-compatible LLM server: the one thing agentq tests fake, and faked at the
+ * protocol level (SPEC §8), so the worker runs its real AI SDK code path against it.
+ * Serves `POST /v1/chat/completions` (SSE `chat.completion.chunk` events or one
+ * `chat.completion` object) and `GET /v1/models`, answering from a script (see
+ * `scripts.ts`) at the pace of a latency model. Uses node:http only.
+ *
+ * @example
+ * const llm = await startFakeLlm({ script: [{ text: 'Hello!' }] });
+ * const model = createOpenAICompatible({ name: 'fake', baseURL: llm.url, apiKey: 'test', includeUsage: true }).chatModel('fake');
+ * // … streamText({ model, … }) …
+ * await llm.close();
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { demoModel } from './demo-model';
+import {
+  toScript,
+  type ChatCompletionRequest,
+  type FinishReason,
+  type LatencyModel,
+  type Script,
+  type ScriptLike,
+  type Turn,
+} from './scripts';
+
+/** Options of `startFakeLlm`; every field has a test-friendly default. */
+export interface FakeLlmOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Defaults to 127.0.0.1; use 0.0.0.0 to serve other containers. */
+  host?: string;
+  /** Defaults to the directive-driven `demoModel`. */
+  script?: ScriptLike;
+  /** Defaults to no delay at all, so tests run at full speed. */
+  latency?: Partial<LatencyModel>;
+  /** Ids listed by `GET /v1/models`; any model id is accepted on completions. */
+  models?: string[];
+  /** Keep request bodies in `requests` (default true); turn off for long load runs. */
+  recordRequests?: boolean;
+  /** Called once per completion request with the turn chosen for it (logging, metrics). */
+  onTurn?: (event: { request: ChatCompletionRequest; turn: Turn }) => void;
+}
+
+/** A running fake LLM. */
+export interface FakeLlm {
+  /** Base URL ending in `/v1`, ready for `createOpenAICompatible({ baseURL })`. */
+  url: string;
+  port: number;
+  /** Replaces the script for requests that arrive from now on. */
+  setScript(script: ScriptLike): void;
+  /** Replaces the server-wide latency model (fields not given fall back to 0). */
+  setLatency(latency: Partial<LatencyModel>): void;
+  /** Parsed bodies of completion requests, in arrival order. */
+  readonly requests: ChatCompletionRequest[];
+  /** Completion requests still being answered; back to 0 once clients are done or gone (a leak check). */
+  readonly inFlight: number;
+  /** Stops listening and cuts open connections, which ends in-flight streams. */
+  close(): Promise<void>;
+}
+
+/** A chunk's `choices[0].delta`, in the shape @ai-sdk/openai-compatible parses. */
+interface Delta {
+  role?: 'assistant';
+  content?: string;
+  reasoning_content?: string;
+  tool_calls?: Array<{
+    index: number;
+    id?: string;
+    type?: 'function';
+    function: { name?: string; arguments: string };
+  }>;
+}
+
+interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  completion_tokens_details: { reasoning_tokens: number };
+}
+
+interface ResponsePlan {
+  id: string;
+  created: number;
+  model: string;
+  deltas: Delta[];
+  finishReason: FinishReason;
+  usage: Usage;
+  message: {
+    role: 'assistant';
+    content: string | null;
+    reasoning_content?: string;
+    tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  };
+}
+
+interface ServerState {
+  script: Script;
+  latency: LatencyModel;
+  models: string[];
+  recordRequests: boolean;
+  requests: ChatCompletionRequest[];
+  requestCount: number;
+  inFlight: number;
+  onTurn: FakeLlmOptions['onTurn'];
+}
+
+/** Thrown inside a response when the client went away; the response is then dropped quietly. */
+class ClientDisconnectedError extends Error {
+  override name = 'ClientDisconnectedError';
+}
+
+class RequestTooLargeError extends Error {
+  override name = 'RequestTooLargeError';
+}
+
+const NO_LATENCY: LatencyModel = { timeToFirstTokenMs: 0, interTokenMs: 0 };
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const ARGUMENT_PIECE_LENGTH = 10;
+const MID_STREAM_FAILURE_GAP_MS = 10;
+
+/** Starts a fake LLM on 127.0.0.1 (a free port by default). */
+export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
+  const state: ServerState = {
+    script: toScript(options.script ?? demoModel),
+    latency: { ...NO_LATENCY, ...options.latency },
+    models: options.models ?? ['agentq-demo'],
+    recordRequests: options.recordRequests ?? true,
+    requests: [],
+    requestCount: 0,
+    inFlight: 0,
+    onTurn: options.onTurn,
+  };
+  const host = options.host ?? '127.0.0.1';
+
+  const server = createServer(function handleFakeLlmRequest(request, response) {
+    route(request, response, state).catch((error: unknown) => {
+      if (error instanceof ClientDisconnectedError || response.destroyed) return;
+      console.error('[fake-llm] unexpected error', error);
+      if (response.headersSent) response.destroy();
+      else sendError(response, 500, `The fake LLM crashed: ${errorMessage(error)}`, 'server_error');
+    });
+  });
+  server.listen(options.port ?? 0, host);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost(host)}:${port}/v1`,
+    port,
+    setScript(script) {
+      state.script = toScript(script);
+    },
+    setLatency(latency) {
+      state.latency = { ...NO_LATENCY, ...latency };
+    },
+    requests: state.requests,
+    get inFlight() {
+      return state.inFlight;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Keep-alive and in-flight streaming sockets would otherwise hold close() open.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+async function route(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
+  const { pathname } = new URL(request.url ?? '/', 'http://fake-llm');
+  if (request.method === 'GET' && pathname === '/v1/models') {
+    sendJson(response, 200, {
+      object: 'list',
+      data: state.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'agentq-fake-llm' })),
+    });
+    return;
+  }
+  if (request.method === 'POST' && pathname === '/v1/chat/completions') {
+    state.inFlight += 1;
+    try {
+      await chatCompletions(request, response, state);
+    } finally {
+      state.inFlight -= 1;
+    }
+    return;
+  }
+  sendError(
+    response,
+    404,
+    `No route for ${request.method} ${pathname}. The fake LLM serves POST /v1/chat/completions and GET /v1/models.`,
+    'not_found',
+  );
+}
+
+async function chatCompletions(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
+  const disconnected = watchDisconnect(response);
+  let body: ChatCompletionRequest;
+  try {
+    body = JSON.parse(await readBody(request)) as ChatCompletionRequest;
+  } catch (error) {
+    if (error instanceof RequestTooLargeError) sendError(response, 413, error.message, 'invalid_request_error');
+    else sendError(response, 400, `The request body is not JSON: ${errorMessage(error)}`, 'invalid_request_error');
+    return;
+  }
+  if (!body || typeof body !== 'object' || !Array.isArray(body.messages)) {
+    sendError(response, 400, 'The request body needs a `messages` array.', 'invalid_request_error');
+    return;
+  }
+  if (state.recordRequests) state.requests.push(body);
+  state.requestCount += 1;
+  const requestNumber = state.requestCount;
+
+  let turn: Turn;
+  try {
+    turn = await state.script(body);
+  } catch (error) {
+    sendError(response, 500, `The fake LLM script threw: ${errorMessage(error)}`, 'script_error');
+    return;
+  }
+  state.onTurn?.({ request: body, turn });
+  if (disconnected.aborted) return;
+  if (turn.error) {
+    sendError(response, turn.error.status, turn.error.message, turn.error.type ?? 'server_error', turn.error.code);
+    return;
+  }
+
+  const latency = { ...state.latency, ...turn.latency };
+  const plan = planResponse(body, turn, latency, requestNumber);
+  if (body.stream) await streamResponse(response, disconnected, body, turn, plan, latency);
+  else await jsonResponse(response, disconnected, turn, plan, latency);
+}
+
+/** Writes SSE chunks at the latency model's pace, the way OpenAI streams. */
+async function streamResponse(
+  response: ServerResponse,
+  disconnected: AbortSignal,
+  request: ChatCompletionRequest,
+  turn: Turn,
+  plan: ResponsePlan,
+  latency: LatencyModel,
+): Promise<void> {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  // Real providers answer headers at once and make the client wait for the first token.
+  response.flushHeaders();
+  const chunk = (choices: unknown[], extra: object = {}) => ({
+    id: plan.id,
+    object: 'chat.completion.chunk',
+    created: plan.created,
+    model: plan.model,
+    choices,
+    ...extra,
+  });
+
+  await pause(latency.timeToFirstTokenMs, disconnected);
+  const failAfter = turn.midStreamError?.afterChunks;
+  for (const [index, delta] of plan.deltas.entries()) {
+    if (index === failAfter) return failMidStream(response, disconnected, turn, latency);
+    if (index > 0) await pause(latency.interTokenMs, disconnected);
+    await writeEvent(response, disconnected, chunk([{ index: 0, delta, finish_reason: null }]));
+  }
+  if (failAfter !== undefined) return failMidStream(response, disconnected, turn, latency);
+
+  const finalDelta: Delta = plan.deltas.length === 0 ? { role: 'assistant' } : {};
+  await writeEvent(response, disconnected, chunk([{ index: 0, delta: finalDelta, finish_reason: plan.finishReason }]));
+  // OpenAI sends usage in an extra chunk with empty choices, only when asked to.
+  if (request.stream_options?.include_usage) await writeEvent(response, disconnected, chunk([], { usage: plan.usage }));
+  await write(response, disconnected, 'data: [DONE]\n\n');
+  response.end();
+}
+
+/** Fails when the next token would have come; at least 10 ms later, so the client reads what was sent. */
+async function failMidStream(
+  response: ServerResponse,
+  disconnected: AbortSignal,
+  turn: Turn,
+  latency: LatencyModel,
+): Promise<void> {
+  const failure = turn.midStreamError!;
+  // A reset that overtakes unread chunks makes the client's stream error and discard them.
+  await pause(Math.max(latency.interTokenMs, MID_STREAM_FAILURE_GAP_MS), disconnected);
+  if (failure.mode === 'error-event') {
+    const message = failure.message ?? 'The fake LLM failed mid-stream.';
+    await writeEvent(response, disconnected, { error: { message, type: 'server_error', code: null } });
+    response.end();
+    return;
+  }
+  response.destroy();
+}
+
+/** Answers `stream: false` with one `chat.completion` after the time the stream would take. */
+async function jsonResponse(
+  response: ServerResponse,
+  disconnected: AbortSignal,
+  turn: Turn,
+  plan: ResponsePlan,
+  latency: LatencyModel,
+): Promise<void> {
+  const generationMs = latency.timeToFirstTokenMs + latency.interTokenMs * Math.max(0, plan.deltas.length - 1);
+  await pause(generationMs, disconnected);
+  if (turn.midStreamError) {
+    if (turn.midStreamError.mode === 'error-event') {
+      sendError(response, 500, turn.midStreamError.message ?? 'The fake LLM failed mid-response.', 'server_error');
+    } else response.destroy();
+    return;
+  }
+  sendJson(response, 200, {
+    id: plan.id,
+    object: 'chat.completion',
+    created: plan.created,
+    model: plan.model,
+    choices: [{ index: 0, message: plan.message, finish_reason: plan.finishReason, logprobs: null }],
+    usage: plan.usage,
+  });
+}
+
+/** Turns a script turn into the deltas to stream, the complete message, and usage. */
+function planResponse(
+  request: ChatCompletionRequest,
+  turn: Turn,
+  latency: LatencyModel,
+  requestNumber: number,
+): ResponsePlan {
+  const reasoningTokens = splitTokens(turn.reasoning ?? '', latency.tokenCount);
+  const textTokens = splitTokens(turn.text ?? '', latency.tokenCount);
+  const toolCalls = (turn.toolCalls ?? []).map((call, index) => ({
+    id: call.id ?? `call_${requestNumber}_${index}`,
+    type: 'function' as const,
+    function: { name: call.name, arguments: JSON.stringify(call.input ?? {}) },
+  }));
+
+  const deltas: Delta[] = [
+    ...reasoningTokens.map((piece) => ({ reasoning_content: piece })),
+    ...textTokens.map((piece) => ({ content: piece })),
+  ];
+  let argumentTokens = 0;
+  for (const [index, call] of toolCalls.entries()) {
+    // The first delta names the call; the arguments follow in pieces, as OpenAI streams them.
+    deltas.push({
+      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+    });
+    const pieces = splitEvenly(call.function.arguments, Math.ceil(call.function.arguments.length / ARGUMENT_PIECE_LENGTH));
+    argumentTokens += pieces.length;
+    for (const piece of pieces) deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] });
+  }
+  if (deltas[0]) deltas[0] = { role: 'assistant', ...deltas[0] };
+
+  const promptTokens = turn.usage?.promptTokens ?? estimatePromptTokens(request);
+  const completionTokens = turn.usage?.completionTokens ?? reasoningTokens.length + textTokens.length + argumentTokens;
+  const text = turn.text ?? '';
+  return {
+    id: `chatcmpl-fake-${requestNumber}`,
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    deltas,
+    finishReason: turn.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      completion_tokens_details: { reasoning_tokens: Math.min(reasoningTokens.length, completionTokens) },
+    },
+    message: {
+      role: 'assistant',
+      content: toolCalls.length > 0 && text === '' ? null : text,
+      ...(turn.reasoning ? { reasoning_content: turn.reasoning } : {}),
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    },
+  };
+}
+
+/** Words with their trailing whitespace, or exactly `tokenCount` even pieces. */
+function splitTokens(text: string, tokenCount: number | undefined): string[] {
+  if (text === '') return [];
+  if (tokenCount !== undefined && tokenCount > 0) return splitEvenly(text, tokenCount);
+  return text.match(/\s*\S+\s*/g) ?? [text];
+}
+
+/** Splits by code points so that no piece ends inside a surrogate pair. */
+function splitEvenly(text: string, count: number): string[] {
+  const characters = Array.from(text);
+  const pieces = Math.max(1, Math.min(count, characters.length));
+  return Array.from({ length: pieces }, (_, index) =>
+    characters
+      .slice(Math.floor((index * characters.length) / pieces), Math.floor(((index + 1) * characters.length) / pieces))
+      .join(''),
+  ).filter((piece) => piece !== '');
+}
+
+/** Roughly 4 characters per token, the usual rule of thumb for English and JSON. */
+function estimatePromptTokens(request: ChatCompletionRequest): number {
+  return Math.max(1, Math.ceil(JSON.stringify([request.messages, request.tools ?? []]).length / 4));
+}
+
+/** Aborts when the client goes away before the response finished. */
+function watchDisconnect(response: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  // A reset socket surfaces here; it means the same as a close, and must not crash the process.
+  response.on('error', () => controller.abort());
+  return controller.signal;
+}
+
+/** Waits `ms`, clearing the timer at once if the client disconnects. */
+async function pause(ms: number, disconnected: AbortSignal): Promise<void> {
+  if (disconnected.aborted) throw new ClientDisconnectedError();
+  if (ms <= 0) return;
+  try {
+    await sleep(ms, undefined, { signal: disconnected });
+  } catch {
+    throw new ClientDisconnectedError();
+  }
+}
+
+function writeEvent(response: ServerResponse, disconnected: AbortSignal, data: unknown): Promise<void> {
+  return write(response, disconnected, `data: ${JSON.stringify(data)}\n\n`);
+}
+
+/** Writes, honouring backpressure, and stops once the client is gone. */
+async function write(response: ServerResponse, disconnected: AbortSignal, text: string): Promise<void> {
+  if (disconnected.aborted || response.destroyed) throw new ClientDisconnectedError();
+  if (response.write(text)) return;
+  try {
+    await once(response, 'drain', { signal: disconnected });
+  } catch {
+    throw new ClientDisconnectedError();
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new RequestTooLargeError(`The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  if (response.destroyed) return;
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+/** OpenAI's error body, which @ai-sdk/openai-compatible turns into an APICallError message. */
+function sendError(response: ServerResponse, status: number, message: string, type: string, code?: string): void {
+  sendJson(response, status, { error: { message, type, param: null, code: code ?? null } });
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+/** The one database type the services take first: postgres-js and PGlite both satisfy it. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type DbHandle = {
+  db: Database;
+  kind: 'postgres' | 'pglite';
+  /** Applies pending drizzle-kit migrations; re-running is a no-op. */
+  migrate: () => Promise<void>;
+  close: () => Promise<void>;
+};
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/**
+ * Opens PostgreSQL when `url` is given, else an embedded PGlite under `dataDir` (`memory://` for a throwaway one).
+ * PGlite is one process's database: only the all-in-one `npm start` uses it.
+ */
+export async function createDb(options: { url?: string; dataDir?: string; poolSize?: number }): Promise<DbHandle> {
+  if (options.url) {
+    const { default: postgres } = await import('postgres');
+    const { drizzle } = await import('drizzle-orm/postgres-js');
+    const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+    const client = postgres(options.url, { max: options.poolSize ?? 10, onnotice: () => {} });
+    const db = drizzle(client, { schema });
+    return {
+      db: db as unknown as Database,
+      kind: 'postgres',
+      migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      close: () => client.end({ timeout: 5 }),
+    };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const inMemory = options.dataDir === 'memory://';
+  const dataDir = inMemory ? 'memory://' : resolve(options.dataDir ?? '.data', 'pglite');
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const client = new PGlite(dataDir);
+  const db = drizzle(client, { schema });
+  return {
+    db: db as unknown as Database,
+    kind: 'pglite',
+    migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => client.close(),
+  };
+}

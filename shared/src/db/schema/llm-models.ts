@@ -1,0 +1,14 @@
+import { boolean, pgTable, text } from 'drizzle-orm/pg-core';
+import { timestamps } from './columns';
+
+export const llmModels = pgTable('llm_models', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  baseUrl: text('base_url').notNull(),
+  /** AES-GCM ciphertext keyed by APP_SECRET; never returned by any route. */
+  apiKeyEncrypted: text('api_key_encrypted'),
+  modelId: text('model_id').notNull(),
+  supportsReasoning: boolean('supports_reasoning').notNull().default(false),
+  enabled: boolean('enabled').notNull().default(true),
+  ...timestamps,
+});

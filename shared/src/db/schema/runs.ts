@@ -1,0 +1,49 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestamps } from './columns';
+import { users } from './users';
+
+export const RUN_KINDS = ['chat', 'tool'] as const;
+export const RUN_STATUSES = ['queued', 'running', 'awaiting_approval', 'succeeded', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const ACTIVE_RUN_STATUSES = ['queued', 'running', 'awaiting_approval'] as const satisfies readonly RunStatus[];
+
+/** One chat turn or one standalone tool execution. */
+export const runs = pgTable(
+  'runs',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: RUN_KINDS }).notNull(),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id'),
+    agentId: text('agent_id'),
+    modelId: text('model_id'),
+    toolId: text('tool_id'),
+    status: text('status', { enum: RUN_STATUSES }).notNull().default('queued'),
+    /** Request options (enableTools, enableThinking, systemPrompt) or a tool execution's input. */
+    options: jsonb('options').$type<Record<string, unknown>>().notNull().default({}),
+    finishReason: text('finish_reason'),
+    steps: integer('steps').notNull().default(0),
+    usage: jsonb('usage').$type<Record<string, unknown>>(),
+    hitStepLimit: boolean('hit_step_limit').notNull().default(false),
+    error: text('error'),
+    /** Model messages after the last completed step; a retried job continues from here. */
+    checkpoint: jsonb('checkpoint').$type<unknown[]>(),
+    /** A standalone tool execution's ToolResult. */
+    result: jsonb('result'),
+    idempotencyKey: text('idempotency_key'),
+    queueJobId: text('queue_job_id'),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
+    ...timestamps,
+  },
+  (table) => [
+    index('runs_user_idx').on(table.userId, table.createdAt),
+    index('runs_status_idx').on(table.status),
+    uniqueIndex('runs_idempotency_idx').on(table.userId, table.idempotencyKey),
+    // The database itself guarantees at most one active run per chat session.
+    uniqueIndex('runs_one_active_per_session_idx')
+      .on(table.sessionId)
+      .where(sql`${table.status} in ('queued', 'running', 'awaiting_approval') and ${table.sessionId} is not null`),
+  ],
+);

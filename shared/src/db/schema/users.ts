@@ -1,0 +1,44 @@
+import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { createdAt, timestamps } from './columns';
+
+export const USER_ROLES = ['admin', 'user'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+export const users = pgTable('users', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull().unique(),
+  name: text('name').notNull(),
+  role: text('role', { enum: USER_ROLES }).notNull().default('user'),
+  passwordHash: text('password_hash').notNull(),
+  ...timestamps,
+});
+
+/** Browser sessions; only a hash of the cookie value is stored. */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull().unique(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt,
+  },
+  (table) => [index('sessions_user_idx').on(table.userId)],
+);
+
+/** Bearer tokens for programs; shown once on creation, stored hashed. */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    /** First characters of the token, so a user can tell tokens apart without the secret. */
+    tokenPrefix: text('token_prefix').notNull(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    createdAt,
+  },
+  (table) => [index('api_tokens_user_idx').on(table.userId)],
+);

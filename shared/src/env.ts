@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .default('0')
+  .transform((value) => value === '1' || value === 'true' || value === 'yes');
+
+/** Every environment variable agentq reads, in one place (SPEC §6). */
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  /** Where the embedded PGlite keeps its files when DATABASE_URL is unset. */
+  DATA_DIR: z.string().default('.data'),
+  REDIS_URL: z.string().url().optional(),
+  /** Prefix for every BullMQ key, so several installations (or test runs) can share one Redis. */
+  QUEUE_PREFIX: z.string().min(1).default('agentq'),
+  APP_SECRET: z.string().min(16, 'APP_SECRET must be at least 16 characters').optional(),
+  ADMIN_EMAIL: z.string().email().optional(),
+  ADMIN_PASSWORD: z.string().min(8).optional(),
+  LLM_BASE_URL: z.string().url().optional(),
+  LLM_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().optional(),
+  FETCH_ALLOW_PRIVATE_NETWORKS: booleanFlag,
+  /** Set when the web process runs on its own and must proxy /api to the API process. */
+  API_URL: z.string().url().optional(),
+  /** Cookies get `Secure` when the public origin is https. */
+  PUBLIC_ORIGIN: z.string().url().optional(),
+  /** How long a stopping worker waits for active jobs before it exits anyway. */
+  WORKER_SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).default(10_000),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+/** Parses an environment; throws a readable error naming each bad variable. */
+export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ''));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+let cached: Env | undefined;
+
+/** The process environment, parsed once. Only entry files call this; everything else receives values. */
+export function getEnv(): Env {
+  cached ??= parseEnv();
+  return cached;
+}

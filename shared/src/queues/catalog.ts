@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { defineQueue } from './define-queue';
+
+const runPayload = z.object({ runId: z.string().min(1) });
+
+const keepForAudit = {
+  removeOnComplete: { age: 24 * 3600, count: 5000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
+};
+
+/** One chat turn: the tool loop for one run. Retries resume from the run's checkpoint. */
+export const chatTurns = defineQueue({
+  name: 'chat-turns',
+  jobs: { 'chat-turn': runPayload },
+  defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, ...keepForAudit },
+});
+
+/** One standalone tool execution (POST /api/agent-tools/:id/execute). */
+export const toolExecutions = defineQueue({
+  name: 'tool-executions',
+  jobs: { 'tool-exec': runPayload },
+  defaultJobOptions: { attempts: 2, backoff: { type: 'exponential', delay: 1000 }, ...keepForAudit },
+});
+
+/** Every queue the worker serves; adding one here makes a missing processor a compile error. */
+export const queueCatalog = { chatTurns, toolExecutions } as const;
+
+export type QueueCatalog = typeof queueCatalog;
+export type QueueKey = keyof QueueCatalog;
+export type JobName<Q extends QueueKey> = keyof QueueCatalog[Q]['jobs'] & string;
+export type JobPayload<Q extends QueueKey, J extends JobName<Q>> = z.infer<QueueCatalog[Q]['jobs'][J]>;

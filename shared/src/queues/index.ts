@@ -1,0 +1,3 @@
+export * from './define-queue';
+export * from './catalog';
+export * from './queues';

@@ -1,0 +1,190 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, asc, count, eq, gt, isNull, or } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '../db/client';
+import { apiTokens, auditEvents, sessions, USER_ROLES, users } from '../db/schema';
+import { newId } from '../ids';
+import { ConflictError, NotFoundError } from './errors';
+import { hashPassword, verifyPassword } from './passwords';
+
+export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+const API_TOKEN_PREFIX = 'aq_';
+
+export const publicUserSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(USER_ROLES),
+  createdAt: z.date(),
+});
+export type PublicUser = z.infer<typeof publicUserSchema>;
+
+export const createUserInputSchema = z.object({
+  email: z.string().trim().toLowerCase().email(),
+  name: z.string().trim().min(1).max(100),
+  password: z.string().min(8, 'Password must be at least 8 characters').max(200),
+  role: z.enum(USER_ROLES).default('user'),
+});
+export type CreateUserInput = z.infer<typeof createUserInputSchema>;
+
+export const updateUserInputSchema = createUserInputSchema.partial().omit({ email: true });
+export type UpdateUserInput = z.infer<typeof updateUserInputSchema>;
+
+function toPublicUser(row: typeof users.$inferSelect): PublicUser {
+  return { id: row.id, email: row.email, name: row.name, role: row.role, createdAt: row.createdAt };
+}
+
+/** sha256 of a bearer secret: only hashes are stored, so a database leak reveals no usable token. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: string; cause?: { code?: string } })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
+  return code === '23505';
+}
+
+export async function createUser(db: Database, input: CreateUserInput, actorUserId: string | null = null): Promise<PublicUser> {
+  const id = newId('user');
+  try {
+    const [row] = await db
+      .insert(users)
+      .values({ id, email: input.email, name: input.name, role: input.role, passwordHash: await hashPassword(input.password) })
+      .returning();
+    await db.insert(auditEvents).values({ actorUserId, action: 'user.create', targetType: 'user', targetId: id, details: { role: input.role } });
+    return toPublicUser(row!);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`A user with email ${input.email} already exists`);
+    throw error;
+  }
+}
+
+export async function listUsers(db: Database): Promise<PublicUser[]> {
+  const rows = await db.select().from(users).orderBy(asc(users.createdAt));
+  return rows.map(toPublicUser);
+}
+
+export async function getUser(db: Database, id: string): Promise<PublicUser> {
+  const [row] = await db.select().from(users).where(eq(users.id, id));
+  if (!row) throw new NotFoundError('User', id);
+  return toPublicUser(row);
+}
+
+export async function updateUser(db: Database, id: string, input: UpdateUserInput, actorUserId: string): Promise<PublicUser> {
+  const changes: Partial<typeof users.$inferInsert> = {};
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.role !== undefined) changes.role = input.role;
+  if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
+  const [row] = Object.keys(changes).length
+    ? await db.update(users).set(changes).where(eq(users.id, id)).returning()
+    : await db.select().from(users).where(eq(users.id, id));
+  if (!row) throw new NotFoundError('User', id);
+  if (input.password !== undefined) await db.delete(sessions).where(eq(sessions.userId, id));
+  await db.insert(auditEvents).values({
+    actorUserId,
+    action: 'user.update',
+    targetType: 'user',
+    targetId: id,
+    details: { fields: Object.keys(input).filter((key) => key !== 'password').concat(input.password ? ['password'] : []) },
+  });
+  return toPublicUser(row);
+}
+
+export async function deleteUser(db: Database, id: string, actorUserId: string): Promise<void> {
+  if (id === actorUserId) throw new ConflictError('You cannot delete your own account');
+  const deleted = await db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
+  if (deleted.length === 0) throw new NotFoundError('User', id);
+  await db.insert(auditEvents).values({ actorUserId, action: 'user.delete', targetType: 'user', targetId: id });
+}
+
+/** Returns the user when the password matches; the same work is done for unknown emails to avoid a timing oracle. */
+export async function authenticate(db: Database, email: string, password: string): Promise<PublicUser | null> {
+  const [row] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase()));
+  const ok = await verifyPassword(password, row?.passwordHash ?? DUMMY_HASH);
+  return row && ok ? toPublicUser(row) : null;
+}
+const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
+
+/** Creates a session and returns the cookie value (shown to the browser only). */
+export async function createSession(db: Database, userId: string, ttlMs = SESSION_TTL_MS) {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(Date.now() + ttlMs);
+  await db.insert(sessions).values({ id: newId('session'), userId, tokenHash: hashSecret(token), expiresAt });
+  return { token, expiresAt };
+}
+
+/** The user behind a session cookie, or null when unknown or expired. */
+export async function resolveSession(db: Database, token: string): Promise<PublicUser | null> {
+  const [row] = await db
+    .select({ user: users })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.tokenHash, hashSecret(token)), gt(sessions.expiresAt, new Date())));
+  return row ? toPublicUser(row.user) : null;
+}
+
+export async function deleteSession(db: Database, token: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.tokenHash, hashSecret(token)));
+}
+
+export const createApiTokenInputSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  expiresInDays: z.number().int().min(1).max(3650).optional(),
+});
+
+/** Creates an API token; the secret is in the return value and nowhere else. */
+export async function createApiToken(db: Database, userId: string, input: z.infer<typeof createApiTokenInputSchema>) {
+  const secret = API_TOKEN_PREFIX + randomBytes(24).toString('base64url');
+  const id = newId('apiToken');
+  const expiresAt = input.expiresInDays ? new Date(Date.now() + input.expiresInDays * 86400_000) : null;
+  const [row] = await db
+    .insert(apiTokens)
+    .values({ id, userId, name: input.name, tokenHash: hashSecret(secret), tokenPrefix: secret.slice(0, 8), expiresAt })
+    .returning();
+  await db.insert(auditEvents).values({ actorUserId: userId, action: 'api-token.create', targetType: 'api-token', targetId: id });
+  return { ...toPublicToken(row!), token: secret };
+}
+
+function toPublicToken(row: typeof apiTokens.$inferSelect) {
+  return { id: row.id, name: row.name, tokenPrefix: row.tokenPrefix, lastUsedAt: row.lastUsedAt, expiresAt: row.expiresAt, createdAt: row.createdAt };
+}
+
+export async function listApiTokens(db: Database, userId: string) {
+  const rows = await db.select().from(apiTokens).where(eq(apiTokens.userId, userId)).orderBy(asc(apiTokens.createdAt));
+  return rows.map(toPublicToken);
+}
+
+export async function revokeApiToken(db: Database, userId: string, id: string): Promise<void> {
+  const deleted = await db.delete(apiTokens).where(and(eq(apiTokens.id, id), eq(apiTokens.userId, userId))).returning({ id: apiTokens.id });
+  if (deleted.length === 0) throw new NotFoundError('API token', id);
+  await db.insert(auditEvents).values({ actorUserId: userId, action: 'api-token.revoke', targetType: 'api-token', targetId: id });
+}
+
+/** The user behind a bearer token, or null when unknown, revoked or expired. */
+export async function resolveApiToken(db: Database, token: string): Promise<PublicUser | null> {
+  if (!token.startsWith(API_TOKEN_PREFIX)) return null;
+  const [row] = await db
+    .select({ user: users, tokenId: apiTokens.id })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
+    .where(and(eq(apiTokens.tokenHash, hashSecret(token)), or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, new Date()))));
+  if (!row) return null;
+  await db.update(apiTokens).set({ lastUsedAt: new Date() }).where(eq(apiTokens.id, row.tokenId));
+  return toPublicUser(row.user);
+}
+
+/**
+ * Creates the bootstrap admin from ADMIN_EMAIL/ADMIN_PASSWORD if no user has that email yet.
+ * Returns whether a user was created.
+ */
+export async function ensureAdmin(db: Database, email: string, password: string): Promise<boolean> {
+  const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.email, email.trim().toLowerCase()));
+  if (existing) return false;
+  await createUser(db, createUserInputSchema.parse({ email, name: 'Administrator', password, role: 'admin' }));
+  return true;
+}
+
+export async function countUsers(db: Database): Promise<number> {
+  const [row] = await db.select({ value: count() }).from(users);
+  return row?.value ?? 0;
+}

@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { createDb, type DbHandle } from '../db/client';
+import { createLogger } from '../logger';
+
+/** The migrated per-run test database (made by infra/testing/global-setup.ts). */
+export function testDatabaseUrl(): string {
+  return inject('databaseUrl');
+}
+
+export function testRedisUrl(): string {
+  return inject('redisUrl');
+}
+
+/** A fresh key prefix so each test's queues and streams are its own on the shared Redis. */
+export function randomPrefix(label = 'test'): string {
+  return `aqt-${label}-${randomBytes(4).toString('hex')}`;
+}
+
+export function openTestDb(): Promise<DbHandle> {
+  return createDb({ url: testDatabaseUrl(), poolSize: 4 });
+}
+
+export const silentLogger = createLogger({ level: 'silent' });
+
+/** A unique email for a test user. */
+export function uniqueEmail(label = 'user'): string {
+  return `${label}-${randomBytes(4).toString('hex')}@test.local`;
+}

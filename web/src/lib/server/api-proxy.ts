@@ -1,0 +1,116 @@
+import type { RequestEvent } from '@sveltejs/kit';
+import type { Handle } from '@sveltejs/kit/hooks';
+
+/** Paths the API process serves; everything else belongs to the web app. */
+export const API_PATH_PREFIXES = ['/api', '/metrics', '/admin/queues'] as const;
+
+// RFC 9110 §7.6.1: meaningful for one connection only, never forwarded.
+const HOP_BY_HOP_HEADERS = [
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
+
+// The Response constructor refuses a body with these statuses.
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** `/api/...`, `/metrics` and `/admin/queues[/...]`, matched on whole path segments. */
+export function isApiPath(pathname: string): boolean {
+  return API_PATH_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`));
+}
+
+/**
+ * A `handle` hook that forwards API paths to `apiUrl` (an origin such as `http://api:3001`) and
+ * streams the answer back untouched, so SSE reaches the browser event by event. Without `apiUrl`
+ * it passes everything to SvelteKit: in the all-in-one server the front server routes `/api`.
+ * @example export const handle = createApiProxy(process.env.API_URL);
+ */
+export function createApiProxy(apiUrl: string | undefined): Handle {
+  if (!apiUrl) return ({ event, resolve }) => resolve(event);
+  const upstream = new URL(apiUrl);
+  return function apiProxyHandle({ event, resolve }) {
+    return isApiPath(event.url.pathname) ? proxyRequest(event, upstream) : resolve(event);
+  };
+}
+
+/** Forwards one request to `upstream` and returns the upstream response with its body as a stream. */
+export async function proxyRequest(
+  event: Pick<RequestEvent, 'request' | 'url' | 'getClientAddress'>,
+  upstream: URL,
+): Promise<Response> {
+  const { request, url } = event;
+  const target = new URL(url.pathname + url.search, upstream);
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+
+  let response: Response;
+  try {
+    response = await fetch(target, {
+      method: request.method,
+      headers: forwardedRequestHeaders(event),
+      body: hasBody ? request.body : null,
+      // @ts-expect-error `duplex` is missing from the DOM RequestInit; Node's fetch needs it to stream a body.
+      duplex: 'half',
+      redirect: 'manual',
+      // A browser closing an SSE stream aborts the upstream request too.
+      signal: request.signal,
+    });
+  } catch (error) {
+    if (request.signal.aborted) return new Response(null, { status: 499 });
+    console.error(`API proxy: ${request.method} ${target.href} failed`, error);
+    return Response.json(
+      { error: { code: 'bad_gateway', message: `The API is unreachable (${upstream.origin}).` } },
+      { status: 502 },
+    );
+  }
+
+  const headers = withoutHopByHopHeaders(response.headers);
+  // fetch has already decoded the body, so the encoding and length no longer describe it.
+  if (headers.has('content-encoding')) {
+    headers.delete('content-encoding');
+    headers.delete('content-length');
+  }
+  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+}
+
+function forwardedRequestHeaders(event: Pick<RequestEvent, 'request' | 'getClientAddress'>): Headers {
+  const headers = withoutHopByHopHeaders(event.request.headers);
+  const host = headers.get('host');
+  // fetch sets Host from the target URL and only decodes gzip/deflate itself.
+  headers.delete('host');
+  headers.delete('accept-encoding');
+  if (host) headers.set('x-forwarded-host', host);
+  const clientAddress = safeClientAddress(event);
+  if (clientAddress) {
+    const forwardedFor = headers.get('x-forwarded-for');
+    headers.set('x-forwarded-for', forwardedFor ? `${forwardedFor}, ${clientAddress}` : clientAddress);
+  }
+  return headers;
+}
+
+function withoutHopByHopHeaders(source: Headers): Headers {
+  const headers = new Headers(source);
+  const listed = source.get('connection')?.split(',') ?? [];
+  for (const name of [...HOP_BY_HOP_HEADERS, ...listed]) {
+    const trimmed = name.trim();
+    if (trimmed) headers.delete(trimmed);
+  }
+  return headers;
+}
+
+function safeClientAddress(event: Pick<RequestEvent, 'getClientAddress'>): string | undefined {
+  try {
+    return event.getClientAddress();
+  } catch {
+    return undefined;
+  }
+}

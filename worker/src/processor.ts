@@ -1,0 +1,22 @@
+import type { Database } from '@agentq/shared/db';
+import type { Logger } from '@agentq/shared/logger';
+import type { JobName, JobPayload, QueueKey, Queues } from '@agentq/shared/queues';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+/** What every processor receives besides its job. */
+export type WorkerDeps = {
+  db: Database;
+  /** Blocking-safe connection (maxRetriesPerRequest: null) for BullMQ and pub/sub publishing. */
+  redis: Redis;
+  queues: Queues;
+  logger: Logger;
+  allowPrivateNetworks: boolean;
+};
+
+export type Processor<Q extends QueueKey> = {
+  [J in JobName<Q>]: (job: Job<JobPayload<Q, J>>, deps: WorkerDeps, token: string | undefined) => Promise<unknown>;
+};
+
+/** One processor per job of every catalog queue: a missing entry fails to compile. */
+export type ProcessorMap = { [Q in QueueKey]: Processor<Q> };

@@ -1,0 +1,9 @@
+import type { ProcessorMap } from '../processor';
+import { processChatTurn } from './chat-turn';
+import { processToolExecution } from './tool-execution';
+
+/** Every catalog job has its processor; `satisfies` turns a missing one into a compile error. */
+export const processors = {
+  chatTurns: { 'chat-turn': processChatTurn },
+  toolExecutions: { 'tool-exec': processToolExecution },
+} satisfies ProcessorMap;

@@ -1,0 +1,64 @@
+import { queueCatalog, type QueueKey } from '@agentq/shared/queues';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { ProcessorMap, WorkerDeps } from './processor';
+
+export type WorkerPool = {
+  workers: Worker[];
+  /** Stops taking jobs and waits for active ones, but never longer than `deadlineMs`. */
+  close: (deadlineMs?: number) => Promise<{ timedOut: boolean }>;
+};
+
+export type WorkerOptions = {
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  /** Lock and stall timings decide how fast a crashed worker's job moves to another worker. */
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+};
+
+/** Builds one BullMQ Worker per catalog queue, dispatching each job to its typed processor. */
+export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options: WorkerOptions): WorkerPool {
+  const workers = (Object.keys(queueCatalog) as QueueKey[]).map((queueKey) => {
+    const definition = queueCatalog[queueKey];
+    const handlers = processors[queueKey] as Record<string, (job: Job, deps: WorkerDeps, token?: string) => Promise<unknown>>;
+    const worker = new Worker(
+      definition.name,
+      async function processJob(job: Job, token?: string) {
+        const handler = handlers[job.name];
+        if (!handler) throw new UnrecoverableError(`No processor for job '${job.name}' on queue '${definition.name}'. Known: ${Object.keys(handlers).join(', ')}`);
+        const schema = (definition.jobs as Record<string, { safeParse: (value: unknown) => { success: boolean; error?: unknown } }>)[job.name];
+        const parsed = schema?.safeParse(job.data);
+        if (!parsed?.success) throw new UnrecoverableError(`Invalid payload for '${job.name}': ${String(parsed?.error)}`);
+        return handler(job, deps, token);
+      },
+      {
+        connection: options.connection,
+        prefix: options.prefix,
+        concurrency: options.concurrency,
+        lockDuration: options.lockDurationMs ?? 30_000,
+        stalledInterval: options.stalledIntervalMs ?? 15_000,
+        maxStalledCount: 2,
+      },
+    );
+    worker.on('failed', (job, error) => deps.logger.warn({ queue: definition.name, jobId: job?.id, err: error }, 'job failed'));
+    worker.on('error', (error) => deps.logger.error({ queue: definition.name, err: error }, 'worker error'));
+    return worker;
+  });
+
+  return {
+    workers,
+    close: async (deadlineMs = 10_000) => {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), deadlineMs);
+      });
+      // BullMQ's close() has no timeout of its own and can hang while Redis is unreachable.
+      const outcome = await Promise.race([Promise.all(workers.map((worker) => worker.close())).then(() => 'closed' as const), deadline]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') await Promise.allSettled(workers.map((worker) => worker.close(true)));
+      return { timedOut: outcome === 'timeout' };
+    },
+  };
+}
