@@ -1,5 +1,5 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { baseTestConfig } from '../vitest.shared';
+import { baseTestConfig } from '../vitest.shared.ts';
 
 // Kept apart from vite.config.ts so unit and browser tests run without the SvelteKit plugin.
 export default mergeConfig(

@@ -115,12 +115,9 @@ function answer(request: ChatCompletionRequest, directives: ParsedDirectives): T
     const available = requestToolNames(request);
     const missing = directives.toolCalls.filter((call) => !available.includes(call.name));
     if (missing.length === 0) return { toolCalls: directives.toolCalls };
-    const list = available.length > 0 ? available.map((name) => `\`${name}\``).join(', ') : 'none (the request carried no tools)';
-    return {
-      text: `${DEMO_LABEL}\n\nI was asked to call ${missing
-        .map((call) => `\`${call.name}\``)
-        .join(', ')}, but this agent has no such tool. Available: ${list}.`,
-    };
+    const list = available.length > 0 ? codeList(available) : 'none (the request carried no tools)';
+    const asked = codeList(missing.map((call) => call.name));
+    return { text: `${DEMO_LABEL}\n\nI was asked to call ${asked}, but this agent has no such tool. Available: ${list}.` };
   }
   return { text: echo(request, directives) };
 }
@@ -143,10 +140,11 @@ function echo(request: ChatCompletionRequest, directives: ParsedDirectives): str
         .map((line) => `> ${line}`)
         .join('\n')}\n\n`
     : '';
-  const problems = directives.problems.length > 0 ? `${directives.problems.map((problem) => `- ${problem}`).join('\n')}\n\n` : '';
+  const problems = directives.problems.map((problem) => `- ${problem}\n`).join('');
+  const toolNote = tools.length > 0 ? ` (this agent has ${codeList(tools)})` : '';
   return [
-    `${DEMO_LABEL}\n\n${quoted}${problems}Put directives in a message to see the rest of the flow:`,
-    `- \`[[tool:${example} {"key":"value"}]]\` calls a tool${tools.length > 0 ? ` (this agent has ${tools.map((name) => `\`${name}\``).join(', ')})` : ''}`,
+    `${DEMO_LABEL}\n\n${quoted}${problems ? `${problems}\n` : ''}Put directives in a message to see the rest of the flow:`,
+    `- \`[[tool:${example} {"key":"value"}]]\` calls a tool${toolNote}`,
     '- `[[think]]` shows reasoning first',
     '- `[[fail]]` makes the model call fail with HTTP 500',
     '- `[[empty]]` answers with nothing',
@@ -176,6 +174,10 @@ function prettyJson(content: string): string {
     // Tool results are usually JSON but a denial reason or an error text is plain.
   }
   return text.length > 1_000 ? `${text.slice(0, 1_000)}\n… (${text.length - 1_000} more characters)` : text;
+}
+
+function codeList(names: string[]): string {
+  return names.map((name) => `\`${name}\``).join(', ');
 }
 
 function skipWhitespace(text: string, from: number): number {

@@ -21,7 +21,8 @@ const { values } = parseArgs({
 if (values.help) {
   console.log(
     'Usage: tsx infra/fake-llm/main.ts [--port 4010] [--host 127.0.0.1] [--ttft ms] [--interval ms]\n' +
-      'Serves the scripted demo model (no LLM involved). Directives: [[tool:NAME {json}]], [[think]], [[fail]], [[empty]], [[drop]], [[slow]].',
+      'Serves the scripted demo model (no LLM involved).\n' +
+      'Directives: [[tool:NAME {json}]], [[think]], [[fail]], [[empty]], [[drop]], [[slow]] (see demo-model.ts).',
   );
   process.exit(0);
 }

@@ -43,6 +43,8 @@ export interface ChatCompletionRequest {
  * How fast the fake "generates". Text and reasoning are emitted one token per chunk; a
  * token is a word (with its trailing whitespace) unless `tokenCount` fixes the number of
  * chunks. Tool-call arguments are emitted in ~10-character pieces, also one per interval.
+ * Chunk i is due `timeToFirstTokenMs + i * interTokenMs` after the request, on a fixed
+ * schedule, so a busy fake does not drift further behind with every token.
  */
 export interface LatencyModel {
   /** Delay before the first chunk (streaming) or added to the whole response (not streaming). */
@@ -208,10 +210,10 @@ export function requestToolNames(request: ChatCompletionRequest): string[] {
   return (request.tools ?? []).map((tool) => tool.function.name);
 }
 
-const FILLER_WORDS =
-  'the agent reads the request then streams a careful answer with steady tokens so every queue worker and socket sees realistic load'.split(
-    ' ',
-  );
+const FILLER_WORDS = (
+  'the agent reads the request then streams a careful answer with steady tokens ' +
+  'so every queue worker and socket sees realistic load'
+).split(' ');
 
 /** Deterministic filler text of exactly `count` words, for turns that must emit N tokens. */
 export function fillerText(count: number): string {

@@ -1,5 +1,14 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { APICallError, generateText, isStepCount, streamText, tool, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
+import {
+  APICallError,
+  generateText,
+  isStepCount,
+  streamText,
+  tool,
+  type ModelMessage,
+  type TextStreamPart,
+  type ToolSet,
+} from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { demoModel, parseDirectives } from './demo-model';
@@ -39,15 +48,14 @@ const tools = {
 };
 
 /** Runs streamText to the end and returns every stream part, with arrival times. */
-async function run(prompt: string | ModelMessage[], options: { maxSteps?: number; abortSignal?: AbortSignal } = {}) {
+async function run(prompt: string | ModelMessage[]) {
   const startedAt = performance.now();
   const result = streamText({
     model: model(),
     messages: typeof prompt === 'string' ? [{ role: 'user', content: prompt }] : prompt,
     tools,
-    stopWhen: isStepCount(options.maxSteps ?? 5),
+    stopWhen: isStepCount(5),
     maxRetries: 0,
-    abortSignal: options.abortSignal,
     onError: () => {},
   });
   const parts: Array<TextStreamPart<ToolSet> & { at: number }> = [];
@@ -246,7 +254,7 @@ describe('fake LLM through the real AI SDK', () => {
     await own.close();
     expect(performance.now() - startedAt).toBeLessThan(1_000);
     await expect(reader.read()).rejects.toThrow();
-    expect(own.inFlight).toBe(0);
+    await waitFor(() => own.inFlight === 0, 1_000);
   });
 
   it('lists models and answers unknown routes with an OpenAI-style 404', async () => {
@@ -262,13 +270,22 @@ describe('fake LLM through the real AI SDK', () => {
     const response = await fetch(`${llm.url}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'm', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] }),
+      body: JSON.stringify({
+        model: 'm',
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'x' }],
+      }),
     });
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const events = (await response.text()).trim().split('\n\n').map((event) => event.replace(/^data: /, ''));
     expect(events.at(-1)).toBe('[DONE]');
     const chunks = events.slice(0, -1).map((event) => JSON.parse(event));
-    expect(chunks[0]).toMatchObject({ object: 'chat.completion.chunk', model: 'm', choices: [{ delta: { role: 'assistant', content: 'a ' } }] });
+    expect(chunks[0]).toMatchObject({
+      object: 'chat.completion.chunk',
+      model: 'm',
+      choices: [{ delta: { role: 'assistant', content: 'a ' } }],
+    });
     expect(chunks.at(-2).choices[0].finish_reason).toBe('stop');
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { completion_tokens: 2 } });
   });
@@ -309,8 +326,9 @@ describe('scripted demo model', () => {
   });
 
   it('handles a multi-turn conversation: the directive in an earlier message is not repeated', async () => {
-    const first = streamText({ model: model(), prompt: '[[tool:add {"a":2,"b":2}]]', tools, stopWhen: isStepCount(3), maxRetries: 0 });
-    const history: ModelMessage[] = [{ role: 'user', content: '[[tool:add {"a":2,"b":2}]]' }, ...(await first.responseMessages)];
+    const question: ModelMessage = { role: 'user', content: '[[tool:add {"a":2,"b":2}]]' };
+    const first = streamText({ model: model(), messages: [question], tools, stopWhen: isStepCount(3), maxRetries: 0 });
+    const history: ModelMessage[] = [question, ...(await first.responseMessages)];
     const { ofType, text } = await run([...history, { role: 'user', content: 'thanks' }]);
     expect(ofType('tool-call')).toHaveLength(0);
     expect(text).toContain('> thanks');

@@ -125,7 +125,7 @@ const MID_STREAM_FAILURE_GAP_MS = 10;
 export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
   const state: ServerState = {
     script: toScript(options.script ?? demoModel),
-    latency: { ...NO_LATENCY, ...options.latency },
+    latency: mergeLatency(NO_LATENCY, options.latency),
     models: options.models ?? ['agentq-demo'],
     recordRequests: options.recordRequests ?? true,
     requests: [],
@@ -155,7 +155,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       state.script = toScript(script);
     },
     setLatency(latency) {
-      state.latency = { ...NO_LATENCY, ...latency };
+      state.latency = mergeLatency(NO_LATENCY, latency);
     },
     requests: state.requests,
     get inFlight() {
@@ -230,7 +230,7 @@ async function chatCompletions(request: IncomingMessage, response: ServerRespons
     return;
   }
 
-  const latency = { ...state.latency, ...turn.latency };
+  const latency = mergeLatency(state.latency, turn.latency);
   const plan = planResponse(body, turn, latency, requestNumber);
   if (body.stream) await streamResponse(response, disconnected, body, turn, plan, latency);
   else await jsonResponse(response, disconnected, turn, plan, latency);
@@ -261,13 +261,17 @@ async function streamResponse(
     ...extra,
   });
 
-  await pause(latency.timeToFirstTokenMs, disconnected);
+  // Tokens are due on a fixed schedule from the start, like a model generating at a steady
+  // rate: time spent writing or a busy event loop then does not add up across the stream.
+  const startedAt = performance.now();
+  const dueAt = (index: number) => startedAt + latency.timeToFirstTokenMs + index * latency.interTokenMs;
   const failAfter = turn.midStreamError?.afterChunks;
   for (const [index, delta] of plan.deltas.entries()) {
     if (index === failAfter) return failMidStream(response, disconnected, turn, latency);
-    if (index > 0) await pause(latency.interTokenMs, disconnected);
+    await pause(dueAt(index) - performance.now(), disconnected);
     await writeEvent(response, disconnected, chunk([{ index: 0, delta, finish_reason: null }]));
   }
+  if (plan.deltas.length === 0) await pause(latency.timeToFirstTokenMs, disconnected);
   if (failAfter !== undefined) return failMidStream(response, disconnected, turn, latency);
 
   const finalDelta: Delta = plan.deltas.length === 0 ? { role: 'assistant' } : {};
@@ -378,6 +382,15 @@ function planResponse(
   };
 }
 
+/** Overrides only the fields that are set, so `{ tokenCount: undefined }` keeps the base value. */
+function mergeLatency(base: LatencyModel, override: Partial<LatencyModel> | undefined): LatencyModel {
+  const merged = { ...base };
+  for (const [key, value] of Object.entries(override ?? {}) as Array<[keyof LatencyModel, number | undefined]>) {
+    if (value !== undefined) merged[key] = value;
+  }
+  return merged;
+}
+
 /** Words with their trailing whitespace, or exactly `tokenCount` even pieces. */
 function splitTokens(text: string, tokenCount: number | undefined): string[] {
   if (text === '') return [];
@@ -417,7 +430,7 @@ async function pause(ms: number, disconnected: AbortSignal): Promise<void> {
   if (disconnected.aborted) throw new ClientDisconnectedError();
   if (ms <= 0) return;
   try {
-    await sleep(ms, undefined, { signal: disconnected });
+    await sleep(Math.ceil(ms), undefined, { signal: disconnected });
   } catch {
     throw new ClientDisconnectedError();
   }

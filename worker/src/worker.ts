@@ -57,7 +57,11 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
       // BullMQ's close() has no timeout of its own and can hang while Redis is unreachable.
       const outcome = await Promise.race([Promise.all(workers.map((worker) => worker.close())).then(() => 'closed' as const), deadline]);
       clearTimeout(timer);
-      if (outcome === 'timeout') await Promise.allSettled(workers.map((worker) => worker.close(true)));
+      if (outcome === 'timeout') {
+        // Force-close without waiting on jobs that ignore the deadline; their locks expire and stall recovery hands them on.
+        const forced = Promise.allSettled(workers.map((worker) => worker.close(true)));
+        await Promise.race([forced, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      }
       return { timedOut: outcome === 'timeout' };
     },
   };

@@ -64,7 +64,7 @@ export async function proxyRequest(
     if (request.signal.aborted) return new Response(null, { status: 499 });
     console.error(`API proxy: ${request.method} ${target.href} failed`, error);
     return Response.json(
-      { error: { code: 'bad_gateway', message: `The API is unreachable (${upstream.origin}).` } },
+      { error: { code: 'bad_gateway', message: 'The API is unreachable. Try again in a moment.' } },
       { status: 502 },
     );
   }

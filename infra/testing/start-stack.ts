@@ -1,0 +1,107 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { freePort } from '../scripts/redis-child';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export type Stack = {
+  url: string;
+  databaseUrl: string;
+  admin: { email: string; password: string };
+  /** Creates a user through the admin API and returns its credentials. */
+  createUser: (role?: 'admin' | 'user') => Promise<{ email: string; password: string; id: string }>;
+  /** Output of the server process so far (for failure messages). */
+  logs: () => string;
+  stop: () => Promise<void>;
+};
+
+/**
+ * Starts the real all-in-one server (`infra/scripts/start.ts`, built web app) as a child process
+ * on a free port, with a database of its own on the test PostgreSQL and a private queue prefix.
+ */
+export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
+  if (!existsSync(`${repoRoot}web/build/handler.js`)) throw new Error('web is not built: run `npm run build -w web` first');
+  const databaseName = `agentq_stack_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+  await server.unsafe(`create database "${databaseName}"`);
+  const databaseUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${databaseName}` }).toString();
+  const port = await freePort();
+  const admin = { email: `admin-${randomBytes(3).toString('hex')}@test.local`, password: 'admin-password-123' };
+  const child = spawn(process.execPath, [`${repoRoot}node_modules/tsx/dist/cli.mjs`, `${repoRoot}infra/scripts/start.ts`], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      QUEUE_PREFIX: `aqs-${randomBytes(4).toString('hex')}`,
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+      APP_SECRET: randomBytes(24).toString('hex'),
+      FETCH_ALLOW_PRIVATE_NETWORKS: '1',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
+    await server.end();
+  };
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    }
+    const ready = await fetch(`${url}/api/ready`).then((response) => response.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`server not ready within 60 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+
+  let adminCookie: string | undefined;
+  async function adminHeaders() {
+    if (!adminCookie) {
+      const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(admin) });
+      adminCookie = login.headers.get('set-cookie')?.split(';')[0];
+    }
+    return { cookie: adminCookie ?? '', 'content-type': 'application/json' };
+  }
+
+  return {
+    url,
+    databaseUrl,
+    admin,
+    logs: () => output,
+    createUser: async (role = 'user') => {
+      const credentials = { email: `${role}-${randomBytes(4).toString('hex')}@test.local`, password: 'user-password-123' };
+      const response = await fetch(`${url}/api/users`, { method: 'POST', headers: await adminHeaders(), body: JSON.stringify({ ...credentials, name: `Test ${role}`, role }) });
+      if (response.status !== 201) throw new Error(`createUser failed: ${response.status} ${await response.text()}`);
+      const { id } = (await response.json()) as { id: string };
+      return { ...credentials, id };
+    },
+    stop,
+  };
+}
