@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps, AppEnv } from './deps';
 import { ApiError, handleError } from './errors';
 import { identify } from './middleware/auth';
+import { sameOriginWrites } from './middleware/same-origin';
 import { authRoutes } from './routes/auth';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
+  app.use('/api/*', sameOriginWrites);
   app.use('/api/*', identify);
 
   app.get(

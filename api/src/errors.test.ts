@@ -70,3 +70,14 @@ describe('health', () => {
     expect((await ready.json()).checks.redis.ok).toBe(true);
   });
 });
+
+describe('cross-site writes', () => {
+  it('refuses a cookie-authenticated write from another origin and allows the same origin', async () => {
+    const { cookie } = await t.signUp();
+    const headers = { cookie, 'content-type': 'application/json', host: 'agentq.test' };
+    const foreign = await t.app.request('http://agentq.test/api/auth/tokens', { method: 'POST', headers: { ...headers, origin: 'https://evil.example' }, body: JSON.stringify({ name: 'x' }) });
+    expect(foreign.status).toBe(403);
+    const same = await t.app.request('http://agentq.test/api/auth/tokens', { method: 'POST', headers: { ...headers, origin: 'http://agentq.test' }, body: JSON.stringify({ name: 'x' }) });
+    expect(same.status).toBe(201);
+  });
+});

@@ -56,23 +56,38 @@ export function htmlToMarkdown(html: string): HtmlConversion {
 
 type Tag = { name: string; closing: boolean; selfClosing: boolean; end: number };
 
-/** Reads the tag starting at `start` (which holds '<'); null when it is not a tag. Linear in the tag's length. */
-function readTag(html: string, start: number): Tag | null {
-  const close = html.indexOf('>', start + 1);
-  if (close === -1) return null;
+/**
+ * Finds the first '>' at or after a position, remembering the last answer: the scanners only
+ * move forward, so a run of '<' before one distant '>' costs one search, not one each.
+ */
+function createCloseFinder(html: string): (from: number) => number {
+  let searchedFrom = Number.POSITIVE_INFINITY;
+  let found = -1;
+  return (from) => {
+    if (from >= searchedFrom && (found === -1 || found >= from)) return found;
+    searchedFrom = from;
+    found = html.indexOf('>', from);
+    return found;
+  };
+}
+
+/** Reads the tag starting at `start` (which holds '<'); null when it is not a tag. */
+function readTag(html: string, start: number, findClose: (from: number) => number): Tag | null {
   let position = start + 1;
   const closing = html[position] === '/';
   if (closing) position += 1;
-  let name = '';
-  while (position < close) {
+  const nameStart = position;
+  while (position < html.length) {
     const code = html.charCodeAt(position);
     const isNameChar = (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 45;
     if (!isNameChar) break;
-    name += html[position];
     position += 1;
   }
-  if (name === '') return null;
-  return { name: name.toLowerCase(), closing, selfClosing: html[close - 1] === '/', end: close + 1 };
+  if (position === nameStart) return null;
+  const close = findClose(position);
+  if (close === -1) return null;
+  const name = html.slice(nameStart, position).toLowerCase();
+  return { name, closing, selfClosing: html[close - 1] === '/', end: close + 1 };
 }
 
 /**
@@ -84,6 +99,7 @@ export function measureNestingDepth(html: string): number {
   let maxDepth = 0;
   let position = html.indexOf('<');
   const lower = html.toLowerCase();
+  const findClose = createCloseFinder(html);
   while (position !== -1 && position < html.length) {
     if (lower.startsWith('<!--', position)) {
       const end = html.indexOf('-->', position + 4);
@@ -91,7 +107,7 @@ export function measureNestingDepth(html: string): number {
       position = html.indexOf('<', end + 3);
       continue;
     }
-    const tag = readTag(html, position);
+    const tag = readTag(html, position, findClose);
     if (!tag) {
       position = html.indexOf('<', position + 1);
       continue;
@@ -135,6 +151,7 @@ const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quo
 /** Strips tags in one linear pass, keeping block boundaries as line breaks; the fallback when turndown is unsafe. */
 export function htmlToPlainText(html: string): string {
   const lower = html.toLowerCase();
+  const findClose = createCloseFinder(html);
   const pieces: string[] = [];
   let position = 0;
   while (position < html.length) {
@@ -149,9 +166,9 @@ export function htmlToPlainText(html: string): string {
       position = end === -1 ? html.length : end + 3;
       continue;
     }
-    const tag = readTag(html, open);
+    const tag = readTag(html, open, findClose);
     if (!tag) {
-      const close = html.indexOf('>', open + 1);
+      const close = findClose(open + 1);
       // A '<' that starts no tag is text ("a < b"); a '<!doctype' or '<?xml' is dropped.
       if (close === -1 || !/[!?]/.test(html[open + 1] ?? '')) {
         pieces.push('<');
