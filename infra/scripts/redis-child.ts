@@ -41,6 +41,7 @@ export async function startRedisChild(dataDir: string): Promise<{ url: string; c
   );
   const url = `redis://127.0.0.1:${port}`;
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => {});
   const started = Date.now();
   for (;;) {
     try {

@@ -27,15 +27,16 @@ const OPTIONAL_END_ELEMENTS = new Set([
 ]);
 // Their content is not markup (or not wanted): skip to the matching end tag.
 const RAW_TEXT_ELEMENTS = new Set(['script', 'style', 'textarea', 'title', 'noscript', 'template', 'xmp', 'iframe', 'noembed', 'noframes']);
-const DROPPED_ELEMENTS = ['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'svg', 'canvas'] as const;
+// Dropped with their content: code, styling and embedded documents are noise to the model.
+const DROPPED_ELEMENTS = new Set(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'svg', 'canvas']);
 
 let converter: TurndownService | undefined;
 
 function getConverter(): TurndownService {
   // Built once: the instance only holds its rule configuration, no per-conversion state.
-  converter ??= new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).remove([
-    ...DROPPED_ELEMENTS,
-  ]);
+  converter ??= new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' }).remove(
+    (node) => DROPPED_ELEMENTS.has(node.nodeName.toLowerCase()),
+  );
   return converter;
 }
 

@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { freePort } from './redis-child';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('npm start with no configuration', () => {
+  it('uses PGlite and a private redis-server, creates the first admin, serves web and API on one port, and stops cleanly', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentq-start-'));
+    const port = await freePort();
+    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    for (const key of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'APP_SECRET']) delete env[key];
+    const child = spawn(process.execPath, [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), join(repoRoot, 'infra/scripts/start.ts')], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      await expect.poll(() => output, { timeout: 60_000, interval: 200 }).toContain('agentq is running at');
+      expect(output).toContain('database: pglite');
+      const base = `http://127.0.0.1:${port}`;
+      expect((await fetch(`${base}/api/health`)).status).toBe(200);
+      expect((await fetch(`${base}/api/ready`)).status).toBe(200);
+      const loginPage = await fetch(`${base}/login`);
+      expect(loginPage.status).toBe(200);
+      expect(loginPage.headers.get('content-type')).toMatch(/html/);
+
+      const credentials = readFileSync(join(dataDir, 'initial-admin.txt'), 'utf8');
+      const email = /email: (.+)/.exec(credentials)![1]!;
+      const password = /password: (.+)/.exec(credentials)![1]!;
+      expect(output).toContain(password);
+      const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+      expect(login.status).toBe(200);
+      expect((await login.json()).user.role).toBe('admin');
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

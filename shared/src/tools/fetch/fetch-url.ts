@@ -1,0 +1,241 @@
+import { STATUS_CODES } from 'node:http';
+import { request } from 'undici';
+import type { ToolResult } from '../define-tool-type';
+import {
+  assertSafeUrl,
+  findBlockedDestinationError,
+  normalizeHostname,
+  type ResolveHostname,
+} from './assert-safe-url';
+import { checkDomainAccess } from './domain-access';
+import { fenceUntrustedContent } from './fence-untrusted-content';
+import type { FetchConfig, FetchInput, HttpMethod } from './fetch-schemas';
+import { parseBody } from './parse-body';
+import { decodeText, isBinaryMediaType, looksBinary, mediaTypeOf, readBodyCapped } from './read-body';
+import { createSafeAgent } from './safe-connect';
+
+/** Redirects followed by hand before giving up; each hop is checked like the first request. */
+export const MAX_REDIRECTS = 5;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+// Credentials meant for one origin must not be replayed to another after a redirect.
+const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'transfer-encoding'];
+const USER_AGENT = 'agentq-fetch/1.0';
+const ACCEPT_BY_MODE: Record<FetchConfig['parseMode'], string> = {
+  markdown: 'text/html, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.5',
+  json: 'application/json, */*;q=0.5',
+  raw: '*/*',
+};
+
+export type FetchUrlOptions = {
+  /** Cancels the fetch (run cancelled); the config timeout is applied on top. */
+  signal: AbortSignal;
+  allowPrivateNetworks: boolean;
+  /** DNS for both the pre-flight check and the connection; the system resolver when absent. */
+  resolve?: ResolveHostname;
+};
+
+/**
+ * Runs one fetch as the tool's executor: domain lists and SSRF checks on every hop, a
+ * connect-time address check, manual redirects, a streaming size cap and a timeout. Never
+ * throws for a tool-level failure; the result is what the model reads.
+ */
+export async function fetchUrl(input: FetchInput, config: FetchConfig, options: FetchUrlOptions): Promise<ToolResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let method: HttpMethod = input.method ?? config.defaultMethod;
+  let body: string | undefined = input.body;
+  let headers = mergeHeaders(config.defaultHeaders, input.headers, config.parseMode);
+  let currentUrl = input.url;
+  let redirects = 0;
+  const fail = (error: string, extra: Record<string, unknown> = {}): ToolResult => ({
+    success: false,
+    error,
+    metadata: { durationMs: elapsed(), url: input.url, finalUrl: currentUrl, redirects, ...extra },
+  });
+
+  if (body !== undefined && (method === 'GET' || method === 'HEAD')) {
+    return fail(`A request body cannot be sent with ${method}; use POST, PUT or PATCH.`);
+  }
+
+  const timeoutController = new AbortController();
+  const timer = setTimeout(
+    () => timeoutController.abort(new Error(`timed out after ${config.timeout} ms`)),
+    config.timeout,
+  );
+  const signal = AbortSignal.any([options.signal, timeoutController.signal]);
+  const agent = createSafeAgent({
+    resolve: options.resolve,
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    connectTimeout: config.timeout,
+  });
+
+  try {
+    for (;;) {
+      const parsedUrl = parseHttpUrl(currentUrl);
+      if (typeof parsedUrl === 'string') return fail(parsedUrl);
+      const domainRefusal = checkDomainAccess(normalizeHostname(parsedUrl.hostname), config);
+      if (domainRefusal) return fail(`Domain not allowed: ${domainRefusal}.`, { blocked: true });
+      await assertSafeUrl(parsedUrl, {
+        resolve: options.resolve,
+        allowPrivateNetworks: options.allowPrivateNetworks,
+        signal,
+      });
+
+      const response = await request(parsedUrl, {
+        method,
+        headers,
+        body: body ?? null,
+        dispatcher: agent,
+        signal,
+        // Our own timer bounds the whole fetch; undici's 300 s defaults would only hide it.
+        headersTimeout: config.timeout,
+        bodyTimeout: config.timeout,
+      });
+      const statusCode = response.statusCode;
+      const location = headerValue(response.headers.location);
+
+      if (REDIRECT_STATUSES.has(statusCode) && location) {
+        await response.body.dump().catch(() => {});
+        if (redirects >= MAX_REDIRECTS) {
+          return fail(`Too many redirects (more than ${MAX_REDIRECTS}); last one pointed to ${location}.`, { statusCode });
+        }
+        let nextUrl: URL;
+        try {
+          nextUrl = new URL(location, parsedUrl);
+        } catch {
+          return fail(`Redirect to an invalid URL: ${location}`, { statusCode });
+        }
+        redirects += 1;
+        // Browsers turn 303 (and 301/302 after POST) into a body-less GET; 307/308 replay as is.
+        if (statusCode === 303 ? method !== 'HEAD' : (statusCode === 301 || statusCode === 302) && method === 'POST') {
+          method = 'GET';
+          body = undefined;
+          headers = withoutHeaders(headers, BODY_HEADERS);
+        }
+        if (nextUrl.origin !== parsedUrl.origin) headers = withoutHeaders(headers, ORIGIN_BOUND_HEADERS);
+        currentUrl = nextUrl.href;
+        continue;
+      }
+
+      const contentType = headerValue(response.headers['content-type']) ?? '';
+      const statusText = STATUS_CODES[statusCode] ?? 'Unknown status';
+      if (statusCode < 200 || statusCode > 299) {
+        await response.body.dump().catch(() => {});
+        return fail(`HTTP ${statusCode} ${statusText} from ${currentUrl}. The request did not succeed; do not retry it unchanged.`, {
+          statusCode,
+          contentType,
+        });
+      }
+
+      const mediaType = mediaTypeOf(contentType);
+      if (isBinaryMediaType(mediaType)) {
+        response.body.destroy();
+        return fail(`The response is binary (${mediaType}); this tool only returns text.`, { statusCode, contentType });
+      }
+
+      const declaredLength = Number.parseInt(headerValue(response.headers['content-length']) ?? '', 10);
+      const capped = await readBodyCapped(response.body, config.maxResponseSize, headerValue(response.headers['content-encoding']));
+      const truncated = capped.truncated || (Number.isFinite(declaredLength) && declaredLength > config.maxResponseSize);
+      if (looksBinary(capped.bytes)) {
+        return fail(`The response looks binary (${mediaType || 'no content type'}); this tool only returns text.`, {
+          statusCode,
+          contentType,
+        });
+      }
+
+      const parsed = parseBody(decodeText(capped.bytes, contentType), contentType, config.parseMode);
+      return {
+        success: true,
+        data: fenceUntrustedContent({
+          finalUrl: currentUrl,
+          statusCode,
+          contentType,
+          bytes: capped.bytes.length,
+          truncated,
+          format: parsed.format,
+          note: parsed.note,
+          content: parsed.content,
+        }),
+        metadata: {
+          durationMs: elapsed(),
+          statusCode,
+          responseSize: capped.bytes.length,
+          finalUrl: currentUrl,
+          truncated,
+          contentType,
+          redirects,
+          format: parsed.format,
+          ...(Number.isFinite(declaredLength) && { declaredSize: declaredLength }),
+          ...(parsed.degraded && { degraded: true }),
+        },
+      };
+    }
+  } catch (error) {
+    return describeFailure(error, { timedOut: timeoutController.signal.aborted, cancelled: options.signal.aborted, timeout: config.timeout, fail });
+  } finally {
+    clearTimeout(timer);
+    await agent.destroy().catch(() => {});
+  }
+}
+
+function describeFailure(
+  error: unknown,
+  context: { timedOut: boolean; cancelled: boolean; timeout: number; fail: (message: string, extra?: Record<string, unknown>) => ToolResult },
+): ToolResult {
+  const blocked = findBlockedDestinationError(error);
+  if (blocked) {
+    return context.fail(`Blocked destination: ${blocked.reason}. Only public http(s) addresses can be fetched.`, {
+      blocked: true,
+      blockedReason: blocked.reason,
+    });
+  }
+  if (context.cancelled) return context.fail('The fetch was cancelled.', { cancelled: true });
+  if (context.timedOut) {
+    return context.fail(`The fetch timed out after ${context.timeout} ms.`, { timedOut: true });
+  }
+  const code = errorCode(error);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') {
+    return context.fail(`Could not resolve the host (${code}).`, { errorCode: code });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return context.fail(`Request failed: ${message}${code ? ` (${code})` : ''}.`, { ...(code && { errorCode: code }) });
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function parseHttpUrl(url: string): URL | string {
+  try {
+    return new URL(url);
+  } catch {
+    return `Not a valid absolute URL: ${url}`;
+  }
+}
+
+function mergeHeaders(
+  defaults: Record<string, string>,
+  overrides: Record<string, string> | undefined,
+  parseMode: FetchConfig['parseMode'],
+): Record<string, string> {
+  const merged: Record<string, string> = { 'user-agent': USER_AGENT, accept: ACCEPT_BY_MODE[parseMode] };
+  for (const [name, value] of Object.entries({ ...defaults })) merged[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(overrides ?? {})) merged[name.toLowerCase()] = value;
+  return merged;
+}
+
+function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)));
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
