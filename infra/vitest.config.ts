@@ -1,3 +1,4 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
 import { baseTestConfig } from '../vitest.shared.ts';
 
-export default baseTestConfig;
+export default mergeConfig(baseTestConfig, defineConfig({ test: { testTimeout: 60_000 } }));

@@ -6,9 +6,14 @@ import type { AppDeps, AppEnv } from './deps';
 import { ApiError, handleError } from './errors';
 import { identify } from './middleware/auth';
 import { sameOriginWrites } from './middleware/same-origin';
+import { agentRoutes } from './routes/agents';
 import { authRoutes } from './routes/auth';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
+import { modelRoutes } from './routes/models';
+import { runRoutes } from './routes/runs';
+import { sessionRoutes } from './routes/sessions';
+import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { userRoutes } from './routes/users';
 
 export type { AppDeps, AppEnv } from './deps';
@@ -18,7 +23,14 @@ function apiRoutes() {
   return new Hono<AppEnv>()
     .route('/', healthRoutes)
     .route('/auth', authRoutes)
-    .route('/users', userRoutes);
+    .route('/users', userRoutes)
+    .route('/tool-types', toolTypeRoutes)
+    .route('/agent-tools', agentToolRoutes)
+    .route('/tool-logs', toolLogRoutes)
+    .route('/models', modelRoutes)
+    .route('/agents', agentRoutes)
+    .route('/sessions', sessionRoutes)
+    .route('/runs', runRoutes);
 }
 
 export type AppType = ReturnType<typeof apiRoutes>;

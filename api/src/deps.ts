@@ -1,6 +1,7 @@
 import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
-import type { Queues } from '@agentq/shared/queues';
+import type { JobWaiter, Queues } from '@agentq/shared/queues';
+import type { RunEventHub } from '@agentq/shared/run-stream';
 import type { Redis } from 'ioredis';
 
 /** Everything the app needs from outside; only entry files build these. */
@@ -9,12 +10,20 @@ export type AppDeps = {
   /** Fail-fast connection for request handlers. */
   redis: Redis;
   queues: Queues;
+  /** Waits for a job's result (synchronous tool execution). */
+  jobs: JobWaiter;
+  /** Live run events fanned out to SSE connections from one pub/sub connection. */
+  runEvents: RunEventHub;
   logger: Logger;
   config: {
     /** Cookies get `Secure` when served over https. */
     secureCookies: boolean;
     /** Largest accepted request body, in bytes. */
     bodyLimitBytes: number;
+    /** Seconds between SSE heartbeat comments, so proxies keep idle streams open. */
+    sseHeartbeatSeconds: number;
+    /** APP_SECRET: encrypts model API keys at rest (never logged, never sent). */
+    appSecret: string;
   };
 };
 

@@ -1,31 +1,52 @@
 import type { Database } from '@agentq/shared/db';
 import type { Env } from '@agentq/shared/env';
 import type { Logger } from '@agentq/shared/logger';
-import { createQueues } from '@agentq/shared/queues';
-import { checkEvictionPolicy, createApiRedis } from '@agentq/shared/redis';
-import { ensureAdmin } from '@agentq/shared/services';
+import { createJobWaiter, createQueues } from '@agentq/shared/queues';
+import { checkEvictionPolicy, createApiRedis, createWorkerRedis } from '@agentq/shared/redis';
+import { RunEventHub } from '@agentq/shared/run-stream';
+import { ensureAdmin, ensureDefaultAgent, seedModelFromEnv } from '@agentq/shared/services';
 import { createApp } from './app';
 
 /** Wires the app to its connections; used by the API process and the all-in-one server. */
 export async function createApiRuntime(options: { env: Env; db: Database; redisUrl: string; logger: Logger }) {
   const { env, db, logger } = options;
+  const appSecret = env.APP_SECRET;
+  if (!appSecret) {
+    throw Object.assign(
+      new Error('APP_SECRET is not set: the API needs it to encrypt model API keys. Set it to a random string of 16+ characters (e.g. `openssl rand -base64 32`), the same for the API and every worker. `npm start` generates one by itself.'),
+      { userFacing: true },
+    );
+  }
   const redis = createApiRedis(options.redisUrl);
   redis.on('error', (error) => logger.debug({ err: error }, 'api redis connection error'));
   void checkEvictionPolicy(redis, logger);
   const queues = createQueues(redis, env.QUEUE_PREFIX);
+  const jobs = createJobWaiter(options.redisUrl, queues);
+  // Subscriber connections must keep retrying: SSE followers resume when Redis comes back.
+  const subscriber = createWorkerRedis(options.redisUrl);
+  subscriber.on('error', (error) => logger.debug({ err: error }, 'api subscriber connection error'));
+  const runEvents = new RunEventHub(subscriber, env.QUEUE_PREFIX);
   if (env.ADMIN_EMAIL && env.ADMIN_PASSWORD && (await ensureAdmin(db, env.ADMIN_EMAIL, env.ADMIN_PASSWORD))) {
     logger.info({ email: env.ADMIN_EMAIL }, 'bootstrap admin created');
   }
+  const seeded = await seedModelFromEnv(db, { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL }, appSecret);
+  if (seeded?.created) logger.info({ modelId: seeded.model.modelId, baseUrl: seeded.model.baseUrl }, 'model seeded from LLM_BASE_URL/LLM_MODEL');
+  const defaultAgent = await ensureDefaultAgent(db);
+  if (defaultAgent.created) logger.info({ agentId: defaultAgent.agent.id }, 'default agent created');
   const app = createApp({
     db,
     redis,
     queues,
+    jobs,
+    runEvents,
     logger,
-    config: { secureCookies: env.PUBLIC_ORIGIN?.startsWith('https:') ?? false, bodyLimitBytes: 1024 * 1024 },
+    config: { secureCookies: env.PUBLIC_ORIGIN?.startsWith('https:') ?? false, bodyLimitBytes: 1024 * 1024, appSecret, sseHeartbeatSeconds: 15 },
   });
   return {
     app,
     close: async () => {
+      await jobs.close();
+      subscriber.disconnect();
       await queues.close().catch(() => {});
       redis.disconnect();
     },

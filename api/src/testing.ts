@@ -1,16 +1,35 @@
-import { createQueues } from '@agentq/shared/queues';
-import { createApiRedis } from '@agentq/shared/redis';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createJobWaiter, createQueues } from '@agentq/shared/queues';
+import { createApiRedis, createWorkerRedis } from '@agentq/shared/redis';
+import { RunEventHub } from '@agentq/shared/run-stream';
 import { createUser } from '@agentq/shared/services';
-import { openTestDb, randomPrefix, silentLogger, testRedisUrl, uniqueEmail } from '@agentq/shared/testing';
+import { openTestDb, randomPrefix, silentLogger, testDatabaseUrl, testRedisUrl, uniqueEmail } from '@agentq/shared/testing';
 import { createApp } from './app';
 
+/** The fixed APP_SECRET of test apps, so tests can decrypt what the API stored. */
+export const TEST_APP_SECRET = 'agentq-test-app-secret-0123456789';
+
 /** The real app on the real test database and Redis, with a queue prefix of its own. */
-export async function createTestApp(options: { redisUrl?: string } = {}) {
+export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSeconds?: number } = {}) {
   const database = await openTestDb();
   const redis = createApiRedis(options.redisUrl ?? testRedisUrl());
   redis.on('error', () => {});
-  const queues = createQueues(redis, randomPrefix('api'));
-  const app = createApp({ db: database.db, redis, queues, logger: silentLogger, config: { secureCookies: false, bodyLimitBytes: 64 * 1024 } });
+  const prefix = randomPrefix('api');
+  const queues = createQueues(redis, prefix);
+  const jobs = createJobWaiter(options.redisUrl ?? testRedisUrl(), queues);
+  const subscriber = createWorkerRedis(options.redisUrl ?? testRedisUrl());
+  subscriber.on('error', () => {});
+  const runEvents = new RunEventHub(subscriber, prefix);
+  const app = createApp({
+    db: database.db,
+    redis,
+    queues,
+    jobs,
+    runEvents,
+    logger: silentLogger,
+    config: { secureCookies: false, bodyLimitBytes: 64 * 1024, appSecret: TEST_APP_SECRET, sseHeartbeatSeconds: options.sseHeartbeatSeconds ?? 15 },
+  });
 
   async function signUp(role: 'admin' | 'user' = 'user') {
     const email = uniqueEmail(role);
@@ -26,11 +45,44 @@ export async function createTestApp(options: { redisUrl?: string } = {}) {
     db: database.db,
     redis,
     queues,
+    runEvents,
+    prefix,
     signUp,
+    startWorker: (env: Record<string, string> = {}) => startWorkerProcess(prefix, env),
     close: async () => {
+      await jobs.close();
+      subscriber.disconnect();
       await queues.close();
       redis.disconnect();
       await database.close();
+    },
+  };
+}
+
+/** A real worker process (worker/src/index.ts) on the test database and this app's queue prefix. */
+export async function startWorkerProcess(prefix: string, env: Record<string, string> = {}) {
+  const entry = fileURLToPath(new URL('../../worker/src/index.ts', import.meta.url));
+  const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+  const child = spawn(process.execPath, [tsx, entry], {
+    env: { ...process.env, DATABASE_URL: testDatabaseUrl(), REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'info', FETCH_ALLOW_PRIVATE_NETWORKS: '1', APP_SECRET: TEST_APP_SECRET, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 30_000;
+  while (!output.includes('worker started')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    child,
+    output: () => output,
+    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill(signal);
+      await exited;
     },
   };
 }

@@ -12,7 +12,7 @@ describe('npm start with no configuration', () => {
   it('uses PGlite and a private redis-server, creates the first admin, serves web and API on one port, and stops cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentq-start-'));
     const port = await freePort();
-    const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
     for (const key of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'APP_SECRET']) delete env[key];
     const child = spawn(process.execPath, [join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), join(repoRoot, 'infra/scripts/start.ts')], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

@@ -8,11 +8,8 @@ import { createApiRuntime } from '@agentq/api/runtime';
 import { createDb } from '@agentq/shared/db';
 import type { Env } from '@agentq/shared/env';
 import type { Logger } from '@agentq/shared/logger';
-import { createQueues } from '@agentq/shared/queues';
-import { createWorkerRedis } from '@agentq/shared/redis';
 import { countUsers, createUser } from '@agentq/shared/services';
-import { processors } from '@agentq/worker/processors';
-import { startWorkers } from '@agentq/worker';
+import { startWorkerRuntime } from '@agentq/worker/runtime';
 import { hasRedisServer, REDIS_MISSING_MESSAGE, startRedisChild } from './redis-child';
 
 const API_PREFIXES = ['/api/', '/api', '/metrics', '/admin/queues'];
@@ -76,17 +73,19 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
   const api = await createApiRuntime({ env, db: database.db, redisUrl, logger });
   cleanups.unshift(api.close);
 
-  const workerRedis = createWorkerRedis(redisUrl);
-  const workerQueues = createQueues(workerRedis, env.QUEUE_PREFIX);
-  const pool = startWorkers(
-    processors,
-    { db: database.db, redis: workerRedis, queues: workerQueues, logger, allowPrivateNetworks: env.FETCH_ALLOW_PRIVATE_NETWORKS },
-    { connection: workerRedis, prefix: env.QUEUE_PREFIX, concurrency: env.WORKER_CONCURRENCY },
-  );
+  const workers = startWorkerRuntime({
+    db: database.db,
+    redisUrl,
+    prefix: env.QUEUE_PREFIX,
+    appSecret: env.APP_SECRET,
+    logger,
+    concurrency: env.WORKER_CONCURRENCY,
+    allowPrivateNetworks: env.FETCH_ALLOW_PRIVATE_NETWORKS,
+    lockDurationMs: env.WORKER_LOCK_DURATION_MS,
+    stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+  });
   cleanups.unshift(async () => {
-    await pool.close(env.WORKER_SHUTDOWN_DEADLINE_MS);
-    await workerQueues.close().catch(() => {});
-    workerRedis.disconnect();
+    await workers.close(env.WORKER_SHUTDOWN_DEADLINE_MS);
   });
 
   const apiListener = getRequestListener(api.app.fetch);

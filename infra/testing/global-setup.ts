@@ -3,12 +3,7 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { createDb } from '@agentq/shared/db';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    databaseUrl: string;
-    redisUrl: string;
-  }
-}
+import '@agentq/shared/testing';
 
 /** Server-level URL used to create and drop the per-run test database. */
 export const TEST_SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

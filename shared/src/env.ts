@@ -29,6 +29,9 @@ export const envSchema = z.object({
   PUBLIC_ORIGIN: z.string().url().optional(),
   /** How long a stopping worker waits for active jobs before it exits anyway. */
   WORKER_SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** A job's lock lasts this long without renewal; a crashed worker's job moves on after lock + stall interval. */
+  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(30_000),
+  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(1000).default(15_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

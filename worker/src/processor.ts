@@ -3,6 +3,7 @@ import type { Logger } from '@agentq/shared/logger';
 import type { JobName, JobPayload, QueueKey, Queues } from '@agentq/shared/queues';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { RunControl } from './agent/run-control';
 
 /** What every processor receives besides its job. */
 export type WorkerDeps = {
@@ -12,6 +13,14 @@ export type WorkerDeps = {
   queues: Queues;
   logger: Logger;
   allowPrivateNetworks: boolean;
+  /** Cancel signals for the runs this process holds. */
+  control: RunControl;
+  config: {
+    /** Queue and run-stream key prefix. */
+    prefix: string;
+    /** Decrypts model API keys. */
+    appSecret: string;
+  };
 };
 
 export type Processor<Q extends QueueKey> = {

@@ -7,6 +7,12 @@ import { QueueEvents } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import type { ProcessorMap } from './processor';
 import { startWorkers } from './worker';
+import { RunControl } from './agent/run-control';
+import type { WorkerDeps } from './processor';
+
+function testDeps(db: WorkerDeps['db'], redis: WorkerDeps['redis'], queues: WorkerDeps['queues'], prefix: string): WorkerDeps {
+  return { db, redis, queues, logger: silentLogger, allowPrivateNetworks: false, control: new RunControl(redis.duplicate(), prefix), config: { prefix, appSecret: 'test-secret-0123456789' } };
+}
 
 describe('worker pool', () => {
   it('runs on the pinned Node 24', () => {
@@ -28,7 +34,7 @@ describe('worker pool', () => {
         },
       },
     } satisfies ProcessorMap;
-    const pool = startWorkers(processors, { db: database.db, redis, queues, logger: silentLogger, allowPrivateNetworks: false }, { connection: redis, prefix, concurrency: 2 });
+    const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
     const events = new QueueEvents(queueCatalog.toolExecutions.name, { connection: createWorkerRedis(testRedisUrl()), prefix });
     try {
       await events.waitUntilReady();
@@ -63,7 +69,7 @@ describe('shutdown deadline', () => {
         },
       },
     } satisfies ProcessorMap;
-    const pool = startWorkers(processors, { db: database.db, redis, queues, logger: silentLogger, allowPrivateNetworks: false }, { connection: redis, prefix, concurrency: 1 });
+    const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 1 });
     try {
       await enqueue(queues, 'toolExecutions', 'tool-exec', { runId: 'run_stuck' });
       await expect.poll(() => started, { timeout: 10_000 }).toBe(true);

@@ -1,3 +1,4 @@
 export * from './define-queue';
 export * from './catalog';
 export * from './queues';
+export * from './job-waiter';

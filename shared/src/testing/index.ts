@@ -3,6 +3,13 @@ import { inject } from 'vitest';
 import { createDb, type DbHandle } from '../db/client';
 import { createLogger } from '../logger';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    redisUrl: string;
+  }
+}
+
 /** The migrated per-run test database (made by infra/testing/global-setup.ts). */
 export function testDatabaseUrl(): string {
   return inject('databaseUrl');

@@ -33,6 +33,8 @@ export type ToolType<Name extends string = string, Config = any, Input = any> = 
   inputSchema: z.ZodType<Input, any>;
   /** The description the LLM sees, built from the instance's config. */
   describe: (config: Config) => string;
+  /** Upper bound for one execution; the runner aborts after it (default 30 s). */
+  timeoutMs?: (config: Config) => number;
   /** Per-input approval rule, e.g. the document tool's `approvalRequiredActions`. */
   needsApproval?: (input: Input, config: Config) => boolean;
   execute: (input: Input, config: Config, context: ToolContext) => Promise<ToolResult>;

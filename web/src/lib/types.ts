@@ -5,3 +5,87 @@ export type User = {
   name: string;
   role: 'admin' | 'user';
 };
+
+/** A JSON Schema as `z.toJSONSchema` writes it (draft 2020-12); only the keywords the UI reads are typed. */
+export type JsonSchema = {
+  type?: string | string[];
+  title?: string;
+  description?: string;
+  default?: unknown;
+  examples?: unknown[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
+  minLength?: number;
+  maxLength?: number;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  [keyword: string]: unknown;
+};
+
+/** One registered tool type as `GET /api/tool-types` lists it. */
+export type ToolTypeInfo = {
+  type: string;
+  label: string;
+  description: string;
+  configSchema: JsonSchema;
+  inputSchema: JsonSchema;
+  /** The config a new tool of this type starts from. */
+  defaults: Record<string, unknown>;
+};
+
+/** A tool instance (`/api/agent-tools`). */
+export type AgentTool = {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  type: string;
+  config: Record<string, unknown>;
+  enabled: boolean;
+  needsApproval: boolean;
+  approvalTimeoutMs: number | null;
+  sortOrder: number;
+  createdAt: string;
+  updatedAt: string;
+  /** Only on `GET /api/agent-tools/:id`: the input JSON Schema the model sees. */
+  inputSchema?: JsonSchema;
+};
+
+/** What one execution returns; a failure is a value with `error`, not an HTTP error. */
+export type ToolResult = {
+  success: boolean;
+  data?: unknown;
+  error?: string;
+  metadata: { durationMs: number; statusCode?: number; responseSize?: number; [key: string]: unknown };
+};
+
+export type ToolLogStatus = 'success' | 'error' | 'timeout';
+
+/** One row of `GET /api/tool-logs`. */
+export type ToolLog = {
+  id: number | string;
+  toolId: string;
+  toolSlug: string;
+  userId: string | null;
+  runId: string | null;
+  toolCallId: string | null;
+  input: unknown;
+  output: string | null;
+  status: ToolLogStatus;
+  errorMessage: string | null;
+  durationMs: number;
+  createdAt: string;
+};
+
+/** A page of a list endpoint. */
+export type ListPage<T> = { items: T[]; total?: number; nextCursor?: string | null };

@@ -1,8 +1,243 @@
+import { agents, chatSessions, llmModels, messages, runs, type RunCheckpoint } from '@agentq/shared/db';
+import type { RunChunk, RunStatusData, ToolOutput } from '@agentq/shared/events';
+import { newId } from '@agentq/shared/ids';
+import { lastRunEventSeq, readRunEvents, RunEventPublisher } from '@agentq/shared/run-stream';
+import { decryptSecret, getRun, isTerminal, listTools, markRunRunning, NotFoundError, resolveAgentTools, type AgentTool, type Run } from '@agentq/shared/services';
+import { convertToModelMessages, isStepCount, streamText, toUIMessageStream, type ModelMessage, type ToolSet, type UIMessage } from 'ai';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { WorkerDeps } from '../processor';
+import { assembleMessage, hasContent, hasText } from '../agent/assemble-message';
+import { buildToolSet, runToolCall, type OfferedTool } from '../agent/build-tool-set';
+import { createLanguageModel } from '../agent/language-model';
 
-/** The tool loop for one chat run (SPEC §3). */
-export async function processChatTurn(job: Job<{ runId: string }>, _deps: WorkerDeps): Promise<unknown> {
-  throw new UnrecoverableError(`chat-turn processing is not available yet (run ${job.data.runId})`);
+const DEFAULT_MAX_STEPS = 8;
+export const STEP_LIMIT_NOTE = '(The tool-call limit was reached before the model could write a final answer. The tool results above are what it found.)';
+
+type RunOptions = { enableTools?: boolean; enableThinking?: boolean; systemPrompt?: string };
+type Usage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; reasoningTokens?: number };
+
+function addUsage(total: Usage, usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number; outputTokenDetails?: { reasoningTokens?: number } } | undefined): Usage {
+  if (!usage) return total;
+  const sum = (a?: number, b?: number) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
+  return {
+    inputTokens: sum(total.inputTokens, usage.inputTokens),
+    outputTokens: sum(total.outputTokens, usage.outputTokens),
+    totalTokens: sum(total.totalTokens, usage.totalTokens),
+    reasoningTokens: sum(total.reasoningTokens, usage.outputTokenDetails?.reasoningTokens),
+  };
+}
+
+/** The tools a run offers: the agent's associations (with approval overrides), or every enabled tool for the default agent. */
+async function offeredTools(deps: WorkerDeps, run: Run): Promise<OfferedTool[]> {
+  if (run.agentId) {
+    const resolved = await resolveAgentTools(deps.db, run.agentId).catch((error) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    });
+    if (resolved) return resolved;
+  }
+  // The run's agent was deleted meanwhile: behave like the default agent.
+  return (await listTools(deps.db, { enabled: true })).map((tool: AgentTool) => ({ tool, needsApproval: tool.needsApproval }));
+}
+
+/** Conversation so far as model messages: the session's persisted messages (the new user message included). */
+async function historyMessages(deps: WorkerDeps, run: Run, tools: ToolSet): Promise<ModelMessage[]> {
+  const rows = await deps.db.select().from(messages).where(eq(messages.sessionId, run.sessionId!)).orderBy(asc(messages.createdAt), asc(messages.id));
+  const uiMessages = rows
+    .filter((row) => row.runId !== run.id || row.role === 'user')
+    .map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
+  return convertToModelMessages(uiMessages, { tools, ignoreIncompleteToolCalls: true });
+}
+
+/** The tool loop for one chat run (SPEC §3): every stream part becomes a run event; progress is checkpointed per step. */
+export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerDeps): Promise<{ status: string }> {
+  const run = await getRun(deps.db, job.data.runId).catch(() => {
+    throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
+  });
+  if (isTerminal(run.status)) return { status: run.status };
+  if (run.kind !== 'chat' || !run.sessionId) throw new UnrecoverableError(`Run ${run.id} is not a chat run`);
+
+  const log = deps.logger.child({ runId: run.id, jobId: job.id });
+  const control = await deps.control.track(run.id);
+  const chunks: RunChunk[] = [];
+  const lastSeq = await lastRunEventSeq(deps.redis, deps.config.prefix, run.id);
+  if (lastSeq > 0) for (const event of await readRunEvents(deps.redis, deps.config.prefix, run.id, 0)) chunks.push(event.chunk);
+  const publisher = new RunEventPublisher(deps.redis, deps.config.prefix, run.id, lastSeq, (event) => chunks.push(event.chunk));
+  const emit = (chunk: RunChunk) => publisher.emit(chunk);
+  const status = (data: RunStatusData) => emit({ type: 'data-run-status', data, transient: true });
+
+  let checkpoint: RunCheckpoint | null = run.checkpoint ?? null;
+  let usage: Usage = (checkpoint?.usage as Usage) ?? {};
+  let steps = checkpoint?.steps ?? 0;
+
+  async function saveCheckpoint(next: RunCheckpoint) {
+    checkpoint = next;
+    await deps.db.update(runs).set({ checkpoint: next, steps: next.steps, usage: next.usage ?? null }).where(eq(runs.id, run.id));
+  }
+
+  async function finish(outcome: { status: 'succeeded' | 'failed' | 'cancelled'; finishReason?: string; error?: string; hitStepLimit?: boolean }) {
+    await publisher.flush();
+    const message = await assembleMessage(run.id, chunks);
+    await deps.db.transaction(async (tx) => {
+      await tx.delete(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
+      if (message.parts.length > 0) {
+        await tx.insert(messages).values({ id: newId('message'), sessionId: run.sessionId!, role: 'assistant', parts: message.parts, runId: run.id });
+      }
+      await tx
+        .update(runs)
+        .set({ status: outcome.status, finishReason: outcome.finishReason ?? null, error: outcome.error ?? null, hitStepLimit: outcome.hitStepLimit ?? false, steps, usage, finishedAt: new Date() })
+        .where(and(eq(runs.id, run.id), inArray(runs.status, ['queued', 'running', 'awaiting_approval', ...(outcome.status === 'cancelled' ? (['cancelled'] as const) : [])])));
+      await tx.update(chatSessions).set({ updatedAt: new Date() }).where(eq(chatSessions.id, run.sessionId!));
+    });
+    if (outcome.error) emit({ type: 'error', errorText: outcome.error });
+    status({ status: outcome.status, finishReason: outcome.finishReason, steps, usage, hitStepLimit: outcome.hitStepLimit, error: outcome.error });
+    emit({ type: 'finish', finishReason: (outcome.finishReason as never) ?? undefined });
+    await publisher.close();
+    log.info({ status: outcome.status, finishReason: outcome.finishReason, steps, usage, hitStepLimit: outcome.hitStepLimit }, 'run finished');
+  }
+
+  try {
+    if (!(await markRunRunning(deps.db, run.id))) {
+      // Cancelled while queued: end the stream so followers stop waiting.
+      const current = await getRun(deps.db, run.id);
+      if (current.status === 'cancelled') await finish({ status: 'cancelled', finishReason: 'cancelled' });
+      return { status: current.status };
+    }
+    if (lastSeq === 0) emit({ type: 'start', messageId: run.id });
+    status({ status: 'running', resumed: lastSeq > 0 || undefined });
+
+    const [modelRow] = await deps.db.select().from(llmModels).where(eq(llmModels.id, run.modelId ?? ''));
+    if (!modelRow) {
+      await finish({ status: 'failed', error: 'The run has no model (it was deleted); choose another model' });
+      return { status: 'failed' };
+    }
+    const [agent] = run.agentId ? await deps.db.select().from(agents).where(eq(agents.id, run.agentId)) : [];
+    const options = run.options as RunOptions;
+    const maxSteps = agent?.maxSteps ?? DEFAULT_MAX_STEPS;
+    const instructions = options.systemPrompt ?? agent?.systemPrompt ?? undefined;
+    const model = createLanguageModel({
+      ...modelRow,
+      apiKey: modelRow.apiKeyEncrypted ? decryptSecret(modelRow.apiKeyEncrypted, deps.config.appSecret) : null,
+    });
+
+    const offered = options.enableTools === false ? [] : await offeredTools(deps, run);
+    const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal: control.signal };
+    let stepMessages: ModelMessage[] = [];
+    const tools = buildToolSet(deps, offered, {
+      ...callContext,
+      // Record the call before it runs: a worker that dies mid-tool leaves it here for the next one.
+      beforeExecute: async (call) => {
+        const pending = [...(checkpoint?.pendingToolCalls ?? []).filter((entry) => entry.toolCallId !== call.toolCallId), call];
+        await saveCheckpoint({ messages: stepMessages, steps, usage, pendingToolCalls: pending });
+      },
+    });
+
+    let history: ModelMessage[] = (checkpoint?.messages as ModelMessage[] | undefined) ?? (await historyMessages(deps, run, tools));
+
+    // A previous worker died after recording tool calls: finish those calls (each effectively-once) before asking the model again.
+    if (checkpoint?.pendingToolCalls?.length) {
+      const pending = checkpoint.pendingToolCalls;
+      const results: { toolCallId: string; toolName: string; output: ToolOutput }[] = [];
+      for (const call of pending) {
+        const instance = offered.find((entry) => entry.tool.slug === call.toolName)?.tool;
+        const output: ToolOutput = instance
+          ? await runToolCall(deps, instance, call.toolCallId, call.input, callContext)
+          : { success: false, text: `Tool ${call.toolName} is no longer available.`, error: 'unavailable', durationMs: 0 };
+        emit({ type: 'tool-output-available', toolCallId: call.toolCallId, output });
+        results.push({ ...call, output });
+      }
+      history = [
+        ...history,
+        { role: 'assistant', content: pending.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input })) },
+        { role: 'tool', content: results.map((result) => ({ type: 'tool-result' as const, toolCallId: result.toolCallId, toolName: result.toolName, output: { type: 'text' as const, value: result.output.text } })) },
+      ];
+      steps += 1;
+      await saveCheckpoint({ messages: history, steps, usage });
+    }
+
+    const reasoningStarted = new Map<string, number>();
+    async function streamStep(messagesForCall: ModelMessage[], stepBudget: number, withTools: boolean) {
+      stepMessages = messagesForCall;
+      const result = streamText({
+        model,
+        instructions,
+        messages: messagesForCall,
+        tools: withTools ? tools : undefined,
+        stopWhen: isStepCount(stepBudget),
+        abortSignal: control.signal,
+        prepareStep: async ({ messages: current, stepNumber }) => {
+          stepMessages = current;
+          if (stepNumber > 0) await saveCheckpoint({ messages: current, steps, usage });
+          return undefined;
+        },
+        onStepEnd: (step: { usage?: Parameters<typeof addUsage>[1] }) => {
+          steps += 1;
+          usage = addUsage(usage, step.usage);
+        },
+      });
+      const uiStream = toUIMessageStream({ stream: result.stream, sendStart: false, sendFinish: false, sendReasoning: true, onError: (error) => (error instanceof Error ? error.message : String(error)) });
+      for await (const chunk of uiStream as AsyncIterable<RunChunk>) {
+        if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
+        if (chunk.type === 'reasoning-end') {
+          const started = reasoningStarted.get(chunk.id);
+          const durationMs = started === undefined ? undefined : Math.round(performance.now() - started);
+          emit({ ...chunk, providerMetadata: { ...chunk.providerMetadata, agentq: { durationMs: durationMs ?? 0 } } });
+          continue;
+        }
+        if (chunk.type === 'error') throw new Error(chunk.errorText);
+        emit(chunk);
+      }
+      const finalStep = await result.finalStep;
+      const responseMessages = (await result.responseMessages) as ModelMessage[];
+      return { finishReason: finalStep.finishReason, messages: [...messagesForCall, ...responseMessages] };
+    }
+
+    const remaining = Math.max(1, maxSteps - steps);
+    let outcome = await streamStep(history, remaining, Object.keys(tools).length > 0);
+    await saveCheckpoint({ messages: outcome.messages, steps, usage });
+    let hitStepLimit = false;
+    if (outcome.finishReason === 'tool-calls' && steps >= maxSteps) {
+      // The step limit was spent on tool calls: one last step without tools so the model answers with what it has.
+      hitStepLimit = true;
+      outcome = await streamStep(outcome.messages, 1, false);
+      await saveCheckpoint({ messages: outcome.messages, steps, usage });
+    }
+    await publisher.flush();
+    const message = await assembleMessage(run.id, chunks);
+    if (!hasContent(message)) {
+      await finish({ status: 'failed', finishReason: outcome.finishReason, error: 'The model returned no content (no text and no tool calls). Try again or choose another model.' });
+      return { status: 'failed' };
+    }
+    if (hitStepLimit && !hasText(message)) {
+      const id = `limit-${run.id}`;
+      emit({ type: 'text-start', id });
+      emit({ type: 'text-delta', id, delta: STEP_LIMIT_NOTE });
+      emit({ type: 'text-end', id });
+    }
+    await finish({ status: 'succeeded', finishReason: outcome.finishReason, hitStepLimit });
+    return { status: 'succeeded' };
+  } catch (error) {
+    if (control.signal.aborted) {
+      await finish({ status: 'cancelled', finishReason: 'cancelled' }).catch((finishError) => log.error({ err: finishError }, 'could not record cancellation'));
+      return { status: 'cancelled' };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (job.attemptsMade + 1 < (job.opts.attempts ?? 1) && isTransient(error)) {
+      // PostgreSQL or Redis hiccup: flush what we have and let BullMQ retry from the checkpoint.
+      await publisher.flush().catch(() => {});
+      throw error;
+    }
+    log.warn({ err: error }, 'run failed');
+    await finish({ status: 'failed', error: message });
+    return { status: 'failed' };
+  } finally {
+    control.release();
+  }
+}
+
+function isTransient(error: unknown): boolean {
+  const text = `${(error as { code?: string })?.code ?? ''} ${error instanceof Error ? error.message : ''}`;
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|CONNECTION_|57P0/.test(text);
 }

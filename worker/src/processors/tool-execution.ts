@@ -1,8 +1,42 @@
+import { agentTools } from '@agentq/shared/db';
+import { executeTool, finishToolRun, getRun, isTerminal, markRunRunning } from '@agentq/shared/services';
+import type { ToolResult } from '@agentq/shared/tools';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
+import { eq } from 'drizzle-orm';
 import type { WorkerDeps } from '../processor';
 
-/** One standalone tool execution (POST /api/agent-tools/:id/execute). */
-export async function processToolExecution(job: Job<{ runId: string }>, _deps: WorkerDeps): Promise<unknown> {
-  throw new UnrecoverableError(`tool-exec processing is not available yet (run ${job.data.runId})`);
+/** The idempotency key of a standalone execution: one call per run, so a retried job never runs it twice. */
+const STANDALONE_CALL_ID = 'standalone';
+
+/** One standalone tool execution (POST /api/agent-tools/:id/execute): run it, log it, store the result on the run. */
+export async function processToolExecution(job: Job<{ runId: string }>, deps: WorkerDeps): Promise<ToolResult> {
+  const run = await getRun(deps.db, job.data.runId).catch(() => {
+    throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
+  });
+  if (isTerminal(run.status) && run.result) return run.result as ToolResult;
+  const [tool] = run.toolId ? await deps.db.select().from(agentTools).where(eq(agentTools.id, run.toolId)) : [];
+  let result: ToolResult;
+  if (!tool) {
+    result = { success: false, error: 'The tool was deleted before it could run', metadata: { durationMs: 0 } };
+  } else if (!tool.enabled) {
+    result = { success: false, error: `Tool '${tool.slug}' is disabled`, metadata: { durationMs: 0 } };
+  } else {
+    await markRunRunning(deps.db, run.id);
+    const { replayed: _replayed, ...executed } = await executeTool(deps.db, {
+      tool,
+      input: (run.options as { input?: unknown }).input ?? {},
+      context: {
+        userId: run.userId,
+        runId: run.id,
+        sessionId: null,
+        toolCallId: STANDALONE_CALL_ID,
+        allowPrivateNetworks: deps.allowPrivateNetworks,
+        services: { db: deps.db },
+      },
+    });
+    result = executed;
+  }
+  await finishToolRun(deps.db, run.id, result);
+  return result;
 }

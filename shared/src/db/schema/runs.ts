@@ -3,6 +3,17 @@ import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex }
 import { timestamps } from './columns';
 import { users } from './users';
 
+/** Durable progress of a chat run: enough for another worker to continue without redoing work. */
+export type RunCheckpoint = {
+  /** Model messages (AI SDK ModelMessage JSON) up to the last completed step, history included. */
+  messages: unknown[];
+  /** Steps completed so far (counts against the agent's step limit). */
+  steps: number;
+  /** Tool calls the model made in the step in progress, recorded before they execute. */
+  pendingToolCalls?: { toolCallId: string; toolName: string; input: unknown }[];
+  usage?: Record<string, number | undefined>;
+};
+
 export const RUN_KINDS = ['chat', 'tool'] as const;
 export const RUN_STATUSES = ['queued', 'running', 'awaiting_approval', 'succeeded', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -28,7 +39,7 @@ export const runs = pgTable(
     hitStepLimit: boolean('hit_step_limit').notNull().default(false),
     error: text('error'),
     /** Model messages after the last completed step; a retried job continues from here. */
-    checkpoint: jsonb('checkpoint').$type<unknown[]>(),
+    checkpoint: jsonb('checkpoint').$type<RunCheckpoint>(),
     /** A standalone tool execution's ToolResult. */
     result: jsonb('result'),
     idempotencyKey: text('idempotency_key'),

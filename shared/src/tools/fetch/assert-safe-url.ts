@@ -74,7 +74,9 @@ export async function assertSafeUrl(url: string | URL, options: AssertSafeUrlOpt
   }
 
   const resolve = options.resolve ?? resolveWithSystemDns;
-  const addresses = await abortable(resolve(hostname), options.signal);
+  // Resolve the name exactly as the connector will (a trailing root dot included), so both
+  // lookups ask the same question.
+  const addresses = await abortable(resolve(parsed.hostname), options.signal);
   return assertAddressesAllowed(href, addresses, allowPrivateNetworks, hostname).map((entry) => entry.address);
 }
 

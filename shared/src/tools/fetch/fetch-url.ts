@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { ToolResult } from '../define-tool-type';
 import {
@@ -131,7 +132,7 @@ export async function fetchUrl(input: FetchInput, config: FetchConfig, options: 
 
       const mediaType = mediaTypeOf(contentType);
       if (isBinaryMediaType(mediaType)) {
-        response.body.destroy();
+        discardBody(response.body);
         return fail(`The response is binary (${mediaType}); this tool only returns text.`, { statusCode, contentType });
       }
 
@@ -234,6 +235,12 @@ function mergeHeaders(
 
 function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)));
+}
+
+/** Drops a body we will not read; undici reports the resulting abort as an error we expect. */
+function discardBody(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

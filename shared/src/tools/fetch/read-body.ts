@@ -33,7 +33,11 @@ export async function readBodyCapped(body: Readable, maxBytes: number, contentEn
   } finally {
     // Leaving the loop early already destroys `stream`; the raw body must go too, or the
     // socket keeps receiving the rest of the response.
-    if (!body.destroyed) body.destroy();
+    if (!body.destroyed) {
+      // undici reports its own abort as a stream error; nobody else is listening any more.
+      body.on('error', () => {});
+      body.destroy();
+    }
   }
   return { bytes: Buffer.concat(chunks, total), truncated };
 }

@@ -1,0 +1,40 @@
+import { runs } from '@agentq/shared/db';
+import { publishCancel } from '@agentq/shared/run-stream';
+import { getRunFor, isTerminal, toRunView } from '@agentq/shared/services';
+import { and, eq, inArray } from 'drizzle-orm';
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import { z } from 'zod';
+import type { AppEnv } from '../deps';
+import { ApiError } from '../errors';
+import { currentUser, requireUser } from '../middleware/auth';
+import { validate } from '../validate';
+import { streamRunEvents } from './run-events';
+
+const idParam = z.object({ id: z.string().min(1).max(100) });
+
+export const runRoutes = new Hono<AppEnv>()
+  .use(requireUser)
+  .get('/:id', describeRoute({ tags: ['runs'], summary: "A run's status, result and usage (owner or admin)" }), validate('param', idParam), async (c) =>
+    c.json(toRunView(await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c)))),
+  )
+  .get(
+    '/:id/events',
+    describeRoute({
+      tags: ['runs'],
+      summary: "The run's events as an AI SDK UI message stream (SSE); replays after Last-Event-ID, then follows live",
+      responses: { 200: { description: 'text/event-stream of UI message chunks; each event id is the run sequence number' } },
+    }),
+    validate('param', idParam),
+    (c) => streamRunEvents(c, c.req.valid('param').id),
+  )
+  .post('/:id/cancel', describeRoute({ tags: ['runs'], summary: 'Stop a run: aborts the model call and running tools, keeps partial output' }), validate('param', idParam), async (c) => {
+    const run = await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c));
+    if (isTerminal(run.status)) throw new ApiError(409, 'run_finished', `Run ${run.id} already ${run.status}`);
+    await c.var.db
+      .update(runs)
+      .set({ status: 'cancelled', finishReason: 'cancelled', finishedAt: new Date() })
+      .where(and(eq(runs.id, run.id), inArray(runs.status, ['queued', 'running', 'awaiting_approval'])));
+    await publishCancel(c.var.redis, c.var.queues.prefix, run.id);
+    return c.json(toRunView(await getRunFor(c.var.db, run.id, currentUser(c))), 202);
+  });

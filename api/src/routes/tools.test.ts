@@ -1,0 +1,201 @@
+import { createServer, type Server } from 'node:http';
+import { agentToolLogs } from '@agentq/shared/db';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type startWorkerProcess } from '../testing';
+
+let t: Awaited<ReturnType<typeof createTestApp>>;
+let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
+let admin: Awaited<ReturnType<typeof t.signUp>>;
+let page: Server;
+let pageUrl = '';
+
+beforeAll(async () => {
+  t = await createTestApp();
+  admin = await t.signUp('admin');
+  worker = await t.startWorker();
+  page = createServer((request, response) => {
+    if (request.url === '/big') {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end('y'.repeat(30_000));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end('<html><body><h1>Loopback page</h1><p>Hello <b>agentq</b></p></body></html>');
+  });
+  await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+  const address = page.address();
+  pageUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  page?.close();
+  await t.close();
+});
+
+const post = (path: string, body: unknown, headers = admin.headers) => t.app.request(path, { method: 'POST', headers, body: JSON.stringify(body) });
+const put = (path: string, body: unknown) => t.app.request(path, { method: 'PUT', headers: admin.headers, body: JSON.stringify(body) });
+let slugCounter = 0;
+const slug = (base: string) => `${base}_${Date.now().toString(36)}_${slugCounter++}`;
+
+describe('tool types', () => {
+  it('lists every registered type with JSON Schemas and defaults', async () => {
+    const response = await t.app.request('/api/tool-types', { headers: admin.headers });
+    expect(response.status).toBe(200);
+    const { items } = await response.json();
+    const types = items.map((item: { type: string }) => item.type);
+    expect(types).toEqual(expect.arrayContaining(['fetch', 'calculator', 'datetime']));
+    const fetchType = items.find((item: { type: string }) => item.type === 'fetch');
+    expect(fetchType.configSchema.type).toBe('object');
+    expect(fetchType.configSchema.properties.timeout).toBeTruthy();
+    expect(fetchType.inputSchema.properties.url).toBeTruthy();
+    expect(fetchType.defaults).toMatchObject({ defaultMethod: 'GET', timeout: 10000, parseMode: 'markdown' });
+  });
+});
+
+describe('agent tools CRUD', () => {
+  it('creates with defaults filled, reads, lists by sort order, updates and deletes', async () => {
+    const created = await post('/api/agent-tools', { name: 'Calc', slug: slug('calc'), type: 'calculator', sortOrder: 5 });
+    expect(created.status).toBe(201);
+    const tool = await created.json();
+    expect(tool).toMatchObject({ type: 'calculator', enabled: true, needsApproval: false, sortOrder: 5 });
+    expect(tool.config).toEqual({ precision: 10 });
+    expect(tool.inputSchema.properties.expression).toBeTruthy();
+
+    const first = await (await post('/api/agent-tools', { name: 'First', slug: slug('first'), type: 'datetime', sortOrder: -5 })).json();
+    const list = (await (await t.app.request('/api/agent-tools', { headers: admin.headers })).json()).items as { id: string }[];
+    expect(list.findIndex((item) => item.id === first.id)).toBeLessThan(list.findIndex((item) => item.id === tool.id));
+
+    const updated = await put(`/api/agent-tools/${tool.id}`, { config: { precision: 4 }, needsApproval: true, description: 'Adds numbers' });
+    expect(updated.status).toBe(200);
+    expect(await updated.json()).toMatchObject({ config: { precision: 4 }, needsApproval: true, description: 'Adds numbers' });
+    expect((await t.app.request(`/api/agent-tools/${tool.id}`, { headers: admin.headers })).status).toBe(200);
+    expect((await t.app.request(`/api/agent-tools/${tool.id}`, { method: 'DELETE', headers: admin.headers })).status).toBe(204);
+    expect((await t.app.request(`/api/agent-tools/${tool.id}`, { headers: admin.headers })).status).toBe(404);
+  });
+
+  it('answers 409 for a taken slug, on create and on update', async () => {
+    const taken = slug('taken');
+    expect((await post('/api/agent-tools', { name: 'A', slug: taken, type: 'calculator' })).status).toBe(201);
+    const duplicate = await post('/api/agent-tools', { name: 'B', slug: taken, type: 'calculator' });
+    expect(duplicate.status).toBe(409);
+    expect((await duplicate.json()).error.message).toContain(taken);
+    const other = await (await post('/api/agent-tools', { name: 'C', slug: slug('other'), type: 'calculator' })).json();
+    expect((await put(`/api/agent-tools/${other.id}`, { slug: taken })).status).toBe(409);
+  });
+
+  it('answers 400 with issues for a bad config, an unknown type and an invalid slug, and stores nothing', async () => {
+    const before = (await (await t.app.request('/api/agent-tools', { headers: admin.headers })).json()).items.length;
+    const badConfig = await post('/api/agent-tools', { name: 'F', slug: slug('f'), type: 'fetch', config: { timeout: 999_999, parseMode: 'xml' } });
+    expect(badConfig.status).toBe(400);
+    const paths = (await badConfig.json()).error.issues.map((issue: { path: string[] }) => issue.path.join('.'));
+    expect(paths).toEqual(expect.arrayContaining(['config.timeout', 'config.parseMode']));
+
+    const unknownType = await post('/api/agent-tools', { name: 'X', slug: slug('x'), type: 'ftp' });
+    expect(unknownType.status).toBe(400);
+    expect(JSON.stringify(await unknownType.json())).toMatch(/fetch/);
+
+    expect((await post('/api/agent-tools', { name: 'S', slug: 'has spaces!', type: 'calculator' })).status).toBe(400);
+    const tool = await (await post('/api/agent-tools', { name: 'U', slug: slug('u'), type: 'fetch' })).json();
+    const badUpdate = await put(`/api/agent-tools/${tool.id}`, { config: { maxResponseSize: 10 * 1024 * 1024 } });
+    expect(badUpdate.status).toBe(400);
+    expect((await badUpdate.json()).error.issues[0].path).toEqual(['config', 'maxResponseSize']);
+    const after = (await (await t.app.request('/api/agent-tools', { headers: admin.headers })).json()).items.length;
+    expect(after).toBe(before + 1);
+  });
+
+  it('is admin-only: 403 for a user, 401 anonymous', async () => {
+    const user = await t.signUp('user');
+    for (const path of ['/api/agent-tools', '/api/tool-types', '/api/tool-logs']) {
+      expect((await t.app.request(path, { headers: user.headers })).status).toBe(403);
+      expect((await t.app.request(path)).status).toBe(401);
+    }
+    expect((await post('/api/agent-tools', { name: 'N', slug: slug('n'), type: 'calculator' }, user.headers)).status).toBe(403);
+  });
+});
+
+describe('execution through the queue', () => {
+  it('executes a calculator synchronously through a real worker and logs it', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Calc', slug: slug('calc'), type: 'calculator' })).json();
+    const response = await post(`/api/agent-tools/${tool.id}/execute`, { input: { expression: '2 * (3 + 4)' } });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.result.success).toBe(true);
+    expect(JSON.stringify(body.result.data)).toContain('14');
+    expect(body.result.metadata.durationMs).toBeGreaterThanOrEqual(0);
+
+    const run = await (await t.app.request(`/api/runs/${body.runId}`, { headers: admin.headers })).json();
+    expect(run).toMatchObject({ kind: 'tool', status: 'succeeded' });
+    const logs = await (await t.app.request(`/api/tool-logs?toolId=${tool.id}`, { headers: admin.headers })).json();
+    expect(logs.items).toHaveLength(1);
+    expect(logs.items[0]).toMatchObject({ status: 'success', runId: body.runId, userId: admin.user.id, input: { expression: '2 * (3 + 4)' } });
+  });
+
+  it('executes datetime and reports an invalid input as a failed result', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Clock', slug: slug('clock'), type: 'datetime' })).json();
+    const ok = await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { action: 'now', timezone: 'Asia/Tokyo' } })).json();
+    expect(ok.result.success).toBe(true);
+    expect(JSON.stringify(ok.result.data)).toContain('Asia/Tokyo');
+    const bad = await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { action: 'now', timezone: 'Mars/Olympus' } })).json();
+    expect(bad.result.success).toBe(false);
+    expect(bad.result.error).toMatch(/time ?zone/i);
+    const logs = await (await t.app.request(`/api/tool-logs?toolId=${tool.id}&status=error`, { headers: admin.headers })).json();
+    expect(logs.items).toHaveLength(1);
+  });
+
+  it('fetches a loopback page as markdown with status and size, and truncates long outputs in the log', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Web', slug: slug('web'), type: 'fetch' })).json();
+    const { result } = await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { url: `${pageUrl}/` } })).json();
+    expect(result.success).toBe(true);
+    expect(result.data).toContain('Loopback page');
+    expect(result.metadata.statusCode).toBe(200);
+    expect(result.metadata.responseSize).toBeGreaterThan(0);
+
+    const raw = await (await post('/api/agent-tools', { name: 'Raw', slug: slug('raw'), type: 'fetch', config: { parseMode: 'raw' } })).json();
+    const big = await (await post(`/api/agent-tools/${raw.id}/execute`, { input: { url: `${pageUrl}/big` } })).json();
+    expect(big.result.success).toBe(true);
+    const [log] = await t.db.select().from(agentToolLogs).where(eq(agentToolLogs.runId, big.runId));
+    expect(log!.output!.length).toBeLessThan(10_100);
+    expect(log!.output).toContain('truncated');
+  });
+
+  it('answers 202 with a run id for ?async=1, and the run finishes on its own', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Calc', slug: slug('calc'), type: 'calculator' })).json();
+    const response = await post(`/api/agent-tools/${tool.id}/execute?async=1`, { input: { expression: '6 * 7' } });
+    expect(response.status).toBe(202);
+    const { runId, statusUrl } = await response.json();
+    expect(statusUrl).toBe(`/api/runs/${runId}`);
+    await expect
+      .poll(async () => (await (await t.app.request(statusUrl, { headers: admin.headers })).json()).status, { timeout: 10_000 })
+      .toBe('succeeded');
+    const run = await (await t.app.request(statusUrl, { headers: admin.headers })).json();
+    expect(JSON.stringify(run.result)).toContain('42');
+  });
+
+  it('refuses a disabled tool with 409 and creates no run', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Off', slug: slug('off'), type: 'calculator', enabled: false })).json();
+    const response = await post(`/api/agent-tools/${tool.id}/execute`, { input: { expression: '1+1' } });
+    expect(response.status).toBe(409);
+    expect((await response.json()).error.message).toMatch(/disabled/);
+    const logs = await (await t.app.request(`/api/tool-logs?toolId=${tool.id}`, { headers: admin.headers })).json();
+    expect(logs.total).toBe(0);
+  });
+
+  it("answers 404 for another user's run and paginates logs with a cursor", async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Calc', slug: slug('calc'), type: 'calculator' })).json();
+    const runs: string[] = [];
+    for (const expression of ['1+1', '2+2', '3+3']) runs.push((await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { expression } })).json()).runId);
+    const page1 = await (await t.app.request(`/api/tool-logs?toolId=${tool.id}&limit=2`, { headers: admin.headers })).json();
+    expect(page1.items).toHaveLength(2);
+    expect(page1.total).toBe(3);
+    const page2 = await (await t.app.request(`/api/tool-logs?toolId=${tool.id}&limit=2&cursor=${page1.nextCursor}`, { headers: admin.headers })).json();
+    expect(page2.items).toHaveLength(1);
+    expect(page2.nextCursor).toBeNull();
+    expect([...page1.items, ...page2.items].map((item: { runId: string }) => item.runId).sort()).toEqual([...runs].sort());
+
+    const stranger = await t.signUp('user');
+    expect((await t.app.request(`/api/runs/${runs[0]}`, { headers: stranger.headers })).status).toBe(404);
+    expect((await t.app.request('/api/tool-logs?from=not-a-date', { headers: admin.headers })).status).toBe(400);
+  });
+});

@@ -1,0 +1,108 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { freePort } from '../scripts/redis-child';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export type ManagedProcess = {
+  child: ChildProcess;
+  output: () => string;
+  /** SIGTERM by default; resolves once the process has exited. */
+  stop: (signal?: NodeJS.Signals) => Promise<void>;
+};
+
+function run(entry: string, env: NodeJS.ProcessEnv, readyText: string, label: string): Promise<ManagedProcess> {
+  const child = spawn(process.execPath, [`${repoRoot}node_modules/tsx/dist/cli.mjs`, `${repoRoot}${entry}`], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const managed: ManagedProcess = {
+    child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill(signal);
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const deadline = setTimeout(() => reject(new Error(`${label} did not start within 60 s:\n${output}`)), 60_000);
+    const check = setInterval(() => {
+      if (output.includes(readyText)) {
+        clearInterval(check);
+        clearTimeout(deadline);
+        resolve(managed);
+      } else if (child.exitCode !== null) {
+        clearInterval(check);
+        clearTimeout(deadline);
+        reject(new Error(`${label} exited with ${child.exitCode}:\n${output}`));
+      }
+    }, 50);
+  });
+}
+
+export type ProcessStack = {
+  apiUrl: string;
+  databaseUrl: string;
+  prefix: string;
+  admin: { email: string; password: string };
+  api: ManagedProcess;
+  workers: ManagedProcess[];
+  /** Starts one more worker process on the same database and queues. */
+  startWorker: (env?: Record<string, string>) => Promise<ManagedProcess>;
+  stop: () => Promise<void>;
+};
+
+/**
+ * The production shape for tests: an API process and worker processes (separate Node processes,
+ * as docker-compose runs them) on a fresh database of the test PostgreSQL and a private queue prefix.
+ */
+export async function startProcessStack(options: { workers?: number; env?: Record<string, string>; workerEnv?: Record<string, string> } = {}): Promise<ProcessStack> {
+  const databaseName = `agentq_procs_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+  await server.unsafe(`create database "${databaseName}"`);
+  const databaseUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${databaseName}` }).toString();
+  const prefix = `aqp-${randomBytes(4).toString('hex')}`;
+  const port = await freePort();
+  const admin = { email: `admin-${randomBytes(3).toString('hex')}@test.local`, password: 'admin-password-123' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: prefix,
+    APP_SECRET: 'process-stack-secret-0123456789',
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    FETCH_ALLOW_PRIVATE_NETWORKS: '1',
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const api = await run('api/src/index.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }, 'api listening', 'api');
+  const workers: ManagedProcess[] = [];
+  const startWorker = async (extra: Record<string, string> = {}) => {
+    const worker = await run('worker/src/index.ts', { ...env, ...options.workerEnv, ...extra }, 'worker started', 'worker');
+    workers.push(worker);
+    return worker;
+  };
+  for (let index = 0; index < (options.workers ?? 1); index++) await startWorker();
+  return {
+    apiUrl: `http://127.0.0.1:${port}`,
+    databaseUrl,
+    prefix,
+    admin,
+    api,
+    workers,
+    startWorker,
+    stop: async () => {
+      await Promise.all([api, ...workers].map((managed) => managed.stop()));
+      await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
+      await server.end();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/** Run lifecycle as seen by clients; the last one a run emits has a terminal status. */
+export const runStatusDataSchema = z.object({
+  status: z.enum(['queued', 'running', 'awaiting_approval', 'succeeded', 'failed', 'cancelled']),
+  finishReason: z.string().optional(),
+  steps: z.number().int().optional(),
+  usage: z.record(z.string(), z.unknown()).optional(),
+  /** The step limit was spent on tool calls; a final tools-off step produced the answer. */
+  hitStepLimit: z.boolean().optional(),
+  error: z.string().optional(),
+  /** Set when a worker picked the run up again after a crash or a parked approval. */
+  resumed: z.boolean().optional(),
+});
+export type RunStatusData = z.infer<typeof runStatusDataSchema>;
+
+export const approvalRequestDataSchema = z.object({
+  approvalId: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  input: z.unknown(),
+  expiresAt: z.string(),
+});
+export type ApprovalRequestData = z.infer<typeof approvalRequestDataSchema>;
+
+export const approvalResponseDataSchema = z.object({
+  approvalId: z.string(),
+  toolCallId: z.string(),
+  status: z.enum(['approved', 'denied', 'expired']),
+  reason: z.string().optional(),
+  decidedBy: z.string().optional(),
+  editedInput: z.unknown().optional(),
+});
+export type ApprovalResponseData = z.infer<typeof approvalResponseDataSchema>;
+
+/** Our additions to the AI SDK UI message stream: `data-<noun>-<verb>` parts. */
+export type RunDataChunk =
+  | { type: 'data-run-status'; id?: string; data: RunStatusData; transient?: boolean }
+  | { type: 'data-approval-request'; id?: string; data: ApprovalRequestData }
+  | { type: 'data-approval-response'; id?: string; data: ApprovalResponseData };
+
+export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;

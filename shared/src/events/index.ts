@@ -1,0 +1,2 @@
+export * from './data-parts';
+export * from './run-event';

@@ -1,0 +1,26 @@
+import type { UIMessageChunk } from 'ai';
+import type { RunDataChunk } from './data-parts';
+
+/** One chunk of the AI SDK UI message stream, or one of our data parts. */
+export type RunChunk = UIMessageChunk | RunDataChunk;
+
+/** What travels through Redis and SSE: a chunk with the run id and a gap-free per-run sequence number (from 1). */
+export type RunEvent = { runId: string; seq: number; chunk: RunChunk };
+
+/** True for the event after which a run's stream has nothing more to say. */
+export function isFinalEvent(chunk: RunChunk): boolean {
+  return chunk.type === 'finish';
+}
+
+/** Tool output as our tool wrappers produce it: the text the model saw plus what the UI shows. */
+export type ToolOutput = {
+  success: boolean;
+  /** Exactly what the model received (seed 000 §3.4 wording). */
+  text: string;
+  data?: unknown;
+  error?: string;
+  durationMs: number;
+  metadata?: Record<string, unknown>;
+  /** The recorded result was reused: the call had already run before a retry. */
+  replayed?: boolean;
+};

@@ -1,0 +1,5 @@
+export * from './keys';
+export * from './publisher';
+export * from './reader';
+export * from './hub';
+export * from './control';

@@ -1,0 +1,94 @@
+import type { Redis } from 'ioredis';
+import type { RunChunk, RunEvent } from '../events';
+import { RUN_STREAM_MAX_EVENTS, RUN_STREAM_TTL_SECONDS, runStreamKeys } from './keys';
+
+const COALESCE_MS = 30;
+
+type DeltaChunk = Extract<RunChunk, { type: 'text-delta' | 'reasoning-delta' }>;
+
+function isDelta(chunk: RunChunk): chunk is DeltaChunk {
+  return chunk.type === 'text-delta' || chunk.type === 'reasoning-delta';
+}
+
+/**
+ * Publishes a run's events: each gets the next sequence number, goes to the run's capped Redis
+ * stream and is announced on pub/sub. Deltas are coalesced and writes are pipelined on a short
+ * timer, so the model's token rate never turns into one awaited Redis round trip per token.
+ */
+export class RunEventPublisher {
+  private pending: RunChunk[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+  private nextSeq: number;
+  readonly keys: ReturnType<typeof runStreamKeys>;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    readonly runId: string,
+    lastSeq: number,
+    private readonly onEvent?: (event: RunEvent) => void,
+  ) {
+    this.keys = runStreamKeys(prefix, runId);
+    this.nextSeq = lastSeq + 1;
+  }
+
+  /** The sequence number the last flushed-or-pending event will carry. */
+  get lastSeq(): number {
+    return this.nextSeq - 1 + this.pending.length;
+  }
+
+  /** Queues a chunk; consecutive deltas of the same part merge into one event. */
+  emit(chunk: RunChunk): void {
+    const previous = this.pending.at(-1);
+    if (previous && isDelta(chunk) && previous.type === chunk.type && (previous as DeltaChunk).id === chunk.id) {
+      this.pending[this.pending.length - 1] = { ...(previous as DeltaChunk), delta: (previous as DeltaChunk).delta + chunk.delta };
+      return;
+    }
+    this.pending.push(chunk);
+    this.timer ??= setTimeout(() => void this.flush(), isDelta(chunk) ? COALESCE_MS : 0);
+  }
+
+  /** Writes everything queued so far; resolves once Redis has it. Throws the first write failure. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const chunks = this.pending;
+    this.pending = [];
+    if (chunks.length > 0) {
+      const events = chunks.map((chunk) => ({ runId: this.runId, seq: this.nextSeq++, chunk }));
+      for (const event of events) this.onEvent?.(event);
+      this.chain = this.chain.then(() => this.write(events)).catch((error) => {
+        this.failure ??= error;
+      });
+    }
+    return this.chain.then(() => {
+      if (this.failure) throw this.failure;
+    });
+  }
+
+  private async write(events: RunEvent[]) {
+    const pipeline = this.redis.pipeline();
+    for (const event of events) {
+      pipeline.xadd(this.keys.events, 'MAXLEN', '~', String(RUN_STREAM_MAX_EVENTS), `${event.seq}-0`, 'e', JSON.stringify(event));
+    }
+    pipeline.publish(this.keys.channel, JSON.stringify(events));
+    const results = await pipeline.exec();
+    const failed = results?.find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+
+  /** Flushes and lets the stream expire after the run has ended. */
+  async close(ttlSeconds = RUN_STREAM_TTL_SECONDS): Promise<void> {
+    await this.flush();
+    await this.redis.expire(this.keys.events, ttlSeconds);
+  }
+}
+
+/** The last sequence number written for a run (0 when none), so a resumed run continues the numbering. */
+export async function lastRunEventSeq(redis: Redis, prefix: string, runId: string): Promise<number> {
+  const entries = (await redis.xrevrange(runStreamKeys(prefix, runId).events, '+', '-', 'COUNT', 1)) as [string, string[]][];
+  const id = entries[0]?.[0];
+  return id ? Number(id.split('-')[0]) : 0;
+}

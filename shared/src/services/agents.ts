@@ -1,0 +1,275 @@
+import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '../db/client';
+import { agents, agentToolAssociations, agentTools, llmModels } from '../db/schema';
+import { newId } from '../ids';
+import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import type { AgentTool } from './tools';
+
+type AgentRow = typeof agents.$inferSelect;
+
+export const DEFAULT_AGENT_NAME = 'Default agent';
+export const DEFAULT_MAX_STEPS = 8;
+export const MAX_AGENT_STEPS = 50;
+
+/** One tool an agent offers, as the API shows it; `needsApproval: null` inherits the tool's flag. */
+export type AgentToolAssociation = {
+  toolId: string;
+  needsApproval: boolean | null;
+  tool: Pick<AgentTool, 'id' | 'name' | 'slug' | 'type' | 'enabled'>;
+};
+
+export type Agent = AgentRow & {
+  model: { id: string; name: string } | null;
+  tools: AgentToolAssociation[];
+};
+
+/** A tool as the worker offers it to the model: the approval flag is already resolved. */
+export type ResolvedAgentTool = {
+  tool: AgentTool;
+  /** The association's override, else the tool's own flag. */
+  needsApproval: boolean;
+  /** The tool's own timeout, else the agent's; null = the platform default. */
+  approvalTimeoutMs: number | null;
+};
+
+const agentToolInputSchema = z.object({
+  toolId: z.string().min(1).max(100),
+  /** true/false override the tool's flag; null inherits it. */
+  needsApproval: z.boolean().nullable().default(null),
+});
+
+const toolListSchema = z
+  .array(agentToolInputSchema)
+  .max(500)
+  .superRefine((tools, context) => {
+    const seen = new Set<string>();
+    tools.forEach((tool, index) => {
+      if (seen.has(tool.toolId)) context.addIssue({ code: 'custom', path: [index, 'toolId'], message: `Tool '${tool.toolId}' is listed twice` });
+      seen.add(tool.toolId);
+    });
+  });
+
+const agentFieldsSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  systemPrompt: z.string().max(100_000),
+  /** null: no model of its own (the run's or the first enabled model is used). */
+  modelId: z.string().min(1).max(100).nullable(),
+  maxSteps: z.number().int().min(1).max(MAX_AGENT_STEPS),
+  /** How long this agent's approvals wait when the tool sets no timeout; null = the platform default. */
+  approvalTimeoutMs: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).nullable(),
+  /** Exactly one agent is the default: setting it here takes the flag from the previous one. */
+  isDefault: z.boolean(),
+  /** The tools this agent offers; on update the list replaces the old one as a whole. */
+  tools: toolListSchema,
+});
+
+/** POST /api/agents. */
+export const createAgentInputSchema = agentFieldsSchema.extend({
+  systemPrompt: z.string().max(100_000).default(''),
+  modelId: z.string().min(1).max(100).nullable().default(null),
+  maxSteps: z.number().int().min(1).max(MAX_AGENT_STEPS).default(DEFAULT_MAX_STEPS),
+  approvalTimeoutMs: agentFieldsSchema.shape.approvalTimeoutMs.default(null),
+  isDefault: z.boolean().default(false),
+  tools: toolListSchema.default([]),
+});
+export type CreateAgentInput = z.input<typeof createAgentInputSchema>;
+
+/** PUT /api/agents/:id: any subset; `tools`, when given, replaces every association. */
+export const updateAgentInputSchema = agentFieldsSchema.partial();
+export type UpdateAgentInput = z.input<typeof updateAgentInputSchema>;
+
+// One key for every change of the default flag, so concurrent writers (several API processes
+// starting at once) cannot leave two defaults or none. Advisory locks need no schema change.
+const DEFAULT_AGENT_LOCK = sql`select pg_advisory_xact_lock(hashtext('agentq:default-agent'))`;
+
+async function lockDefaultAgent(tx: Database) {
+  await tx.execute(DEFAULT_AGENT_LOCK);
+}
+
+async function assertModelExists(db: Database, modelId: string | null | undefined) {
+  if (!modelId) return;
+  const [model] = await db.select({ id: llmModels.id }).from(llmModels).where(eq(llmModels.id, modelId));
+  if (!model) throw new InvalidInputError(`Unknown model '${modelId}'`, [{ path: ['modelId'], message: `No model with id '${modelId}'` }]);
+}
+
+async function assertToolsExist(db: Database, tools: { toolId: string }[]) {
+  if (tools.length === 0) return;
+  const ids = tools.map((tool) => tool.toolId);
+  const found = new Set((await db.select({ id: agentTools.id }).from(agentTools).where(inArray(agentTools.id, ids))).map((row) => row.id));
+  const missing = tools.map((tool, index) => ({ toolId: tool.toolId, index })).filter((tool) => !found.has(tool.toolId));
+  if (missing.length > 0) {
+    throw new InvalidInputError(
+      `Unknown tool${missing.length > 1 ? 's' : ''}: ${missing.map((tool) => `'${tool.toolId}'`).join(', ')}`,
+      missing.map((tool) => ({ path: ['tools', tool.index, 'toolId'], message: `No tool with id '${tool.toolId}'` })),
+    );
+  }
+}
+
+async function replaceAssociations(tx: Database, agentId: string, tools: z.output<typeof toolListSchema>) {
+  await tx.delete(agentToolAssociations).where(eq(agentToolAssociations.agentId, agentId));
+  if (tools.length > 0) {
+    await tx.insert(agentToolAssociations).values(tools.map((tool) => ({ agentId, toolId: tool.toolId, needsApproval: tool.needsApproval })));
+  }
+}
+
+async function clearOtherDefaults(tx: Database, agentId: string) {
+  await tx.update(agents).set({ isDefault: false }).where(and(eq(agents.isDefault, true), ne(agents.id, agentId)));
+}
+
+/** Rows → views with their model and tools, in two queries whatever the number of agents. */
+async function toAgentViews(db: Database, rows: AgentRow[]): Promise<Agent[]> {
+  if (rows.length === 0) return [];
+  const agentIds = rows.map((row) => row.id);
+  const modelIds = [...new Set(rows.map((row) => row.modelId).filter((id): id is string => id !== null))];
+  const models = modelIds.length
+    ? await db.select({ id: llmModels.id, name: llmModels.name }).from(llmModels).where(inArray(llmModels.id, modelIds))
+    : [];
+  const associations = await db
+    .select({
+      agentId: agentToolAssociations.agentId,
+      toolId: agentToolAssociations.toolId,
+      needsApproval: agentToolAssociations.needsApproval,
+      tool: { id: agentTools.id, name: agentTools.name, slug: agentTools.slug, type: agentTools.type, enabled: agentTools.enabled },
+    })
+    .from(agentToolAssociations)
+    .innerJoin(agentTools, eq(agentTools.id, agentToolAssociations.toolId))
+    .where(inArray(agentToolAssociations.agentId, agentIds))
+    .orderBy(asc(agentTools.sortOrder), asc(agentTools.name));
+  const modelById = new Map(models.map((model) => [model.id, model]));
+  return rows.map((row) => ({
+    ...row,
+    model: (row.modelId && modelById.get(row.modelId)) || null,
+    tools: associations.filter((association) => association.agentId === row.id).map(({ agentId: _agentId, ...association }) => association),
+  }));
+}
+
+async function findAgentRow(db: Database, id: string): Promise<AgentRow> {
+  const [row] = await db.select().from(agents).where(eq(agents.id, id));
+  if (!row) throw new NotFoundError('Agent', id);
+  return row;
+}
+
+/** Every agent with its model and tools; the default agent first, then by name. */
+export async function listAgents(db: Database): Promise<Agent[]> {
+  const rows = await db.select().from(agents).orderBy(desc(agents.isDefault), asc(agents.name), asc(agents.createdAt));
+  return toAgentViews(db, rows);
+}
+
+export async function getAgent(db: Database, id: string): Promise<Agent> {
+  const [view] = await toAgentViews(db, [await findAgentRow(db, id)]);
+  return view!;
+}
+
+/** The agent with `isDefault`, or null before `ensureDefaultAgent` ran. */
+export async function getDefaultAgent(db: Database): Promise<Agent | null> {
+  const [row] = await db.select().from(agents).where(eq(agents.isDefault, true)).orderBy(asc(agents.createdAt)).limit(1);
+  return row ? getAgent(db, row.id) : null;
+}
+
+/**
+ * Creates an agent with its tool associations in one transaction.
+ * @throws {InvalidInputError} for an unknown model or tool (the issue names the id).
+ */
+export async function createAgent(db: Database, input: CreateAgentInput): Promise<Agent> {
+  const { tools, ...fields } = createAgentInputSchema.parse(input);
+  const id = newId('agent');
+  await db.transaction(async (tx) => {
+    await assertModelExists(tx, fields.modelId);
+    await assertToolsExist(tx, tools);
+    if (fields.isDefault) {
+      await lockDefaultAgent(tx);
+      await clearOtherDefaults(tx, id);
+    }
+    await tx.insert(agents).values({ id, ...fields });
+    await replaceAssociations(tx, id, tools);
+  });
+  return getAgent(db, id);
+}
+
+/**
+ * Updates an agent; `tools`, when given, replaces all its associations (in one transaction).
+ * @throws {ConflictError} when unsetting the default flag: make another agent the default instead.
+ */
+export async function updateAgent(db: Database, id: string, input: UpdateAgentInput): Promise<Agent> {
+  const { tools, ...fields } = updateAgentInputSchema.parse(input);
+  await db.transaction(async (tx) => {
+    if (fields.isDefault !== undefined) await lockDefaultAgent(tx);
+    const existing = await findAgentRow(tx, id);
+    if (existing.isDefault && fields.isDefault === false) {
+      throw new ConflictError('This is the default agent: make another agent the default instead', { agentId: id });
+    }
+    await assertModelExists(tx, fields.modelId);
+    if (tools) await assertToolsExist(tx, tools);
+    if (fields.isDefault && !existing.isDefault) await clearOtherDefaults(tx, id);
+    if (Object.keys(fields).length > 0) await tx.update(agents).set(fields).where(eq(agents.id, id));
+    else if (tools) await tx.update(agents).set({ updatedAt: new Date() }).where(eq(agents.id, id));
+    if (tools) await replaceAssociations(tx, id, tools);
+  });
+  return getAgent(db, id);
+}
+
+/**
+ * Deletes an agent and its associations.
+ * @throws {ConflictError} for the default agent, which must always exist.
+ */
+export async function deleteAgent(db: Database, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await lockDefaultAgent(tx);
+    const existing = await findAgentRow(tx, id);
+    if (existing.isDefault) throw new ConflictError('The default agent cannot be deleted: make another agent the default first', { agentId: id });
+    await tx.delete(agents).where(eq(agents.id, id));
+  });
+}
+
+/**
+ * Creates "Default agent" (no associations: it offers every enabled tool, as in seed 000) unless
+ * a default agent exists. Its model is the oldest enabled model, if any. Safe to call at every start.
+ */
+export async function ensureDefaultAgent(db: Database): Promise<{ agent: Agent; created: boolean }> {
+  const result = await db.transaction(async (tx) => {
+    await lockDefaultAgent(tx);
+    const [existing] = await tx.select({ id: agents.id }).from(agents).where(eq(agents.isDefault, true)).limit(1);
+    if (existing) return { id: existing.id, created: false };
+    const [model] = await tx.select({ id: llmModels.id }).from(llmModels).where(eq(llmModels.enabled, true)).orderBy(asc(llmModels.createdAt)).limit(1);
+    const id = newId('agent');
+    await tx.insert(agents).values({ id, name: DEFAULT_AGENT_NAME, isDefault: true, modelId: model?.id ?? null, maxSteps: DEFAULT_MAX_STEPS });
+    return { id, created: true };
+  });
+  return { agent: await getAgent(db, result.id), created: result.created };
+}
+
+/**
+ * The tools an agent offers, each with its effective approval flag (override ?? tool flag), by
+ * sort order. Disabled tools are never offered. The default agent without associations offers
+ * every enabled tool with its own flag.
+ * @example const tools = await resolveAgentTools(db, run.agentId); // → the LLM tool set + toolApproval
+ */
+export async function resolveAgentTools(db: Database, agentId: string): Promise<ResolvedAgentTool[]> {
+  const agent = await findAgentRow(db, agentId);
+  const rows = await db
+    .select({ tool: agentTools, override: agentToolAssociations.needsApproval })
+    .from(agentToolAssociations)
+    .innerJoin(agentTools, eq(agentTools.id, agentToolAssociations.toolId))
+    .where(and(eq(agentToolAssociations.agentId, agentId), eq(agentTools.enabled, true)))
+    .orderBy(asc(agentTools.sortOrder), asc(agentTools.name));
+
+  let offered: { tool: AgentTool; override: boolean | null }[] = rows;
+  if (agent.isDefault && rows.length === 0) {
+    const [anyAssociation] = await db
+      .select({ toolId: agentToolAssociations.toolId })
+      .from(agentToolAssociations)
+      .where(eq(agentToolAssociations.agentId, agentId))
+      .limit(1);
+    // Associations that are all disabled still restrict the agent; only "none at all" means every tool.
+    if (!anyAssociation) {
+      const tools = await db.select().from(agentTools).where(eq(agentTools.enabled, true)).orderBy(asc(agentTools.sortOrder), asc(agentTools.name));
+      offered = tools.map((tool) => ({ tool, override: null }));
+    }
+  }
+  return offered.map(({ tool, override }) => ({
+    tool,
+    needsApproval: override ?? tool.needsApproval,
+    approvalTimeoutMs: tool.approvalTimeoutMs ?? agent.approvalTimeoutMs,
+  }));
+}

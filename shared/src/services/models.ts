@@ -1,0 +1,131 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '../db/client';
+import { llmModels } from '../db/schema';
+import { newId } from '../ids';
+import { NotFoundError } from './errors';
+import { decryptSecret, encryptSecret } from './secrets';
+
+type LlmModelRow = typeof llmModels.$inferSelect;
+
+/** A model as every route shows it: the key itself never leaves the service, only whether one is set. */
+export type LlmModel = Omit<LlmModelRow, 'apiKeyEncrypted'> & { hasApiKey: boolean };
+
+/** Only for the worker's model call: the view plus the decrypted key. */
+export type LlmModelWithKey = LlmModel & { apiKey: string | null };
+
+const httpUrlSchema = z
+  .string()
+  .trim()
+  .max(2000)
+  .pipe(z.url({ protocol: /^https?$/, error: 'Enter an http:// or https:// URL, e.g. https://api.openai.com/v1' }));
+
+const modelFieldsSchema = z.object({
+  name: z.string().trim().min(1).max(100),
+  /** The OpenAI-compatible endpoint, e.g. `https://api.openai.com/v1`. */
+  baseUrl: httpUrlSchema,
+  /** Write-only: stored encrypted with APP_SECRET. */
+  apiKey: z.string().trim().min(1, 'Leave the API key out to keep it, or send null to clear it').max(4096).nullable(),
+  /** The provider's model name, sent as `model` in the request. */
+  modelId: z.string().trim().min(1).max(200),
+  supportsReasoning: z.boolean(),
+  enabled: z.boolean(),
+});
+
+/** POST /api/models. */
+export const createModelInputSchema = modelFieldsSchema.extend({
+  apiKey: modelFieldsSchema.shape.apiKey.optional(),
+  supportsReasoning: z.boolean().default(false),
+  enabled: z.boolean().default(true),
+});
+export type CreateModelInput = z.input<typeof createModelInputSchema>;
+
+/** PUT /api/models/:id: any subset; `apiKey` left out keeps the stored key, `null` clears it. */
+export const updateModelInputSchema = modelFieldsSchema.partial();
+export type UpdateModelInput = z.input<typeof updateModelInputSchema>;
+
+function toModelView({ apiKeyEncrypted, ...row }: LlmModelRow): LlmModel {
+  return { ...row, hasApiKey: apiKeyEncrypted !== null };
+}
+
+function encryptKey(apiKey: string | null | undefined, appSecret: string): string | null {
+  return apiKey ? encryptSecret(apiKey, appSecret) : null;
+}
+
+async function findModelRow(db: Database, id: string): Promise<LlmModelRow> {
+  const [row] = await db.select().from(llmModels).where(eq(llmModels.id, id));
+  if (!row) throw new NotFoundError('Model', id);
+  return row;
+}
+
+/** Models by name; `{ enabled: true }` for the ones a chat may use. */
+export async function listModels(db: Database, filter: { enabled?: boolean } = {}): Promise<LlmModel[]> {
+  const rows = await db
+    .select()
+    .from(llmModels)
+    .where(filter.enabled === undefined ? undefined : eq(llmModels.enabled, filter.enabled))
+    .orderBy(asc(llmModels.name), asc(llmModels.createdAt));
+  return rows.map(toModelView);
+}
+
+export async function getModel(db: Database, id: string): Promise<LlmModel> {
+  return toModelView(await findModelRow(db, id));
+}
+
+/** Creates a model; a given `apiKey` is encrypted with `appSecret` before it is stored. */
+export async function createModel(db: Database, input: CreateModelInput, appSecret: string): Promise<LlmModel> {
+  const { apiKey, ...fields } = createModelInputSchema.parse(input);
+  const [row] = await db
+    .insert(llmModels)
+    .values({ id: newId('model'), ...fields, apiKeyEncrypted: encryptKey(apiKey, appSecret) })
+    .returning();
+  return toModelView(row!);
+}
+
+/** Updates a model; `apiKey` undefined keeps the stored key, `null` clears it, a string replaces it. */
+export async function updateModel(db: Database, id: string, input: UpdateModelInput, appSecret: string): Promise<LlmModel> {
+  const { apiKey, ...fields } = updateModelInputSchema.parse(input);
+  const changes: Partial<typeof llmModels.$inferInsert> = { ...fields };
+  if (apiKey !== undefined) changes.apiKeyEncrypted = encryptKey(apiKey, appSecret);
+  if (Object.keys(changes).length === 0) return getModel(db, id);
+  const [row] = await db.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
+  if (!row) throw new NotFoundError('Model', id);
+  return toModelView(row);
+}
+
+/** Deletes a model; agents that used it keep working with no model set (`on delete set null`). */
+export async function deleteModel(db: Database, id: string): Promise<void> {
+  const deleted = await db.delete(llmModels).where(eq(llmModels.id, id)).returning({ id: llmModels.id });
+  if (deleted.length === 0) throw new NotFoundError('Model', id);
+}
+
+/**
+ * The model with its decrypted API key, for the worker's LLM call only; never send it to a client.
+ * @throws {SecretDecryptionError} when APP_SECRET is not the one the key was stored with.
+ */
+export async function getModelWithKey(db: Database, id: string, appSecret: string): Promise<LlmModelWithKey> {
+  const row = await findModelRow(db, id);
+  return { ...toModelView(row), apiKey: row.apiKeyEncrypted === null ? null : decryptSecret(row.apiKeyEncrypted, appSecret) };
+}
+
+export type ModelSeed = { baseUrl?: string; apiKey?: string; model?: string };
+
+/**
+ * Creates a model from LLM_BASE_URL / LLM_API_KEY / LLM_MODEL when both URL and model are set.
+ * Idempotent by (baseUrl, modelId): an existing match is left as the admin last edited it.
+ * @example await seedModelFromEnv(db, { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL }, env.APP_SECRET)
+ */
+export async function seedModelFromEnv(db: Database, seed: ModelSeed, appSecret: string): Promise<{ model: LlmModel; created: boolean } | null> {
+  const baseUrl = seed.baseUrl?.trim();
+  const modelId = seed.model?.trim();
+  if (!baseUrl || !modelId) return null;
+  const [existing] = await db
+    .select()
+    .from(llmModels)
+    .where(and(eq(llmModels.baseUrl, baseUrl), eq(llmModels.modelId, modelId)))
+    .orderBy(asc(llmModels.createdAt))
+    .limit(1);
+  if (existing) return { model: toModelView(existing), created: false };
+  const model = await createModel(db, { name: modelId, baseUrl, modelId, apiKey: seed.apiKey?.trim() || null }, appSecret);
+  return { model, created: true };
+}

@@ -1,0 +1,69 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { ACTIVE_RUN_STATUSES, runs, type RunStatus } from '../db/schema';
+import { newId } from '../ids';
+import type { ToolResult } from '../tools/define-tool-type';
+import { NotFoundError } from './errors';
+
+export type Run = typeof runs.$inferSelect;
+
+export const TERMINAL_RUN_STATUSES = ['succeeded', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
+
+export function isTerminal(status: RunStatus): boolean {
+  return (TERMINAL_RUN_STATUSES as readonly RunStatus[]).includes(status);
+}
+
+/** A standalone tool execution as a run: queued until the tool-exec job picks it up. */
+export async function createToolRun(db: Database, input: { userId: string; toolId: string; input: unknown }): Promise<Run> {
+  const [run] = await db
+    .insert(runs)
+    .values({ id: newId('run'), kind: 'tool', userId: input.userId, toolId: input.toolId, options: { input: input.input } })
+    .returning();
+  return run!;
+}
+
+export async function getRun(db: Database, id: string): Promise<Run> {
+  const [run] = await db.select().from(runs).where(eq(runs.id, id));
+  if (!run) throw new NotFoundError('Run', id);
+  return run;
+}
+
+/** The run if this user may see it (its owner, or any admin); otherwise NotFound, never Forbidden. */
+export async function getRunFor(db: Database, id: string, viewer: { id: string; role: string }): Promise<Run> {
+  const run = await getRun(db, id);
+  if (run.userId !== viewer.id && viewer.role !== 'admin') throw new NotFoundError('Run', id);
+  return run;
+}
+
+export async function setRunJobId(db: Database, runId: string, queueJobId: string): Promise<void> {
+  await db.update(runs).set({ queueJobId }).where(eq(runs.id, runId));
+}
+
+/** queued/awaiting_approval → running; returns false when the run already ended (e.g. cancelled). */
+export async function markRunRunning(db: Database, runId: string): Promise<boolean> {
+  const updated = await db
+    .update(runs)
+    .set({ status: 'running', startedAt: new Date() })
+    .where(and(eq(runs.id, runId), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
+    .returning({ id: runs.id });
+  return updated.length > 0;
+}
+
+/** Stores a standalone execution's result and ends its run. */
+export async function finishToolRun(db: Database, runId: string, result: ToolResult): Promise<void> {
+  await db
+    .update(runs)
+    .set({
+      status: result.success ? 'succeeded' : 'failed',
+      result,
+      error: result.success ? null : (result.error ?? 'failed'),
+      finishedAt: new Date(),
+    })
+    .where(eq(runs.id, runId));
+}
+
+/** The API's view of a run: no checkpoint (model messages can be large and are internal). */
+export function toRunView(run: Run) {
+  const { checkpoint: _checkpoint, ...view } = run;
+  return view;
+}

@@ -1,0 +1,229 @@
+import { and, asc, count, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '../db/client';
+import { agentToolLogs, agentTools, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
+import { newId } from '../ids';
+import type { ToolContext, ToolResult } from '../tools/define-tool-type';
+import { InvalidToolConfigError } from '../tools/errors';
+import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema } from '../tools/registry';
+import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+
+export type AgentTool = typeof agentTools.$inferSelect;
+
+/** A slug is the LLM tool name: OpenAI-compatible providers accept ^[a-zA-Z0-9_-]{1,64}$. */
+export const toolSlugSchema = z
+  .string()
+  .min(1)
+  .max(50)
+  .regex(/^[a-zA-Z0-9_-]+$/, 'Use letters, digits, "_" and "-" only (it becomes the tool name the model calls)');
+
+const toolFieldsSchema = z.object({
+  name: z.string().trim().min(1).max(50),
+  slug: toolSlugSchema,
+  description: z.string().max(2000).default(''),
+  enabled: z.boolean().default(true),
+  needsApproval: z.boolean().default(false),
+  approvalTimeoutMs: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).nullable().default(null),
+  sortOrder: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+});
+
+/** POST /api/agent-tools: the common fields plus `{ type, config }` checked against the registry. */
+export const createToolInputSchema = z.intersection(toolFieldsSchema, toolTypeConfigSchema);
+export type CreateToolInput = z.infer<typeof createToolInputSchema>;
+
+/** PUT /api/agent-tools/:id: any subset; `config` is validated against the tool's existing type. */
+export const updateToolInputSchema = toolFieldsSchema.partial().extend({ config: z.record(z.string(), z.unknown()).optional() });
+export type UpdateToolInput = z.infer<typeof updateToolInputSchema>;
+
+function isUniqueViolation(error: unknown): boolean {
+  const candidate = error as { code?: string; cause?: { code?: string } };
+  return candidate?.code === '23505' || candidate?.cause?.code === '23505';
+}
+
+function slugTaken(slug: string) {
+  return new ConflictError(`A tool with slug '${slug}' already exists`, { slug });
+}
+
+/** Validates a config for a type; issues carry paths under `config`. */
+export function validateToolConfig(type: string, config: unknown): Record<string, unknown> {
+  const toolType = getToolType(type);
+  const parsed = (toolType.configSchema as z.ZodType).safeParse(config ?? {});
+  if (!parsed.success) {
+    throw new InvalidInputError(
+      `Invalid config for tool type '${type}'`,
+      parsed.error.issues.map((issue) => ({ path: ['config', ...issue.path], message: issue.message })),
+    );
+  }
+  return parsed.data as Record<string, unknown>;
+}
+
+/** The row plus the JSON Schema of its input, as the admin UI and the LLM see it. */
+export function toToolView(tool: AgentTool) {
+  return { ...tool, inputSchema: inputJsonSchema(getToolType(tool.type)) };
+}
+
+export async function listTools(db: Database, filter: { enabled?: boolean } = {}): Promise<AgentTool[]> {
+  return db
+    .select()
+    .from(agentTools)
+    .where(filter.enabled === undefined ? undefined : eq(agentTools.enabled, filter.enabled))
+    .orderBy(asc(agentTools.sortOrder), asc(agentTools.name));
+}
+
+export async function getTool(db: Database, id: string): Promise<AgentTool> {
+  const [tool] = await db.select().from(agentTools).where(eq(agentTools.id, id));
+  if (!tool) throw new NotFoundError('Tool', id);
+  return tool;
+}
+
+export async function createTool(db: Database, input: CreateToolInput): Promise<AgentTool> {
+  const config = validateToolConfig(input.type, input.config);
+  try {
+    const [tool] = await db
+      .insert(agentTools)
+      .values({ id: newId('tool'), ...input, config })
+      .returning();
+    return tool!;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken(input.slug);
+    throw error;
+  }
+}
+
+export async function updateTool(db: Database, id: string, input: UpdateToolInput): Promise<AgentTool> {
+  const existing = await getTool(db, id);
+  const changes: Partial<typeof agentTools.$inferInsert> = { ...input };
+  if (input.config !== undefined) changes.config = validateToolConfig(existing.type, input.config);
+  if (Object.keys(changes).length === 0) return existing;
+  try {
+    const [tool] = await db.update(agentTools).set(changes).where(eq(agentTools.id, id)).returning();
+    if (!tool) throw new NotFoundError('Tool', id);
+    return tool;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw slugTaken(input.slug ?? existing.slug);
+    throw error;
+  }
+}
+
+export async function deleteTool(db: Database, id: string): Promise<void> {
+  const deleted = await db.delete(agentTools).where(eq(agentTools.id, id)).returning({ id: agentTools.id });
+  if (deleted.length === 0) throw new NotFoundError('Tool', id);
+}
+
+export const TOOL_LOG_OUTPUT_LIMIT = 10_000;
+
+function truncate(text: string, limit = TOOL_LOG_OUTPUT_LIMIT): string {
+  return text.length > limit ? `${text.slice(0, limit)}… [truncated ${text.length - limit} chars]` : text;
+}
+
+function outputText(result: ToolResult): string {
+  if (!result.success) return result.error ?? '';
+  return typeof result.data === 'string' ? result.data : JSON.stringify(result.data ?? null);
+}
+
+function logStatus(result: ToolResult): ToolLogStatus {
+  if (result.success) return 'success';
+  return result.metadata.timedOut === true ? 'timeout' : 'error';
+}
+
+export type ExecuteToolOptions = {
+  tool: AgentTool;
+  input: unknown;
+  context: Omit<ToolContext, 'signal'> & { signal?: AbortSignal };
+};
+
+/**
+ * Runs one tool call and logs it (seed 000 §3.4). With a run id and tool call id it is
+ * effectively-once: a call already recorded returns its stored result without executing again.
+ */
+export async function executeTool(db: Database, options: ExecuteToolOptions): Promise<ToolResult & { replayed?: boolean }> {
+  const { tool, input, context } = options;
+  const { runId, toolCallId } = context;
+  if (runId && toolCallId) {
+    const [previous] = await db
+      .select({ result: agentToolLogs.result })
+      .from(agentToolLogs)
+      .where(and(eq(agentToolLogs.runId, runId), eq(agentToolLogs.toolCallId, toolCallId)));
+    if (previous?.result) return { ...(previous.result as ToolResult), replayed: true };
+  }
+
+  const started = performance.now();
+  let result: ToolResult;
+  const toolType = getToolType(tool.type);
+  const config = (toolType.configSchema as z.ZodType).safeParse(tool.config);
+  const parsedInput = (toolType.inputSchema as z.ZodType).safeParse(input);
+  if (!config.success) {
+    result = { success: false, error: new InvalidToolConfigError(tool.type, config.error.issues).message, metadata: { durationMs: 0 } };
+  } else if (!parsedInput.success) {
+    const issues = parsedInput.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
+    result = { success: false, error: `Invalid input for ${tool.slug}: ${issues}`, metadata: { durationMs: 0 } };
+  } else {
+    const timeoutMs = executionTimeoutMs(toolType, config.data);
+    const deadline = AbortSignal.timeout(timeoutMs + 1000);
+    const signal = context.signal ? AbortSignal.any([context.signal, deadline]) : deadline;
+    try {
+      result = await Promise.race([
+        toolType.execute(parsedInput.data, config.data, { ...context, signal }),
+        new Promise<ToolResult>((resolve) =>
+          signal.addEventListener('abort', () =>
+            resolve({
+              success: false,
+              error: deadline.aborted ? `Timed out after ${timeoutMs} ms` : 'Cancelled',
+              metadata: { durationMs: Math.round(performance.now() - started), timedOut: deadline.aborted, cancelled: !deadline.aborted },
+            }),
+          ),
+        ),
+      ]);
+    } catch (error) {
+      // A type's execute should return failures as values; a throw is still a failure, not a crash.
+      result = { success: false, error: error instanceof Error ? error.message : String(error), metadata: { durationMs: 0 } };
+    }
+  }
+  result.metadata.durationMs ||= Math.round(performance.now() - started);
+
+  await db
+    .insert(agentToolLogs)
+    .values({
+      toolId: tool.id,
+      toolSlug: tool.slug,
+      userId: context.userId,
+      runId,
+      toolCallId,
+      input: input as object,
+      output: truncate(outputText(result)),
+      status: logStatus(result),
+      errorMessage: result.success ? null : truncate(result.error ?? 'failed', 2000),
+      durationMs: Math.round(result.metadata.durationMs),
+      result,
+    })
+    .onConflictDoNothing();
+  return result;
+}
+
+export const toolLogQuerySchema = z.object({
+  toolId: z.string().max(100).optional(),
+  status: z.enum(TOOL_LOG_STATUSES).optional(),
+  runId: z.string().max(100).optional(),
+  from: z.coerce.date().optional(),
+  to: z.coerce.date().optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** The `nextCursor` of the previous page (an id; pages go newest first). */
+  cursor: z.coerce.number().int().positive().optional(),
+});
+export type ToolLogQuery = z.infer<typeof toolLogQuerySchema>;
+
+/** Execution logs, newest first, filtered, keyset-paginated. */
+export async function listToolLogs(db: Database, query: ToolLogQuery) {
+  const filters: SQL[] = [];
+  if (query.toolId) filters.push(eq(agentToolLogs.toolId, query.toolId));
+  if (query.status) filters.push(eq(agentToolLogs.status, query.status));
+  if (query.runId) filters.push(eq(agentToolLogs.runId, query.runId));
+  if (query.from) filters.push(gte(agentToolLogs.createdAt, query.from));
+  if (query.to) filters.push(lte(agentToolLogs.createdAt, query.to));
+  const where = filters.length ? and(...filters) : undefined;
+  const pageWhere = query.cursor ? and(where, lt(agentToolLogs.id, query.cursor)) : where;
+  const rows = await db.select().from(agentToolLogs).where(pageWhere).orderBy(desc(agentToolLogs.id)).limit(query.limit + 1);
+  const [totalRow] = await db.select({ value: count() }).from(agentToolLogs).where(where);
+  const items = rows.slice(0, query.limit).map(({ result: _result, ...row }) => row);
+  return { items, total: totalRow?.value ?? 0, nextCursor: rows.length > query.limit ? String(items.at(-1)!.id) : null };
+}

@@ -1,0 +1,129 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { ToolContext, ToolResult } from '../define-tool-type';
+import { closeCalculatorProcess, evaluateExpression } from './evaluate-expression';
+import { calculatorToolType } from './index';
+
+afterAll(async () => {
+  await closeCalculatorProcess();
+});
+
+function context(signal = new AbortController().signal): ToolContext {
+  return { userId: null, runId: null, sessionId: null, toolCallId: null, signal, allowPrivateNetworks: false, services: {} };
+}
+
+function calculate(expression: string, precision?: number, signal?: AbortSignal): Promise<ToolResult> {
+  return calculatorToolType.execute(
+    { expression },
+    calculatorToolType.configSchema.parse(precision === undefined ? {} : { precision }),
+    context(signal),
+  );
+}
+
+describe('calculator tool', () => {
+  it('has defaults and JSON Schemas', () => {
+    expect(calculatorToolType.configSchema.parse({})).toEqual({ precision: 10 });
+    expect(calculatorToolType.configSchema.safeParse({ precision: 0 }).success).toBe(false);
+    expect(calculatorToolType.configSchema.safeParse({ precision: 21 }).success).toBe(false);
+    expect(z.toJSONSchema(calculatorToolType.configSchema, { io: 'input' })).toMatchObject({ type: 'object' });
+    expect(z.toJSONSchema(calculatorToolType.inputSchema)).toMatchObject({ required: ['expression'] });
+    expect(calculatorToolType.describe({ precision: 7 })).toMatch(/7 significant digits/);
+  });
+
+  it.each([
+    ['2 * (3 + 4)', '14'],
+    ['1 / 3', '0.3333333333'],
+    ['0.1 + 0.2', '0.3'],
+    ['2^10', '1024'],
+    ['sqrt(-4)', '2i'],
+    ['5!', '120'],
+    ['combinations(5, 2)', '10'],
+    ['cos(pi)', '-1'],
+    ['log(100, 10)', '2'],
+    ['mean([1, 2, 3, 4])', '2.5'],
+    ['det([1, 2; 3, 4])', '-2'],
+    ['[1, 2; 3, 4] * 2', '[[2, 4], [6, 8]]'],
+    ['5 inch to cm', '12.7 cm'],
+    ['a = 3; b = 4; sqrt(a^2 + b^2)', '5'],
+    ['f(x) = x^2 + 1; f(3)', '10'],
+    ['2 > 1', 'true'],
+    ['1 / 0', 'Infinity'],
+  ])('%s = %s', async (expression, expected) => {
+    const result = await calculate(expression);
+    expect(result).toMatchObject({ success: true, data: { expression, result: expected } });
+    expect(result.metadata.durationMs).toBeTypeOf('number');
+  });
+
+  it('rounds to the configured precision', async () => {
+    expect(await calculate('pi', 3)).toMatchObject({ data: { result: '3.14' } });
+    expect(await calculate('pi', 20)).toMatchObject({ data: { result: '3.141592653589793' } });
+    expect(await calculate('1/7', 4)).toMatchObject({ data: { result: '0.1429' } });
+  });
+
+  it('returns parse and evaluation errors as values', async () => {
+    expect(await calculate('2 +')).toMatchObject({ success: false, error: expect.stringMatching(/Could not evaluate "2 \+"/) });
+    expect(await calculate('unknownSymbol * 2')).toMatchObject({ success: false, error: expect.stringMatching(/Undefined symbol/) });
+    expect(await calculate('a = 1;')).toMatchObject({ success: false, error: expect.stringMatching(/no result/) });
+    expect(await calculate('f(x) = x')).toMatchObject({ success: false, error: expect.stringMatching(/function, not a value/) });
+  });
+
+  it('does not let variables leak between evaluations', async () => {
+    expect(await calculate('leak = 42')).toMatchObject({ success: true });
+    expect(await calculate('leak')).toMatchObject({ success: false, error: expect.stringMatching(/Undefined symbol leak/) });
+  });
+
+  it.each([
+    'import({ x: 1 }, { override: true })',
+    'evaluate("1 + 1")',
+    'createUnit("foo", "1 m")',
+    'parse("1 + 1")',
+    'compile("1 + 1")',
+    'simplify("x + x")',
+    'derivative("x^2", "x")',
+    'resolve(1)',
+    'config({ number: "BigNumber" })',
+    'typed("f", {})',
+    'chain(3)',
+    'help(sin)',
+    'f = evaluate; f("2")',
+    'g(x) = evaluate(x); g("1")',
+    '[1, 2].constructor',
+    'cos.constructor("return process")()',
+  ])('refuses the dangerous call %s', async (expression) => {
+    const result = await calculate(expression);
+    expect(result.success).toBe(false);
+  });
+
+  it('keeps working after a refused config change (the shared instance is untouched)', async () => {
+    await calculate('config({ number: "BigNumber" })');
+    expect(await calculate('0.1 + 0.2')).toMatchObject({ data: { result: '0.3' } });
+    expect(await evaluateExpression('typeOf(1)', { precision: 10 })).toEqual({ ok: true, result: 'number' });
+  });
+
+  it('stops a runaway computation and recovers', async () => {
+    const started = performance.now();
+    const outcome = await evaluateExpression('f(n) = n == 0 ? 0 : f(n - 1) + f(n - 1); f(60)', { precision: 10, timeoutMs: 300 });
+    expect(outcome).toEqual({ ok: false, error: 'The calculation took longer than 300 ms and was stopped.' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await calculate('1 + 1')).toMatchObject({ success: true, data: { result: '2' } });
+  });
+
+  it.each(['size(ones(20000, 20000))', 'size(1:1e9)'])('stops %s, which exhausts memory, without harming this process', async (expression) => {
+    const outcome = await evaluateExpression(expression, { precision: 10, timeoutMs: 20_000 });
+    expect(outcome).toEqual({ ok: false, error: expect.stringMatching(/more than \d+ MB of memory/) });
+    expect(await calculate('2 * 3')).toMatchObject({ data: { result: '6' } });
+  });
+
+  it('honours cancellation through context.signal', async () => {
+    await calculate('1');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const result = await calculate('f(n) = n == 0 ? 0 : f(n - 1) + f(n - 1); f(60)', 10, controller.signal);
+    expect(result).toMatchObject({ success: false, error: expect.stringMatching(/cancelled/) });
+  });
+
+  it('refuses over-long input', async () => {
+    const result = await calculate('1+'.repeat(1_500) + '1');
+    expect(result).toMatchObject({ success: false, error: expect.stringMatching(/Invalid input/) });
+  });
+});

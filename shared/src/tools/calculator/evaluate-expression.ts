@@ -1,0 +1,155 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { EvaluateRequest, EvaluateResponse } from './math-process';
+
+/** Wall-clock budget for one evaluation; past it the child process is killed and replaced. */
+export const EVALUATION_TIMEOUT_MS = 2_000;
+/** Heap ceiling for the child process, so a huge matrix kills the child, not the job worker. */
+export const EVALUATION_MEMORY_LIMIT_MB = 192;
+const STARTUP_TIMEOUT_MS = 30_000;
+const CHILD_PATH = fileURLToPath(new URL('./math-process.ts', import.meta.url));
+
+export type EvaluationOutcome = { ok: true; result: string } | { ok: false; error: string };
+
+export type EvaluateOptions = { precision: number; signal?: AbortSignal; timeoutMs?: number };
+
+/**
+ * Owns one mathjs child process, started on first use and replaced after it is killed.
+ * Evaluations run one at a time: they take microseconds, and a serial queue means killing a
+ * runaway evaluation never takes an innocent one down with it.
+ */
+class MathProcessHost {
+  #child: ChildProcess | undefined;
+  #ready: Promise<ChildProcess> | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #nextId = 1;
+
+  evaluate(expression: string, options: EvaluateOptions): Promise<EvaluationOutcome> {
+    const run = this.#queue.then(() => this.#run(expression, options));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  close(): Promise<void> {
+    const child = this.#child;
+    this.#forget(child);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+
+  #start(): Promise<ChildProcess> {
+    this.#ready ??= new Promise<ChildProcess>((resolve, reject) => {
+      // execArgv replaces the parent's (tsx or vitest loaders): the child is plain Node, which
+      // strips the types of math-process.ts itself.
+      const child = fork(CHILD_PATH, [], {
+        execArgv: [`--max-old-space-size=${EVALUATION_MEMORY_LIMIT_MB}`],
+        stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+        serialization: 'json',
+      });
+      this.#child = child;
+      // An idle calculator must not keep the parent process alive.
+      child.unref();
+      child.channel?.unref();
+      const timer = setTimeout(() => fail(new Error('the calculator process did not start in time')), STARTUP_TIMEOUT_MS);
+      const onMessage = (message: { type?: string }) => {
+        if (message.type !== 'ready') return;
+        cleanup();
+        resolve(child);
+      };
+      const fail = (error: Error) => {
+        cleanup();
+        this.#forget(child);
+        child.kill('SIGKILL');
+        reject(error);
+      };
+      const onExit = () => fail(new Error('the calculator process exited during startup'));
+      const cleanup = () => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('error', fail);
+        child.off('exit', onExit);
+      };
+      child.on('message', onMessage);
+      child.on('error', fail);
+      child.on('exit', onExit);
+    });
+    return this.#ready;
+  }
+
+  #forget(child: ChildProcess | undefined): void {
+    if (child === undefined || this.#child !== child) return;
+    this.#child = undefined;
+    this.#ready = undefined;
+  }
+
+  async #run(expression: string, options: EvaluateOptions): Promise<EvaluationOutcome> {
+    if (options.signal?.aborted) return { ok: false, error: 'The calculation was cancelled.' };
+    let child: ChildProcess;
+    try {
+      child = await this.#start();
+    } catch (error) {
+      return { ok: false, error: `Calculator unavailable: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    const timeoutMs = options.timeoutMs ?? EVALUATION_TIMEOUT_MS;
+    const request: EvaluateRequest = { id: this.#nextId++, expression, precision: options.precision };
+
+    return new Promise<EvaluationOutcome>((resolve) => {
+      const finish = (outcome: EvaluationOutcome, kill: boolean) => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        options.signal?.removeEventListener('abort', onAbort);
+        if (kill) {
+          this.#forget(child);
+          child.kill('SIGKILL');
+        }
+        resolve(outcome);
+      };
+      const onMessage = (response: EvaluateResponse) => {
+        if (response.id !== request.id) return;
+        finish(response.ok ? { ok: true, result: response.result } : { ok: false, error: response.error }, false);
+      };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+        // V8 aborts (SIGABRT / 134) when the heap limit is hit; anything else is a crash.
+        const outOfMemory = signal === 'SIGABRT' || code === 134;
+        finish(
+          {
+            ok: false,
+            error: outOfMemory
+              ? `The calculation needed more than ${EVALUATION_MEMORY_LIMIT_MB} MB of memory and was stopped.`
+              : 'The calculator stopped unexpectedly.',
+          },
+          true,
+        );
+      };
+      const onAbort = () => finish({ ok: false, error: 'The calculation was cancelled.' }, true);
+      const timer = setTimeout(
+        () => finish({ ok: false, error: `The calculation took longer than ${timeoutMs} ms and was stopped.` }, true),
+        timeoutMs,
+      );
+      child.on('message', onMessage);
+      child.on('exit', onExit);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      child.send(request);
+    });
+  }
+}
+
+const host = new MathProcessHost();
+
+/**
+ * Evaluates a mathjs expression in the limited instance in a child process, with a time and
+ * memory budget. Returns the result formatted to `precision` significant digits, or an error.
+ * @example await evaluateExpression('2 inch to cm', { precision: 10 }) // { ok: true, result: '5.08 cm' }
+ */
+export function evaluateExpression(expression: string, options: EvaluateOptions): Promise<EvaluationOutcome> {
+  return host.evaluate(expression, options);
+}
+
+/** Stops the child process (graceful shutdown, tests); the next evaluation starts a new one. */
+export function closeCalculatorProcess(): Promise<void> {
+  return host.close();
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { calculatorToolType } from './calculator';
+import { datetimeToolType } from './datetime';
+import type { ToolType } from './define-tool-type';
+import { NoSuchToolTypeError } from './errors';
+import { fetchToolType } from './fetch';
+
+/** Every tool type agentq knows. Adding a type is one folder and one entry here. */
+export const toolTypes = [fetchToolType, calculatorToolType, datetimeToolType] as const;
+
+export type RegisteredToolType = (typeof toolTypes)[number];
+export type ToolTypeName = RegisteredToolType['type'];
+export const TOOL_TYPE_NAMES = toolTypes.map((toolType) => toolType.type) as [ToolTypeName, ...ToolTypeName[]];
+
+const byName = new Map<string, ToolType>(toolTypes.map((toolType) => [toolType.type, toolType as ToolType]));
+
+/** The registered type, or NoSuchToolTypeError naming the available ones. */
+export function getToolType(type: string): ToolType {
+  const toolType = byName.get(type);
+  if (!toolType) throw new NoSuchToolTypeError(type, TOOL_TYPE_NAMES);
+  return toolType;
+}
+
+export function isToolTypeName(type: string): type is ToolTypeName {
+  return byName.has(type);
+}
+
+/**
+ * `{ type, config }` validated against the registry: a discriminated union derived from `toolTypes`,
+ * so config issues come back with paths under `config`.
+ */
+export const toolTypeConfigSchema = z.discriminatedUnion(
+  'type',
+  toolTypes.map((toolType) => z.object({ type: z.literal(toolType.type), config: (toolType.configSchema as z.ZodType).default({}) })) as unknown as [
+    z.ZodObject<{ type: z.ZodLiteral<ToolTypeName>; config: z.ZodType<Record<string, unknown>> }>,
+  ],
+  { error: () => `Unknown tool type. Available: ${TOOL_TYPE_NAMES.join(', ')}` },
+);
+
+const JSON_SCHEMA_OPTIONS = { io: 'input', unrepresentable: 'any' } as const;
+
+/** JSON Schema of a type's config (what the admin form is generated from). */
+export function configJsonSchema(toolType: ToolType) {
+  return z.toJSONSchema(toolType.configSchema as z.ZodType, JSON_SCHEMA_OPTIONS);
+}
+
+/** JSON Schema of a type's input (what the LLM and the execute form see). */
+export function inputJsonSchema(toolType: ToolType) {
+  return z.toJSONSchema(toolType.inputSchema as z.ZodType, JSON_SCHEMA_OPTIONS);
+}
+
+/** What `GET /api/tool-types` lists for every registered type. */
+export function describeToolTypes() {
+  return toolTypes.map((toolType) => ({
+    type: toolType.type,
+    label: toolType.label,
+    description: toolType.summary,
+    configSchema: configJsonSchema(toolType as ToolType),
+    inputSchema: inputJsonSchema(toolType as ToolType),
+    defaults: (toolType.configSchema as z.ZodType).parse({}) as Record<string, unknown>,
+  }));
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** How long one execution of this tool may take before the runner aborts it. */
+export function executionTimeoutMs(toolType: ToolType, config: unknown): number {
+  return toolType.timeoutMs?.(config) ?? DEFAULT_TIMEOUT_MS;
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from './markdown.ts';
+
+describe('renderMarkdown', () => {
+  it('renders GFM with line breaks', () => {
+    const html = renderMarkdown('# Title\n\nline one\nline two\n\n- a\n- b\n\n| x | y |\n|---|---|\n| 1 | 2 |');
+    expect(html).toContain('<h1>Title</h1>');
+    expect(html).toContain('line one<br>line two');
+    expect(html).toContain('<li>a</li>');
+    expect(html).toContain('<td>1</td>');
+  });
+
+  it('keeps Markdown below a lone tag line, shown as text (the fetch tool fence)', () => {
+    const html = renderMarkdown('url: http://x.test\nstatus: 200\n<untrusted-content id="ab12">\n# Hello\n\nBody\n</untrusted-content id="ab12">');
+    expect(html).toContain('<h1>Hello</h1>');
+    expect(html).toContain('&lt;untrusted-content id="ab12"&gt;');
+    expect(html).toContain('status: 200');
+    expect(html).not.toContain('<untrusted-content');
+  });
+
+  it('never renders raw HTML or script URLs', () => {
+    const html = renderMarkdown('<img src=x onerror=alert(1)>\n\nhi <b onclick="x()">bold</b> [link](javascript:alert(1))');
+    expect(html).not.toMatch(/<img|<b[ >]|href=/);
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('&lt;b onclick="x()"&gt;');
+  });
+
+  it('opens links in a new tab', () => {
+    expect(renderMarkdown('[docs](https://example.com/a?b=1&c=2)')).toBe(
+      '<p><a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer nofollow">docs</a></p>\n',
+    );
+  });
+
+  it('links images instead of loading them', () => {
+    const html = renderMarkdown('![logo](https://tracker.example/pixel.png)');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('href="https://tracker.example/pixel.png"');
+    expect(html).toContain('[image: logo]');
+  });
+});

@@ -1,0 +1,64 @@
+import DOMPurify from 'isomorphic-dompurify';
+import { Marked, type TokenizerAndRendererExtension } from 'marked';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
+}
+
+const LONE_TAG_LINE = /^ {0,3}(<\/?[A-Za-z][\w-]*(?:\s[^<>\n]*)?\/?>)[ \t]*(?:\n|$)/;
+const LONE_TAG_LINE_ANYWHERE = /^ {0,3}<\/?[A-Za-z][\w-]*(?:\s[^<>\n]*)?\/?>[ \t]*$/m;
+
+/**
+ * A line holding nothing but a tag (such as the `<untrusted-content id="…">` fence around
+ * fetched pages) becomes a block of its own. CommonMark would open an HTML block there that
+ * swallows the Markdown below it up to the next blank line, so a heading right after the
+ * fence would show as raw text.
+ */
+const loneTagLine: TokenizerAndRendererExtension = {
+  name: 'loneTagLine',
+  level: 'block',
+  start: (source) => source.match(LONE_TAG_LINE_ANYWHERE)?.index,
+  tokenizer(source) {
+    const match = LONE_TAG_LINE.exec(source);
+    if (!match) return undefined;
+    return { type: 'loneTagLine', raw: match[0], text: match[1] ?? '' };
+  },
+  renderer: (token) => `<p class="markdown-tag"><code>${escapeHtml(String(token.text))}</code></p>\n`,
+};
+
+const markdown = new Marked({
+  gfm: true,
+  breaks: true,
+  async: false,
+  extensions: [loneTagLine],
+  renderer: {
+    // Tool results and model text are untrusted: their raw HTML is shown as text, never rendered.
+    html: ({ text }) => escapeHtml(text),
+    // Images in untrusted content would make the browser request third-party URLs: link them instead.
+    image: ({ href, text }) =>
+      `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer nofollow">[image: ${escapeHtml(text || href)}]</a>`,
+    link({ href, title, tokens }) {
+      const label = this.parser.parseInline(tokens);
+      const titleAttribute = title ? ` title="${escapeHtml(title)}"` : '';
+      return `<a href="${escapeHtml(href)}"${titleAttribute} target="_blank" rel="noopener noreferrer nofollow">${label}</a>`;
+    },
+  },
+});
+
+/**
+ * Markdown → HTML that is safe for `{@html}`: GFM with line breaks, raw HTML shown as text,
+ * images as links (no third-party requests), links opening in a new tab, and the result sanitized with DOMPurify as the last step.
+ * @example <div class="markdown">{@html renderMarkdown(result.data)}</div>
+ */
+export function renderMarkdown(text: string): string {
+  if (!text) return '';
+  let html: string;
+  try {
+    html = markdown.parse(text, { async: false });
+  } catch {
+    html = `<p>${escapeHtml(text)}</p>`;
+  }
+  return DOMPurify.sanitize(html, { ADD_ATTR: ['target'] });
+}

@@ -1,0 +1,26 @@
+import { apiFetch } from '#lib/api.ts';
+import { throwPageError } from '#lib/page-error.ts';
+import type { AgentTool, ListPage, ToolLog } from '#lib/types.ts';
+import type { PageLoad } from './$types';
+
+/** Rows per page; "Load more" fetches the next page with the API's cursor. */
+const PAGE_SIZE = 50;
+
+/** The filters live in the URL, so a filtered view can be reloaded and shared. */
+const FILTER_KEYS = ['toolId', 'status', 'from', 'to'] as const;
+
+export const load: PageLoad = async ({ fetch, url, depends }) => {
+  depends('app:tool-logs');
+  const filters = Object.fromEntries(FILTER_KEYS.map((key) => [key, url.searchParams.get(key) ?? ''])) as Record<(typeof FILTER_KEYS)[number], string>;
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  for (const key of FILTER_KEYS) if (filters[key]) query.set(key, filters[key]);
+  try {
+    const [logs, tools] = await Promise.all([
+      apiFetch<ListPage<ToolLog>>(`/api/tool-logs?${query}`, { fetch }),
+      apiFetch<ListPage<AgentTool>>('/api/agent-tools', { fetch }),
+    ]);
+    return { logs, tools: tools.items, filters, query: query.toString() };
+  } catch (caught) {
+    throwPageError(caught, url);
+  }
+};

@@ -1,0 +1,31 @@
+import type { ToolOutput } from '@agentq/shared/events';
+import type { ToolResult } from '@agentq/shared/tools';
+
+/**
+ * What the model reads (seed 000 §3.4): a failure is an explicit instruction to stop retrying;
+ * a success carries the HTTP status and size when the tool reports them.
+ */
+export function toToolOutput(toolName: string, result: ToolResult & { replayed?: boolean }): ToolOutput {
+  const { durationMs, ...metadata } = result.metadata;
+  if (!result.success) {
+    return {
+      success: false,
+      text: `Tool execution failed: ${result.error ?? 'unknown error'}. Do not call ${toolName} again for this; answer with what you have and tell the user what failed.`,
+      error: result.error,
+      durationMs,
+      metadata,
+      replayed: result.replayed,
+    };
+  }
+  const body = typeof result.data === 'string' ? result.data : JSON.stringify(result.data ?? null);
+  const status = typeof metadata.statusCode === 'number' ? ` HTTP ${metadata.statusCode}` : '';
+  const size = typeof metadata.responseSize === 'number' ? ` ${metadata.responseSize} bytes` : '';
+  return {
+    success: true,
+    text: `[${toolName} result${status}${size}]\n${body}`,
+    data: result.data,
+    durationMs,
+    metadata,
+    replayed: result.replayed,
+  };
+}

@@ -1,0 +1,56 @@
+import type { Database } from '@agentq/shared/db';
+import type { Logger } from '@agentq/shared/logger';
+import { createQueues } from '@agentq/shared/queues';
+import { createWorkerRedis } from '@agentq/shared/redis';
+import { RunControl } from './agent/run-control';
+import type { WorkerDeps } from './processor';
+import { processors } from './processors';
+import { startWorkers, type WorkerPool } from './worker';
+
+export type WorkerRuntimeOptions = {
+  db: Database;
+  redisUrl: string;
+  prefix: string;
+  appSecret: string;
+  logger: Logger;
+  concurrency: number;
+  allowPrivateNetworks: boolean;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+};
+
+/** Connections, cancel control and one Worker per catalog queue: what a worker process runs. */
+export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: WorkerPool; deps: WorkerDeps; close: (deadlineMs: number) => Promise<{ timedOut: boolean }> } {
+  const redis = createWorkerRedis(options.redisUrl);
+  redis.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));
+  const subscriber = createWorkerRedis(options.redisUrl);
+  subscriber.on('error', () => {});
+  const queues = createQueues(redis, options.prefix);
+  const deps: WorkerDeps = {
+    db: options.db,
+    redis,
+    queues,
+    logger: options.logger,
+    allowPrivateNetworks: options.allowPrivateNetworks,
+    control: new RunControl(subscriber, options.prefix),
+    config: { prefix: options.prefix, appSecret: options.appSecret },
+  };
+  const pool = startWorkers(processors, deps, {
+    connection: redis,
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+    lockDurationMs: options.lockDurationMs,
+    stalledIntervalMs: options.stalledIntervalMs,
+  });
+  return {
+    pool,
+    deps,
+    close: async (deadlineMs) => {
+      const outcome = await pool.close(deadlineMs);
+      await deps.control.close();
+      await queues.close().catch(() => {});
+      redis.disconnect();
+      return outcome;
+    },
+  };
+}
