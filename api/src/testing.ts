@@ -62,8 +62,7 @@ export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSe
 /** A real worker process (worker/src/index.ts) on the test database and this app's queue prefix. */
 export async function startWorkerProcess(prefix: string, env: Record<string, string> = {}) {
   const entry = fileURLToPath(new URL('../../worker/src/index.ts', import.meta.url));
-  const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-  const child = spawn(process.execPath, [tsx, entry], {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     env: { ...process.env, DATABASE_URL: testDatabaseUrl(), REDIS_URL: testRedisUrl(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'info', FETCH_ALLOW_PRIVATE_NETWORKS: '1', APP_SECRET: TEST_APP_SECRET, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

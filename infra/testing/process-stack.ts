@@ -16,7 +16,7 @@ export type ManagedProcess = {
 };
 
 function run(entry: string, env: NodeJS.ProcessEnv, readyText: string, label: string): Promise<ManagedProcess> {
-  const child = spawn(process.execPath, [`${repoRoot}node_modules/tsx/dist/cli.mjs`, `${repoRoot}${entry}`], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}${entry}`], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

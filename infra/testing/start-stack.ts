@@ -32,7 +32,7 @@ export async function startStack(options: { env?: Record<string, string> } = {})
   const databaseUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${databaseName}` }).toString();
   const port = await freePort();
   const admin = { email: `admin-${randomBytes(3).toString('hex')}@test.local`, password: 'admin-password-123' };
-  const child = spawn(process.execPath, [`${repoRoot}node_modules/tsx/dist/cli.mjs`, `${repoRoot}infra/scripts/start.ts`], {
+  const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}infra/scripts/start.ts`], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -2,6 +2,7 @@ import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { createQueues } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
+import { disposeToolTypes } from '@agentq/shared/tools';
 import { RunControl } from './agent/run-control';
 import type { WorkerDeps } from './processor';
 import { processors } from './processors';
@@ -48,6 +49,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: Worke
     close: async (deadlineMs) => {
       const outcome = await pool.close(deadlineMs);
       await deps.control.close();
+      await disposeToolTypes();
       await queues.close().catch(() => {});
       redis.disconnect();
       return outcome;

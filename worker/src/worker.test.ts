@@ -88,9 +88,8 @@ describe('shutdown deadline', () => {
 describe('worker process', () => {
   it('closes its workers and exits 0 on SIGTERM', async () => {
     const entry = fileURLToPath(new URL('./index.ts', import.meta.url));
-    const tsx = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
-    const child = spawn(process.execPath, [tsx, entry], {
-      env: { ...process.env, DATABASE_URL: testDatabaseUrl(), REDIS_URL: testRedisUrl(), QUEUE_PREFIX: randomPrefix('sigterm'), WORKER_SHUTDOWN_DEADLINE_MS: '2000', LOG_LEVEL: 'info' },
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+      env: { ...process.env, DATABASE_URL: testDatabaseUrl(), REDIS_URL: testRedisUrl(), QUEUE_PREFIX: randomPrefix('sigterm'), APP_SECRET: 'test-secret-0123456789', WORKER_SHUTDOWN_DEADLINE_MS: '2000', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { NoSuchToolTypeError } from './errors';
-import { describeToolTypes, getToolType, toolTypeConfigSchema, toolTypes } from './registry';
+import { describeToolTypes, getToolType, inputJsonSchema, toolTypeConfigSchema, toolTypes } from './registry';
 
 describe('tool type registry', () => {
   it('has unique kebab-case names', () => {
@@ -24,6 +24,8 @@ describe('tool type registry', () => {
       const input = z.toJSONSchema(toolType.inputSchema as z.ZodType, { io: 'input' });
       expect(config.type).toBe('object');
       expect(input.type === 'object' || Array.isArray(input.oneOf) || Array.isArray(input.anyOf)).toBe(true);
+      // What the LLM gets must be an object schema at the top (function-calling APIs require it).
+      expect(inputJsonSchema(toolType as never).type).toBe('object');
     });
 
     it('is validated through the derived { type, config } union', () => {

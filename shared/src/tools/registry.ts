@@ -44,9 +44,18 @@ export function configJsonSchema(toolType: ToolType) {
   return z.toJSONSchema(toolType.configSchema as z.ZodType, JSON_SCHEMA_OPTIONS);
 }
 
-/** JSON Schema of a type's input (what the LLM and the execute form see). */
+/**
+ * JSON Schema of a type's input (what the LLM and the execute form see). Function-calling APIs
+ * require an object at the top, so a union of objects gets `type: "object"` beside its `oneOf`.
+ */
 export function inputJsonSchema(toolType: ToolType) {
-  return z.toJSONSchema(toolType.inputSchema as z.ZodType, JSON_SCHEMA_OPTIONS);
+  const schema = z.toJSONSchema(toolType.inputSchema as z.ZodType, JSON_SCHEMA_OPTIONS);
+  return schema.type === undefined && (schema.oneOf || schema.anyOf) ? { type: 'object' as const, ...schema } : schema;
+}
+
+/** Releases what tool types hold process-wide (e.g. the calculator's child process). */
+export async function disposeToolTypes(): Promise<void> {
+  await Promise.allSettled(toolTypes.map((toolType) => (toolType as ToolType).dispose?.()));
 }
 
 /** What `GET /api/tool-types` lists for every registered type. */

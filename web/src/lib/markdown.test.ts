@@ -18,6 +18,13 @@ describe('renderMarkdown', () => {
     expect(html).not.toContain('<untrusted-content');
   });
 
+  it('ends a list at a lone tag line, but leaves tag lines inside code fences alone', () => {
+    const html = renderMarkdown('- first\n- second\n</untrusted-content id="ab12">\n\n```html\n<div>\n```');
+    expect(html).toContain('<li>second</li>');
+    expect(html).toContain('<p class="markdown-tag"><code>&lt;/untrusted-content id="ab12"&gt;</code></p>');
+    expect(html).toContain('<pre><code class="language-html">&lt;div&gt;\n</code></pre>');
+  });
+
   it('never renders raw HTML or script URLs', () => {
     const html = renderMarkdown('<img src=x onerror=alert(1)>\n\nhi <b onclick="x()">bold</b> [link](javascript:alert(1))');
     expect(html).not.toMatch(/<img|<b[ >]|href=/);

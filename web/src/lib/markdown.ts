@@ -28,6 +28,31 @@ const loneTagLine: TokenizerAndRendererExtension = {
   renderer: (token) => `<p class="markdown-tag"><code>${escapeHtml(String(token.text))}</code></p>\n`,
 };
 
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * Puts blank lines around lone tag lines outside code fences, so such a line also ends a list
+ * or paragraph above it instead of being read as that paragraph's last line.
+ */
+function isolateTagLines(text: string): string {
+  let fence: string | null = null;
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    const fenceMatch = FENCE.exec(line);
+    if (fenceMatch?.[1]) {
+      const marker = fenceMatch[1];
+      if (fence === null) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+      lines.push(line);
+    } else if (fence === null && LONE_TAG_LINE.test(line)) {
+      lines.push('', line, '');
+    } else {
+      lines.push(line);
+    }
+  }
+  return lines.join('\n');
+}
+
 const markdown = new Marked({
   gfm: true,
   breaks: true,
@@ -56,7 +81,7 @@ export function renderMarkdown(text: string): string {
   if (!text) return '';
   let html: string;
   try {
-    html = markdown.parse(text, { async: false });
+    html = markdown.parse(isolateTagLines(text), { async: false });
   } catch {
     html = `<p>${escapeHtml(text)}</p>`;
   }

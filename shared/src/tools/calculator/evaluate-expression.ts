@@ -35,6 +35,8 @@ class MathProcessHost {
     this.#forget(child);
     if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
     return new Promise((resolve) => {
+      // Hold the event loop open until the child is really gone (it is unref'd while idle).
+      child.ref();
       child.once('exit', () => resolve());
       child.kill('SIGKILL');
     });

@@ -3,8 +3,9 @@ import { throwPageError } from '#lib/page-error.ts';
 import type { AgentTool, ListPage, ToolLog } from '#lib/types.ts';
 import type { PageLoad } from './$types';
 
-/** Rows per page; "Load more" fetches the next page with the API's cursor. */
+/** Rows per page (`?limit=` overrides, up to the API's maximum); "Load more" fetches the next page with the API's cursor. */
 const PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 200;
 
 /** The filters live in the URL, so a filtered view can be reloaded and shared. */
 const FILTER_KEYS = ['toolId', 'status', 'from', 'to'] as const;
@@ -12,7 +13,8 @@ const FILTER_KEYS = ['toolId', 'status', 'from', 'to'] as const;
 export const load: PageLoad = async ({ fetch, url, depends }) => {
   depends('app:tool-logs');
   const filters = Object.fromEntries(FILTER_KEYS.map((key) => [key, url.searchParams.get(key) ?? ''])) as Record<(typeof FILTER_KEYS)[number], string>;
-  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  const limit = Number.parseInt(url.searchParams.get('limit') ?? '', 10);
+  const query = new URLSearchParams({ limit: String(limit >= 1 && limit <= MAX_PAGE_SIZE ? limit : PAGE_SIZE) });
   for (const key of FILTER_KEYS) if (filters[key]) query.set(key, filters[key]);
   try {
     const [logs, tools] = await Promise.all([
