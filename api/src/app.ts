@@ -12,7 +12,7 @@ import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { modelRoutes } from './routes/models';
 import { runRoutes } from './routes/runs';
-import { sessionRoutes } from './routes/sessions';
+import { chatOptionRoutes, sessionRoutes } from './routes/sessions';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { userRoutes } from './routes/users';
 
@@ -29,6 +29,7 @@ function apiRoutes() {
     .route('/tool-logs', toolLogRoutes)
     .route('/models', modelRoutes)
     .route('/agents', agentRoutes)
+    .route('/chat-options', chatOptionRoutes)
     .route('/sessions', sessionRoutes)
     .route('/runs', runRoutes);
 }

@@ -4,6 +4,8 @@ import {
   createSessionInputSchema,
   getActiveRun,
   getChatSessionFor,
+  listAgents,
+  listModels,
   listChatSessions,
   listSessionMessages,
   setRunJobId,
@@ -22,6 +24,20 @@ import { validate } from '../validate';
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
 const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(200).optional() });
+
+/** What any signed-in user may pick from on the chat page: names only, no configuration or secrets. */
+export const chatOptionRoutes = new Hono<AppEnv>().get(
+  '/',
+  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only)' }),
+  requireUser,
+  async (c) => {
+    const [models, agents] = await Promise.all([listModels(c.var.db, { enabled: true }), listAgents(c.var.db)]);
+    return c.json({
+      models: models.map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning })),
+      agents: agents.map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
+    });
+  },
+);
 
 export const sessionRoutes = new Hono<AppEnv>()
   .use(requireUser)

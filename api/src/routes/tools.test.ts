@@ -70,6 +70,9 @@ describe('agent tools CRUD', () => {
     const updated = await put(`/api/agent-tools/${tool.id}`, { config: { precision: 4 }, needsApproval: true, description: 'Adds numbers' });
     expect(updated.status).toBe(200);
     expect(await updated.json()).toMatchObject({ config: { precision: 4 }, needsApproval: true, description: 'Adds numbers' });
+    // A partial update leaves every field it does not name as it was.
+    const partial = await (await put(`/api/agent-tools/${tool.id}`, { config: { precision: 6 } })).json();
+    expect(partial).toMatchObject({ config: { precision: 6 }, needsApproval: true, description: 'Adds numbers', sortOrder: 5, enabled: true });
     expect((await t.app.request(`/api/agent-tools/${tool.id}`, { headers: admin.headers })).status).toBe(200);
     expect((await t.app.request(`/api/agent-tools/${tool.id}`, { method: 'DELETE', headers: admin.headers })).status).toBe(204);
     expect((await t.app.request(`/api/agent-tools/${tool.id}`, { headers: admin.headers })).status).toBe(404);

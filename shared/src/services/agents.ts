@@ -156,6 +156,7 @@ export async function listAgents(db: Database): Promise<Agent[]> {
   return toAgentViews(db, rows);
 }
 
+/** One agent with its model and tools. @throws {NotFoundError} */
 export async function getAgent(db: Database, id: string): Promise<Agent> {
   const [view] = await toAgentViews(db, [await findAgentRow(db, id)]);
   return view!;

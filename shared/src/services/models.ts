@@ -68,6 +68,7 @@ export async function listModels(db: Database, filter: { enabled?: boolean } = {
   return rows.map(toModelView);
 }
 
+/** One model as routes show it (no key). @throws {NotFoundError} */
 export async function getModel(db: Database, id: string): Promise<LlmModel> {
   return toModelView(await findModelRow(db, id));
 }

@@ -17,14 +17,23 @@ export const toolSlugSchema = z
   .max(50)
   .regex(/^[a-zA-Z0-9_-]+$/, 'Use letters, digits, "_" and "-" only (it becomes the tool name the model calls)');
 
-const toolFieldsSchema = z.object({
+const toolFields = {
   name: z.string().trim().min(1).max(50),
   slug: toolSlugSchema,
-  description: z.string().max(2000).default(''),
-  enabled: z.boolean().default(true),
-  needsApproval: z.boolean().default(false),
-  approvalTimeoutMs: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).nullable().default(null),
-  sortOrder: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+  description: z.string().max(2000),
+  enabled: z.boolean(),
+  needsApproval: z.boolean(),
+  approvalTimeoutMs: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).nullable(),
+  sortOrder: z.number().int().min(-1_000_000).max(1_000_000),
+};
+
+const toolFieldsSchema = z.object({
+  ...toolFields,
+  description: toolFields.description.default(''),
+  enabled: toolFields.enabled.default(true),
+  needsApproval: toolFields.needsApproval.default(false),
+  approvalTimeoutMs: toolFields.approvalTimeoutMs.default(null),
+  sortOrder: toolFields.sortOrder.default(0),
 });
 
 /** POST /api/agent-tools: the common fields plus `{ type, config }` checked against the registry. */
@@ -32,7 +41,8 @@ export const createToolInputSchema = z.intersection(toolFieldsSchema, toolTypeCo
 export type CreateToolInput = z.infer<typeof createToolInputSchema>;
 
 /** PUT /api/agent-tools/:id: any subset; `config` is validated against the tool's existing type. */
-export const updateToolInputSchema = toolFieldsSchema.partial().extend({ config: z.record(z.string(), z.unknown()).optional() });
+// Built from the fields without defaults: zod keeps defaults inside .partial(), which would reset omitted fields.
+export const updateToolInputSchema = z.object(toolFields).partial().extend({ config: z.record(z.string(), z.unknown()).optional() });
 export type UpdateToolInput = z.infer<typeof updateToolInputSchema>;
 
 function isUniqueViolation(error: unknown): boolean {
