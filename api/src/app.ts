@@ -11,6 +11,7 @@ import { authRoutes } from './routes/auth';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { modelRoutes } from './routes/models';
+import { approvalRoutes } from './routes/approvals';
 import { runRoutes } from './routes/runs';
 import { chatOptionRoutes, sessionRoutes } from './routes/sessions';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
@@ -31,7 +32,8 @@ function apiRoutes() {
     .route('/agents', agentRoutes)
     .route('/chat-options', chatOptionRoutes)
     .route('/sessions', sessionRoutes)
-    .route('/runs', runRoutes);
+    .route('/runs', runRoutes)
+    .route('/approvals', approvalRoutes);
 }
 
 export type AppType = ReturnType<typeof apiRoutes>;

@@ -78,6 +78,8 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
     redisUrl,
     prefix: env.QUEUE_PREFIX,
     appSecret: env.APP_SECRET,
+    approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
+    reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     logger,
     concurrency: env.WORKER_CONCURRENCY,
     allowPrivateNetworks: env.FETCH_ALLOW_PRIVATE_NETWORKS,

@@ -32,6 +32,10 @@ export const envSchema = z.object({
   /** A job's lock lasts this long without renewal; a crashed worker's job moves on after lock + stall interval. */
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(30_000),
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(1000).default(15_000),
+  /** Default wait for a human decision before an approval expires (counted as denied). */
+  APPROVAL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
+  /** How often each worker re-enqueues runs PostgreSQL says are active but Redis has no job for. */
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

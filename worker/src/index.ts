@@ -21,6 +21,8 @@ async function main() {
     redisUrl: env.REDIS_URL,
     prefix: env.QUEUE_PREFIX,
     appSecret: env.APP_SECRET,
+    approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
+    reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     logger,
     concurrency: env.WORKER_CONCURRENCY,
     allowPrivateNetworks: env.FETCH_ALLOW_PRIVATE_NETWORKS,

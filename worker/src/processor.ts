@@ -20,6 +20,8 @@ export type WorkerDeps = {
     prefix: string;
     /** Decrypts model API keys. */
     appSecret: string;
+    /** How long an approval waits when neither the tool nor the agent sets a timeout. */
+    approvalTimeoutMs: number;
   };
 };
 

@@ -6,6 +6,7 @@ import { disposeToolTypes } from '@agentq/shared/tools';
 import { RunControl } from './agent/run-control';
 import type { WorkerDeps } from './processor';
 import { processors } from './processors';
+import { startReconciler } from './reconciler';
 import { startWorkers, type WorkerPool } from './worker';
 
 export type WorkerRuntimeOptions = {
@@ -13,6 +14,9 @@ export type WorkerRuntimeOptions = {
   redisUrl: string;
   prefix: string;
   appSecret: string;
+  approvalTimeoutMs?: number;
+  /** 0 turns the reconciler off (tests that drive it by hand). */
+  reconcileIntervalMs?: number;
   logger: Logger;
   concurrency: number;
   allowPrivateNetworks: boolean;
@@ -34,7 +38,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: Worke
     logger: options.logger,
     allowPrivateNetworks: options.allowPrivateNetworks,
     control: new RunControl(subscriber, options.prefix),
-    config: { prefix: options.prefix, appSecret: options.appSecret },
+    config: { prefix: options.prefix, appSecret: options.appSecret, approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000 },
   };
   const pool = startWorkers(processors, deps, {
     connection: redis,
@@ -43,10 +47,12 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: Worke
     lockDurationMs: options.lockDurationMs,
     stalledIntervalMs: options.stalledIntervalMs,
   });
+  const reconciler = options.reconcileIntervalMs === 0 ? undefined : startReconciler(options.db, queues, options.logger, options.reconcileIntervalMs ?? 60_000);
   return {
     pool,
     deps,
     close: async (deadlineMs) => {
+      reconciler?.stop();
       const outcome = await pool.close(deadlineMs);
       await deps.control.close();
       await disposeToolTypes();

@@ -11,7 +11,7 @@ import { RunControl } from './agent/run-control';
 import type { WorkerDeps } from './processor';
 
 function testDeps(db: WorkerDeps['db'], redis: WorkerDeps['redis'], queues: WorkerDeps['queues'], prefix: string): WorkerDeps {
-  return { db, redis, queues, logger: silentLogger, allowPrivateNetworks: false, control: new RunControl(redis.duplicate(), prefix), config: { prefix, appSecret: 'test-secret-0123456789' } };
+  return { db, redis, queues, logger: silentLogger, allowPrivateNetworks: false, control: new RunControl(redis.duplicate(), prefix), config: { prefix, appSecret: 'test-secret-0123456789', approvalTimeoutMs: 60_000 } };
 }
 
 describe('worker pool', () => {

@@ -1,4 +1,5 @@
-import type { RunEvent } from '@agentq/shared/events';
+import { messageToChunks, type RunChunk, type RunEvent } from '@agentq/shared/events';
+import type { Run } from '@agentq/shared/services';
 import { firstRunEventSeq, readRunEvents } from '@agentq/shared/run-stream';
 import { getRunFor, isTerminal } from '@agentq/shared/services';
 import { messages } from '@agentq/shared/db';
@@ -7,7 +8,19 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../deps';
 import { currentUser } from '../middleware/auth';
-import { replayFromMessage } from './replay-from-message';
+
+/** A finished run replayed from its persisted message (sequence numbers of the replay itself). */
+function replayFromMessage(run: Run, parts: unknown[]): RunEvent[] {
+  const chunks: RunChunk[] = messageToChunks(run.id, parts);
+  chunks.push({
+    type: 'data-run-status',
+    transient: true,
+    data: { status: run.status, finishReason: run.finishReason ?? undefined, steps: run.steps, hitStepLimit: run.hitStepLimit, error: run.error ?? undefined },
+  });
+  if (run.error) chunks.push({ type: 'error', errorText: run.error });
+  chunks.push({ type: 'finish' });
+  return chunks.map((chunk, index) => ({ runId: run.id, seq: index + 1, chunk }));
+}
 
 /**
  * GET /api/runs/:id/events — the run as an AI SDK UI message stream over SSE. Replays after

@@ -9,6 +9,7 @@ import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
 import { currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
+import { wakeParkedRun } from '../resume-run';
 import { streamRunEvents } from './run-events';
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
@@ -36,5 +37,7 @@ export const runRoutes = new Hono<AppEnv>()
       .set({ status: 'cancelled', finishReason: 'cancelled', finishedAt: new Date() })
       .where(and(eq(runs.id, run.id), inArray(runs.status, ['queued', 'running', 'awaiting_approval'])));
     await publishCancel(c.var.redis, c.var.queues.prefix, run.id);
+    // A parked or queued run wakes up, sees it was cancelled and closes its stream.
+    await wakeParkedRun(c.var.queues, run);
     return c.json(toRunView(await getRunFor(c.var.db, run.id, currentUser(c))), 202);
   });

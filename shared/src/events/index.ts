@@ -1,2 +1,3 @@
 export * from './data-parts';
 export * from './run-event';
+export * from './message-to-chunks';

@@ -7,3 +7,4 @@ export * from './chat';
 export * from './secrets';
 export * from './models';
 export * from './agents';
+export * from './approvals';

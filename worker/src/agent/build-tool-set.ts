@@ -6,7 +6,8 @@ import type { z } from 'zod';
 import type { WorkerDeps } from '../processor';
 import { toToolOutput } from './tool-output';
 
-export type OfferedTool = { tool: AgentTool; needsApproval: boolean };
+/** A tool the run offers, with its effective approval rule and approval timeout (null = agent/platform default). */
+export type OfferedTool = { tool: AgentTool; needsApproval: boolean; approvalTimeoutMs?: number | null };
 
 export type ToolCallContext = {
   runId: string;

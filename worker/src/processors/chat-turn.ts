@@ -1,11 +1,28 @@
 import { agents, chatSessions, llmModels, messages, runs, type RunCheckpoint } from '@agentq/shared/db';
-import type { RunChunk, RunStatusData, ToolOutput } from '@agentq/shared/events';
+import { messageToChunks, type RunChunk, type RunStatusData, type ToolOutput } from '@agentq/shared/events';
 import { newId } from '@agentq/shared/ids';
 import { lastRunEventSeq, readRunEvents, RunEventPublisher } from '@agentq/shared/run-stream';
-import { decryptSecret, getRun, isTerminal, listTools, markRunRunning, NotFoundError, resolveAgentTools, type AgentTool, type Run } from '@agentq/shared/services';
+import {
+  approvalsForRun,
+  closeApprovalsOfRun,
+  createApproval,
+  decryptSecret,
+  expireApprovals,
+  getRun,
+  isTerminal,
+  listTools,
+  markRunRunning,
+  NotFoundError,
+  resolveAgentTools,
+  sessionGrants,
+  type AgentTool,
+  type Run,
+} from '@agentq/shared/services';
+import { getToolType } from '@agentq/shared/tools';
+import type { z } from 'zod';
 import { convertToModelMessages, isStepCount, streamText, toUIMessageStream, type ModelMessage, type ToolSet, type UIMessage } from 'ai';
 import type { Job } from 'bullmq';
-import { UnrecoverableError } from 'bullmq';
+import { DelayedError, UnrecoverableError } from 'bullmq';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { WorkerDeps } from '../processor';
 import { assembleMessage, hasContent, hasText } from '../agent/assemble-message';
@@ -52,18 +69,24 @@ async function historyMessages(deps: WorkerDeps, run: Run, tools: ToolSet): Prom
 }
 
 /** The tool loop for one chat run (SPEC §3): every stream part becomes a run event; progress is checkpointed per step. */
-export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerDeps): Promise<{ status: string }> {
+export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerDeps, token?: string): Promise<{ status: string }> {
   const run = await getRun(deps.db, job.data.runId).catch(() => {
     throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
   });
-  if (isTerminal(run.status)) return { status: run.status };
+  if (isTerminal(run.status) && run.status !== 'cancelled') return { status: run.status };
   if (run.kind !== 'chat' || !run.sessionId) throw new UnrecoverableError(`Run ${run.id} is not a chat run`);
 
   const log = deps.logger.child({ runId: run.id, jobId: job.id });
   const control = await deps.control.track(run.id);
   const chunks: RunChunk[] = [];
-  const lastSeq = await lastRunEventSeq(deps.redis, deps.config.prefix, run.id);
-  if (lastSeq > 0) for (const event of await readRunEvents(deps.redis, deps.config.prefix, run.id, 0)) chunks.push(event.chunk);
+  let lastSeq = await lastRunEventSeq(deps.redis, deps.config.prefix, run.id);
+  if (run.checkpoint?.lastSeq && lastSeq < run.checkpoint.lastSeq) {
+    // Redis lost the run's stream (restart without persistence): continue the numbering and the message from the checkpoint.
+    chunks.push(...messageToChunks(run.id, run.checkpoint.parts ?? []));
+    lastSeq = run.checkpoint.lastSeq;
+  } else if (lastSeq > 0) {
+    for (const event of await readRunEvents(deps.redis, deps.config.prefix, run.id, 0)) chunks.push(event.chunk);
+  }
   const publisher = new RunEventPublisher(deps.redis, deps.config.prefix, run.id, lastSeq, (event) => chunks.push(event.chunk));
   const emit = (chunk: RunChunk) => publisher.emit(chunk);
   const status = (data: RunStatusData) => emit({ type: 'data-run-status', data, transient: true });
@@ -73,6 +96,8 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
   let steps = checkpoint?.steps ?? 0;
 
   async function saveCheckpoint(next: RunCheckpoint) {
+    await publisher.flush();
+    next = { ...next, lastSeq: publisher.lastSeq, parts: (await assembleMessage(run.id, chunks)).parts };
     checkpoint = next;
     await deps.db.update(runs).set({ checkpoint: next, steps: next.steps, usage: next.usage ?? null }).where(eq(runs.id, run.id));
   }
@@ -102,7 +127,10 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
     if (!(await markRunRunning(deps.db, run.id))) {
       // Cancelled while queued: end the stream so followers stop waiting.
       const current = await getRun(deps.db, run.id);
-      if (current.status === 'cancelled') await finish({ status: 'cancelled', finishReason: 'cancelled' });
+      if (current.status === 'cancelled' && chunks.at(-1)?.type !== 'finish') {
+        await closeApprovalsOfRun(deps.db, run.id, 'run cancelled');
+        await finish({ status: 'cancelled', finishReason: 'cancelled' });
+      }
       return { status: current.status };
     }
     if (lastSeq === 0) emit({ type: 'start', messageId: run.id });
@@ -148,23 +176,48 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
         emit({ type: 'tool-output-available', toolCallId: call.toolCallId, output });
         results.push({ ...call, output });
       }
+      const known = new Set(
+        history
+          .flatMap((message) => (Array.isArray(message.content) ? (message.content as { type: string; toolCallId?: string }[]) : []))
+          .filter((part) => part.type === 'tool-call')
+          .map((part) => part.toolCallId),
+      );
+      const unannounced = pending.filter((call) => !known.has(call.toolCallId));
       history = [
         ...history,
-        { role: 'assistant', content: pending.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input })) },
+        ...(unannounced.length ? [{ role: 'assistant' as const, content: unannounced.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolName, input: call.input })) }] : []),
         { role: 'tool', content: results.map((result) => ({ type: 'tool-result' as const, toolCallId: result.toolCallId, toolName: result.toolName, output: { type: 'text' as const, value: result.output.text } })) },
       ];
-      steps += 1;
+      if (unannounced.length) steps += 1;
       await saveCheckpoint({ messages: history, steps, usage });
     }
 
     const reasoningStarted = new Map<string, number>();
+    const defaultApprovalTimeoutMs = agent?.approvalTimeoutMs ?? deps.config.approvalTimeoutMs;
+
+    /** Whether this call needs a human: the tool's flag or the agent's override, or the type's per-input rule; never when granted for the session. */
+    function approvalFor(entry: OfferedTool, grants: Set<string>) {
+      return (input: unknown) => {
+        if (grants.has(entry.tool.slug)) return 'not-applicable' as const;
+        const toolType = getToolType(entry.tool.type);
+        const config = (toolType.configSchema as z.ZodType).safeParse(entry.tool.config);
+        const byType = config.success && toolType.needsApproval ? toolType.needsApproval(input, config.data) : false;
+        return entry.needsApproval || byType ? ('user-approval' as const) : ('not-applicable' as const);
+      };
+    }
+
     async function streamStep(messagesForCall: ModelMessage[], stepBudget: number, withTools: boolean) {
       stepMessages = messagesForCall;
+      const grants = await sessionGrants(deps.db, run.sessionId!);
+      const toolApproval = Object.fromEntries(offered.map((entry) => [entry.tool.slug, approvalFor(entry, grants)]));
+      const inputs = new Map<string, { toolName: string; input: unknown }>();
+      const approvalRequests: { sdkApprovalId: string; toolCallId: string }[] = [];
       const result = streamText({
         model,
         instructions,
         messages: messagesForCall,
         tools: withTools ? tools : undefined,
+        toolApproval: withTools ? (toolApproval as never) : undefined,
         stopWhen: isStepCount(stepBudget),
         abortSignal: control.signal,
         prepareStep: async ({ messages: current, stepNumber }) => {
@@ -186,28 +239,127 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
           emit({ ...chunk, providerMetadata: { ...chunk.providerMetadata, agentq: { durationMs: durationMs ?? 0 } } });
           continue;
         }
+        if (chunk.type === 'tool-input-available') inputs.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
+        if (chunk.type === 'tool-approval-request') approvalRequests.push({ sdkApprovalId: chunk.approvalId, toolCallId: chunk.toolCallId });
         if (chunk.type === 'error') throw new Error(chunk.errorText);
         emit(chunk);
       }
       const finalStep = await result.finalStep;
       const responseMessages = (await result.responseMessages) as ModelMessage[];
-      return { finishReason: finalStep.finishReason, messages: [...messagesForCall, ...responseMessages] };
+      return {
+        finishReason: finalStep.finishReason,
+        messages: [...messagesForCall, ...responseMessages],
+        approvalRequests: approvalRequests.map((request) => ({ ...request, ...inputs.get(request.toolCallId)! })),
+      };
     }
 
-    const remaining = Math.max(1, maxSteps - steps);
-    let outcome = await streamStep(history, remaining, Object.keys(tools).length > 0);
-    await saveCheckpoint({ messages: outcome.messages, steps, usage });
-    let hitStepLimit = false;
-    if (outcome.finishReason === 'tool-calls' && steps >= maxSteps) {
-      // The step limit was spent on tool calls: one last step without tools so the model answers with what it has.
-      hitStepLimit = true;
-      outcome = await streamStep(outcome.messages, 1, false);
-      await saveCheckpoint({ messages: outcome.messages, steps, usage });
+    /** Stores the step's approval requests, tells followers, and marks the run as waiting for a human. */
+    async function requestApprovals(requests: { sdkApprovalId: string; toolCallId: string; toolName: string; input: unknown }[]) {
+      const awaiting: NonNullable<RunCheckpoint['awaitingApprovals']> = [];
+      for (const request of requests) {
+        const entry = offered.find((candidate) => candidate.tool.slug === request.toolName);
+        const timeoutMs = entry?.approvalTimeoutMs ?? defaultApprovalTimeoutMs;
+        const approval = await createApproval(deps.db, {
+          runId: run.id,
+          userId: run.userId,
+          toolCallId: request.toolCallId,
+          toolId: entry?.tool.id ?? null,
+          toolName: request.toolName,
+          input: request.input,
+          expiresAt: new Date(Date.now() + timeoutMs),
+        });
+        awaiting.push({ approvalId: approval.id, sdkApprovalId: request.sdkApprovalId, toolCallId: request.toolCallId });
+        emit({
+          type: 'data-approval-request',
+          id: approval.id,
+          data: { approvalId: approval.id, toolCallId: request.toolCallId, toolName: request.toolName, input: request.input, expiresAt: approval.expiresAt.toISOString() },
+        });
+      }
+      return awaiting;
     }
+
+    /**
+     * Turns decided approvals into the AI SDK's tool-approval-response message (edited input applied
+     * to the call in history). Returns null while any approval is still pending and unexpired.
+     */
+    async function resolveApprovals(awaiting: NonNullable<RunCheckpoint['awaitingApprovals']>) {
+      await expireApprovals(deps.db, run.id);
+      const rows = new Map((await approvalsForRun(deps.db, run.id)).map((row) => [row.id, row]));
+      if (awaiting.some((entry) => rows.get(entry.approvalId)?.status === 'pending')) return null;
+      const edits = new Map<string, unknown>();
+      const responses = awaiting.map((entry) => {
+        const row = rows.get(entry.approvalId)!;
+        const approved = row.status === 'approved';
+        if (approved && row.editedInput !== null && row.editedInput !== undefined) edits.set(entry.toolCallId, row.editedInput);
+        const reason = row.status === 'expired' ? 'expired: nobody approved this tool call in time' : (row.reason ?? undefined);
+        emit({
+          type: 'data-approval-response',
+          id: `${row.id}-response`,
+          data: { approvalId: row.id, toolCallId: entry.toolCallId, status: row.status as 'approved' | 'denied' | 'expired', reason: row.reason ?? undefined, decidedBy: row.decidedBy ?? undefined, editedInput: row.editedInput ?? undefined },
+        });
+        return { type: 'tool-approval-response' as const, approvalId: entry.sdkApprovalId, approved, reason: approved ? undefined : reason };
+      });
+      const withEdits = history.map((message) =>
+        message.role === 'assistant' && Array.isArray(message.content)
+          ? { ...message, content: message.content.map((part) => (part.type === 'tool-call' && edits.has(part.toolCallId) ? { ...part, input: edits.get(part.toolCallId) } : part)) }
+          : message,
+      ) as ModelMessage[];
+      return [...withEdits, { role: 'tool' as const, content: responses }] as ModelMessage[];
+    }
+
+    let hitStepLimit = false;
+    let finishReason: string | undefined;
+    const withTools = Object.keys(tools).length > 0;
+    for (;;) {
+      const awaiting = checkpoint?.awaitingApprovals ?? [];
+      if (awaiting.length > 0) {
+        const resolved = await resolveApprovals(awaiting);
+        if (!resolved) {
+          // Park: the job leaves the worker (no slot held) until a decision promotes it or the earliest approval expires.
+          await deps.db.update(runs).set({ status: 'awaiting_approval' }).where(and(eq(runs.id, run.id), eq(runs.status, 'running')));
+          status({ status: 'awaiting_approval' });
+          await publisher.flush();
+          const pendingRows = (await approvalsForRun(deps.db, run.id)).filter((row) => row.status === 'pending');
+          const wakeAt = Math.min(...pendingRows.map((row) => row.expiresAt.getTime())) + 250;
+          if (!token) throw new Error('cannot park a job without its lock token');
+          await job.moveToDelayed(wakeAt, token);
+          // A decision may have landed after our check but before the job was delayed: then nobody promoted it.
+          if ((await approvalsForRun(deps.db, run.id)).every((row) => row.status !== 'pending')) await job.promote().catch(() => {});
+          log.info({ approvals: pendingRows.map((row) => row.id), wakeAt: new Date(wakeAt).toISOString() }, 'run parked for approval');
+          throw new DelayedError();
+        }
+        history = resolved;
+        await saveCheckpoint({ messages: history, steps, usage });
+        status({ status: 'running' });
+      }
+      const remaining = maxSteps - steps;
+      if (remaining <= 0) {
+        if (finishReason === 'tool-calls' || finishReason === undefined) {
+          // The step limit was spent on tool calls: one last step without tools so the model answers with what it has.
+          hitStepLimit = true;
+          const outcome = await streamStep(history, 1, false);
+          history = outcome.messages;
+          finishReason = outcome.finishReason;
+          await saveCheckpoint({ messages: history, steps, usage });
+        }
+        break;
+      }
+      const outcome = await streamStep(history, remaining, withTools);
+      history = outcome.messages;
+      finishReason = outcome.finishReason;
+      if (outcome.approvalRequests.length > 0) {
+        const awaitingApprovals = await requestApprovals(outcome.approvalRequests);
+        await saveCheckpoint({ messages: history, steps, usage, awaitingApprovals });
+        continue;
+      }
+      await saveCheckpoint({ messages: history, steps, usage });
+      if (finishReason !== 'tool-calls' || steps < maxSteps) break;
+    }
+
     await publisher.flush();
     const message = await assembleMessage(run.id, chunks);
     if (!hasContent(message)) {
-      await finish({ status: 'failed', finishReason: outcome.finishReason, error: 'The model returned no content (no text and no tool calls). Try again or choose another model.' });
+      await finish({ status: 'failed', finishReason, error: 'The model returned no content (no text and no tool calls). Try again or choose another model.' });
       return { status: 'failed' };
     }
     if (hitStepLimit && !hasText(message)) {
@@ -216,9 +368,10 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
       emit({ type: 'text-delta', id, delta: STEP_LIMIT_NOTE });
       emit({ type: 'text-end', id });
     }
-    await finish({ status: 'succeeded', finishReason: outcome.finishReason, hitStepLimit });
+    await finish({ status: 'succeeded', finishReason, hitStepLimit });
     return { status: 'succeeded' };
   } catch (error) {
+    if (error instanceof DelayedError) throw error;
     if (control.signal.aborted) {
       await finish({ status: 'cancelled', finishReason: 'cancelled' }).catch((finishError) => log.error({ err: finishError }, 'could not record cancellation'));
       return { status: 'cancelled' };

@@ -11,7 +11,13 @@ export type RunCheckpoint = {
   steps: number;
   /** Tool calls the model made in the step in progress, recorded before they execute. */
   pendingToolCalls?: { toolCallId: string; toolName: string; input: unknown }[];
+  /** Approval requests the last step ended with; the run is parked until each is decided or expires. */
+  awaitingApprovals?: { approvalId: string; sdkApprovalId: string; toolCallId: string }[];
   usage?: Record<string, number | undefined>;
+  /** Sequence number of the last event published, so numbering continues even if Redis lost the stream. */
+  lastSeq?: number;
+  /** The assistant message so far (UI parts): what a resumed run rebuilds from when the stream is gone. */
+  parts?: unknown[];
 };
 
 export const RUN_KINDS = ['chat', 'tool'] as const;

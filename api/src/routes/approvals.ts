@@ -1,0 +1,46 @@
+import {
+  approvalQuerySchema,
+  countPendingApprovals,
+  decideApproval,
+  decideApprovalInputSchema,
+  getApprovalFor,
+  getRun,
+  listApprovals,
+} from '@agentq/shared/services';
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import { z } from 'zod';
+import type { AppEnv } from '../deps';
+import { currentUser, requireUser } from '../middleware/auth';
+import { wakeParkedRun } from '../resume-run';
+import { validate } from '../validate';
+
+const idParam = z.object({ id: z.string().min(1).max(100) });
+
+export const approvalRoutes = new Hono<AppEnv>()
+  .use(requireUser)
+  .get('/', describeRoute({ tags: ['approvals'], summary: 'Your approvals (an admin sees all); filter by status and run' }), validate('query', approvalQuerySchema), async (c) =>
+    c.json({ items: await listApprovals(c.var.db, currentUser(c), c.req.valid('query')) }),
+  )
+  .get('/count', describeRoute({ tags: ['approvals'], summary: 'How many approvals wait for you (the navigation badge)' }), async (c) =>
+    c.json({ pending: await countPendingApprovals(c.var.db, currentUser(c)) }),
+  )
+  .get('/:id', describeRoute({ tags: ['approvals'], summary: 'One approval (owner or admin)' }), validate('param', idParam), async (c) =>
+    c.json(await getApprovalFor(c.var.db, c.req.valid('param').id, currentUser(c))),
+  )
+  .post(
+    '/:id',
+    describeRoute({
+      tags: ['approvals'],
+      summary: 'Approve (optionally with edited input, optionally for the rest of the session) or deny with a reason; resumes the run at once',
+      description: 'A decision moves the approval out of pending exactly once: a second one answers 409.',
+    }),
+    validate('param', idParam),
+    validate('json', decideApprovalInputSchema),
+    async (c) => {
+      const approval = await decideApproval(c.var.db, c.req.valid('param').id, currentUser(c), c.req.valid('json'));
+      const run = await getRun(c.var.db, approval.runId);
+      await wakeParkedRun(c.var.queues, run);
+      return c.json(approval);
+    },
+  );

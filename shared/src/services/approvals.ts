@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { and, asc, desc, eq, lte, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '../db/client';
+import { agentTools, approvalGrants, approvals, APPROVAL_STATUSES, auditEvents, runs } from '../db/schema';
+import { newId } from '../ids';
+import { getToolType } from '../tools/registry';
+import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+
+export type Approval = typeof approvals.$inferSelect;
+type Viewer = { id: string; role: string };
+
+/** JSON with object keys sorted at every level: equal inputs hash equally whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, entry]) => entry !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${canonicalJson(entry)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** What an approval is for: exactly this tool with exactly this input. */
+export function approvalInputHash(toolName: string, input: unknown): string {
+  return createHash('sha256').update(`${toolName}\n${canonicalJson(input)}`).digest('hex');
+}
+
+/** Records a pending approval; idempotent per (run, tool call) so a retried step reuses it. */
+export async function createApproval(
+  db: Database,
+  input: { runId: string; userId: string; toolCallId: string; toolId: string | null; toolName: string; input: unknown; expiresAt: Date },
+): Promise<Approval> {
+  const [created] = await db
+    .insert(approvals)
+    .values({ id: newId('approval'), ...input, input: input.input ?? {}, inputHash: approvalInputHash(input.toolName, input.input) })
+    .onConflictDoNothing()
+    .returning();
+  if (created) return created;
+  const [existing] = await db.select().from(approvals).where(and(eq(approvals.runId, input.runId), eq(approvals.toolCallId, input.toolCallId)));
+  return existing!;
+}
+
+export const approvalQuerySchema = z.object({ status: z.enum(APPROVAL_STATUSES).optional(), runId: z.string().max(100).optional() });
+
+/** A user's approvals (an admin sees everyone's), newest first. */
+export async function listApprovals(db: Database, viewer: Viewer, query: z.infer<typeof approvalQuerySchema>): Promise<Approval[]> {
+  const filters: SQL[] = [];
+  if (viewer.role !== 'admin') filters.push(eq(approvals.userId, viewer.id));
+  if (query.status) filters.push(eq(approvals.status, query.status));
+  if (query.runId) filters.push(eq(approvals.runId, query.runId));
+  return db.select().from(approvals).where(and(...filters)).orderBy(desc(approvals.createdAt)).limit(500);
+}
+
+export async function getApprovalFor(db: Database, id: string, viewer: Viewer): Promise<Approval> {
+  const [approval] = await db.select().from(approvals).where(eq(approvals.id, id));
+  if (!approval || (approval.userId !== viewer.id && viewer.role !== 'admin')) throw new NotFoundError('Approval', id);
+  return approval;
+}
+
+export async function approvalsForRun(db: Database, runId: string): Promise<Approval[]> {
+  return db.select().from(approvals).where(eq(approvals.runId, runId)).orderBy(asc(approvals.createdAt));
+}
+
+export const decideApprovalInputSchema = z.object({
+  decision: z.enum(['approve', 'deny']),
+  /** Told to the model when denying; kept for the audit either way. */
+  reason: z.string().trim().max(2000).optional(),
+  /** Approve with this input instead of the model's (validated against the tool's input schema). */
+  input: z.unknown().optional(),
+  /** "session" (or true): later calls of this tool in the same chat session run without asking. */
+  remember: z.union([z.literal('session'), z.boolean()]).optional(),
+});
+export type DecideApprovalInput = z.infer<typeof decideApprovalInputSchema>;
+
+/**
+ * Moves a pending approval to approved/denied exactly once (a second decision is a ConflictError),
+ * audits who decided what and when, and grants "remember for this session" when asked.
+ */
+export async function decideApproval(db: Database, id: string, viewer: Viewer, decision: DecideApprovalInput): Promise<Approval> {
+  const approval = await getApprovalFor(db, id, viewer);
+  if (approval.status !== 'pending') throw new ConflictError(`Approval ${id} was already ${approval.status}`, { status: approval.status });
+  if (approval.expiresAt.getTime() <= Date.now()) throw new ConflictError(`Approval ${id} has expired`, { status: 'expired' });
+
+  let editedInput: unknown;
+  if (decision.decision === 'approve' && decision.input !== undefined) {
+    const [tool] = approval.toolId ? await db.select().from(agentTools).where(eq(agentTools.id, approval.toolId)) : [];
+    if (!tool) throw new InvalidInputError('The tool no longer exists; its input cannot be edited');
+    const parsed = (getToolType(tool.type).inputSchema as z.ZodType).safeParse(decision.input);
+    if (!parsed.success) {
+      throw new InvalidInputError(
+        'The edited input does not match the tool input schema',
+        parsed.error.issues.map((issue) => ({ path: ['input', ...issue.path], message: issue.message })),
+      );
+    }
+    editedInput = decision.input;
+  }
+  const remember = decision.decision === 'approve' && (decision.remember === 'session' || decision.remember === true);
+  const status = decision.decision === 'approve' ? 'approved' : 'denied';
+  const decided = await db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(approvals)
+      .set({ status, reason: decision.reason ?? null, editedInput: editedInput ?? null, remember, decidedBy: viewer.id, decidedAt: new Date() })
+      .where(and(eq(approvals.id, id), eq(approvals.status, 'pending')))
+      .returning();
+    if (!updated) return undefined;
+    await tx.insert(auditEvents).values({
+      actorUserId: viewer.id,
+      action: `approval.${status}`,
+      targetType: 'approval',
+      targetId: id,
+      details: { runId: updated.runId, toolName: updated.toolName, reason: decision.reason ?? null, edited: editedInput !== undefined, remember },
+    });
+    if (remember) {
+      const [run] = await tx.select({ sessionId: runs.sessionId }).from(runs).where(eq(runs.id, updated.runId));
+      if (run?.sessionId) {
+        await tx.insert(approvalGrants).values({ sessionId: run.sessionId, toolName: updated.toolName, grantedBy: viewer.id }).onConflictDoNothing();
+      }
+    }
+    return updated;
+  });
+  if (!decided) {
+    const [current] = await db.select().from(approvals).where(eq(approvals.id, id));
+    throw new ConflictError(`Approval ${id} was already ${current?.status ?? 'decided'}`, { status: current?.status });
+  }
+  return decided;
+}
+
+/** Pending approvals of a run whose time is up become "expired" (counted as denied); returns how many. */
+export async function expireApprovals(db: Database, runId: string, now = new Date()): Promise<number> {
+  const expired = await db
+    .update(approvals)
+    .set({ status: 'expired', reason: 'expired', decidedAt: now })
+    .where(and(eq(approvals.runId, runId), eq(approvals.status, 'pending'), lte(approvals.expiresAt, now)))
+    .returning({ id: approvals.id });
+  if (expired.length > 0) {
+    await db.insert(auditEvents).values(expired.map((row) => ({ actorUserId: null, action: 'approval.expired', targetType: 'approval', targetId: row.id, details: { runId } })));
+  }
+  return expired.length;
+}
+
+/** Ends every pending approval of a run that will not continue (cancelled). */
+export async function closeApprovalsOfRun(db: Database, runId: string, reason: string): Promise<void> {
+  await db
+    .update(approvals)
+    .set({ status: 'expired', reason, decidedAt: new Date() })
+    .where(and(eq(approvals.runId, runId), eq(approvals.status, 'pending')));
+}
+
+/** Tool names the user allowed for the whole session ("remember for this session"). */
+export async function sessionGrants(db: Database, sessionId: string): Promise<Set<string>> {
+  const rows = await db.select({ toolName: approvalGrants.toolName }).from(approvalGrants).where(eq(approvalGrants.sessionId, sessionId));
+  return new Set(rows.map((row) => row.toolName));
+}
+
+/** Pending approvals per user, for the navigation badge. */
+export async function countPendingApprovals(db: Database, viewer: Viewer): Promise<number> {
+  const rows = await db
+    .select({ id: approvals.id })
+    .from(approvals)
+    .where(and(eq(approvals.status, 'pending'), viewer.role === 'admin' ? undefined : eq(approvals.userId, viewer.id)));
+  return rows.length;
+}
+

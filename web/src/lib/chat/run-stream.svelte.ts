@@ -1,0 +1,164 @@
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { ApiError, apiFetch } from '../api.ts';
+import { followRunEvents } from './follow-run-events.ts';
+import { TERMINAL_RUN_STATUSES, type RunChunk, type RunStatus, type RunStatusData } from './types.ts';
+
+export type RunStreamOptions = {
+  /** The status the run is known to have before any event arrives (e.g. `queued` from the 202). */
+  status?: RunStatus;
+  /** Where the events are served; defaults to `/api/runs/:id/events`. */
+  eventsUrl?: string;
+  fetch?: typeof fetch;
+};
+
+/**
+ * One run's assistant message as it streams in. Follows the run's SSE events (replayed from
+ * the start, then live; reconnecting with `Last-Event-ID` on a dropped connection) and builds
+ * the message with the AI SDK's own `readUIMessageStream`, the reducer the worker persists
+ * with, so the page shows exactly what a reload will show. Transient `data-run-status`
+ * chunks and `error` chunks are state of the run, not parts of the message.
+ * @example const stream = new RunStream(runId); stream.start(); … {#if stream.message}…
+ */
+export class RunStream {
+  readonly runId: string;
+  /** The assistant message so far (a fresh snapshot per update); undefined before the first chunk. */
+  message = $state.raw<UIMessage | undefined>(undefined);
+  /** `connecting` until the run reports its status. */
+  status = $state<RunStatus | 'connecting'>('connecting');
+  error = $state<string | undefined>(undefined);
+  hitStepLimit = $state(false);
+  /** The event stream ended (`[DONE]`, or it could not be followed); the message is final. */
+  closed = $state(false);
+  /** The connection dropped and is being re-opened. */
+  reconnecting = $state(false);
+  /** Stop was requested and the run has not ended yet. */
+  stopping = $state(false);
+
+  readonly #options: RunStreamOptions;
+  readonly #abort = new AbortController();
+  #started = false;
+  #pending: UIMessage | undefined;
+  #frame: number | undefined;
+
+  constructor(runId: string, options: RunStreamOptions = {}) {
+    this.runId = runId;
+    this.#options = options;
+    if (options.status) this.status = options.status;
+  }
+
+  /** True while the run can still change: not ended and still followed. */
+  get active(): boolean {
+    return !this.closed && !isTerminal(this.status);
+  }
+
+  /** Opens the event stream; a second call does nothing. */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    void this.#follow();
+  }
+
+  /** Stops following (the run itself goes on: closing is not cancelling). */
+  close(): void {
+    this.#abort.abort();
+    this.#flush();
+    this.closed = true;
+  }
+
+  /**
+   * Asks the API to cancel the run. The stream then ends with status `cancelled` and the
+   * partial answer kept. A run that already ended is not an error.
+   * @throws {ApiError} when the request fails for another reason.
+   */
+  async stop(): Promise<void> {
+    if (!this.active || this.stopping) return;
+    this.stopping = true;
+    try {
+      await apiFetch(`/api/runs/${encodeURIComponent(this.runId)}/cancel`, { method: 'POST', fetch: this.#options.fetch });
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.status === 409) return;
+      this.stopping = false;
+      throw caught;
+    }
+  }
+
+  async #follow(): Promise<void> {
+    let input!: ReadableStreamDefaultController<UIMessageChunk>;
+    const chunks = new ReadableStream<UIMessageChunk>({ start: (controller) => void (input = controller) });
+    const building = this.#build(chunks);
+    const url = this.#options.eventsUrl ?? `/api/runs/${encodeURIComponent(this.runId)}/events`;
+    try {
+      const events = followRunEvents(url, {
+        signal: this.#abort.signal,
+        fetch: this.#options.fetch,
+        onConnection: (state) => (this.reconnecting = state === 'reconnecting'),
+      });
+      for await (const { chunk } of events) this.#apply(chunk, input);
+    } catch (caught) {
+      if (!this.#abort.signal.aborted) this.error ??= caught instanceof Error ? caught.message : String(caught);
+    } finally {
+      this.reconnecting = false;
+      try {
+        input.close();
+      } catch {
+        // The reducer already stopped (it reported why through onError).
+      }
+    }
+    await building;
+    this.#flush();
+    this.stopping = false;
+    this.closed = true;
+  }
+
+  #apply(chunk: RunChunk, input: ReadableStreamDefaultController<UIMessageChunk>): void {
+    if (chunk.type === 'data-run-status') {
+      const data = chunk.data as RunStatusData;
+      this.status = data.status;
+      if (data.hitStepLimit) this.hitStepLimit = true;
+      if (data.error) this.error = data.error;
+      return;
+    }
+    // Like the worker's assembleMessage: transient parts and the stream's own error/abort
+    // bookkeeping never become parts of the message.
+    if ((chunk as { transient?: boolean }).transient) return;
+    if (chunk.type === 'error') {
+      this.error = chunk.errorText;
+      return;
+    }
+    if (chunk.type === 'abort') return;
+    try {
+      input.enqueue(chunk as UIMessageChunk);
+    } catch {
+      // The reducer stopped on an earlier chunk; the status chunks above still count.
+    }
+  }
+
+  async #build(chunks: ReadableStream<UIMessageChunk>): Promise<void> {
+    const messages = readUIMessageStream<UIMessage>({
+      stream: chunks,
+      onError: (error) => {
+        this.error ??= `Part of this answer could not be shown: ${error instanceof Error ? error.message : String(error)}`;
+      },
+    });
+    for await (const snapshot of messages) this.#schedule(snapshot);
+  }
+
+  // A replay delivers hundreds of chunks at once: render at most one snapshot per frame.
+  #schedule(snapshot: UIMessage): void {
+    this.#pending = snapshot;
+    if (this.#frame !== undefined) return;
+    // A hidden tab gets no frames: it catches up when shown, or when the stream ends.
+    this.#frame = requestAnimationFrame(() => this.#flush());
+  }
+
+  #flush(): void {
+    if (this.#frame !== undefined) cancelAnimationFrame(this.#frame);
+    this.#frame = undefined;
+    if (this.#pending) this.message = this.#pending;
+    this.#pending = undefined;
+  }
+}
+
+export function isTerminal(status: RunStatus | 'connecting'): boolean {
+  return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
+}
