@@ -30,13 +30,16 @@ export const REDIS_MISSING_MESSAGE = [
 ].join('\n');
 
 /** Starts a private redis-server child (AOF on, noeviction) with its data under `dataDir`. */
-export async function startRedisChild(dataDir: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const port = await freePort();
+export async function startRedisChild(
+  dataDir: string,
+  options: { port?: number; persistent?: boolean } = {},
+): Promise<{ url: string; port: number; child: ChildProcess; stop: () => Promise<void> }> {
+  const port = options.port ?? (await freePort());
   const dir = resolve(dataDir, 'redis');
   mkdirSync(dir, { recursive: true });
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--maxmemory-policy', 'noeviction', '--save', ''],
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', options.persistent === false ? 'no' : 'yes', '--maxmemory-policy', 'noeviction', '--save', ''],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const url = `redis://127.0.0.1:${port}`;
@@ -57,6 +60,7 @@ export async function startRedisChild(dataDir: string): Promise<{ url: string; c
   probe.disconnect();
   return {
     url,
+    port,
     child,
     stop: () =>
       new Promise<void>((done) => {

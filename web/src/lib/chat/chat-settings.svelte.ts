@@ -1,0 +1,51 @@
+import { createContext } from 'svelte';
+import type { ChatOptions } from './types.ts';
+
+/** The body of `POST /api/sessions/:id/runs`. */
+export type StartRunBody = {
+  content: string;
+  agentId?: string;
+  modelId?: string;
+  enableTools: boolean;
+  enableThinking: boolean;
+  systemPrompt?: string;
+};
+
+/**
+ * The composer's choices (model, agent, system prompt, toggles). One instance lives in the chat
+ * layout and is shared through context, so they carry over from a new chat to its session and
+ * between sessions.
+ */
+export class ChatSettings {
+  /** '' = the agent's model (or the first enabled one). */
+  modelId = $state('');
+  /** '' = the default agent. */
+  agentId = $state('');
+  systemPrompt = $state('');
+  systemPromptOpen = $state(false);
+  enableThinking = $state(false);
+  enableTools = $state(true);
+
+  /** Drops choices that no longer exist (a model or agent deleted meanwhile) and picks the default agent. */
+  reconcile(options: ChatOptions): void {
+    if (this.modelId && !options.models.some((model) => model.id === this.modelId)) this.modelId = '';
+    if (!options.agents.some((agent) => agent.id === this.agentId)) {
+      this.agentId = options.agents.find((agent) => agent.isDefault)?.id ?? options.agents[0]?.id ?? '';
+    }
+  }
+
+  /** The run request for `content` with the current choices; empty choices are left to the server. */
+  runBody(content: string): StartRunBody {
+    const systemPrompt = this.systemPrompt.trim();
+    return {
+      content,
+      ...(this.agentId ? { agentId: this.agentId } : {}),
+      ...(this.modelId ? { modelId: this.modelId } : {}),
+      enableTools: this.enableTools,
+      enableThinking: this.enableThinking,
+      ...(systemPrompt ? { systemPrompt } : {}),
+    };
+  }
+}
+
+export const [getChatSettings, setChatSettings] = createContext<ChatSettings>();
