@@ -6,6 +6,11 @@ export class ApiClient {
 
   constructor(readonly baseUrl: string) {}
 
+  /** The session cookie, for callers that make their own requests (SSE readers). */
+  get cookieHeader(): string {
+    return this.cookie;
+  }
+
   static async login(baseUrl: string, credentials: { email: string; password: string }): Promise<ApiClient> {
     const client = new ApiClient(baseUrl);
     const response = await fetch(`${baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });

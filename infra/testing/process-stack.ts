@@ -18,8 +18,13 @@ export type ManagedProcess = {
 function run(entry: string, env: NodeJS.ProcessEnv, readyText: string, label: string): Promise<ManagedProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}${entry}`], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  // Keep a bounded tail: long load runs log a lot.
+  const append = (chunk: Buffer) => {
+    output += chunk;
+    if (output.length > 1_000_000) output = output.slice(-500_000);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
   const managed: ManagedProcess = {
     child,
     output: () => output,

@@ -1,0 +1,141 @@
+import type { RunChunk } from '@agentq/shared/events';
+import type { ApiClient } from '../testing/api-client';
+import type { HarnessOptions } from './options';
+import { createProgress } from './progress';
+
+export type StreamCheck = { events: number; lost: number; duplicated: number; outOfOrder: number; finished: boolean };
+
+export type RunSample = {
+  ok: boolean;
+  error?: string;
+  startedAt: number;
+  enqueueMs: number;
+  firstEventMs?: number;
+  ttftMs?: number;
+  e2eMs?: number;
+  finishedAt?: number;
+  tokensDelivered: number;
+  streams: StreamCheck[];
+};
+
+type Reader = { check: StreamCheck; text: string };
+
+/**
+ * Reads one SSE connection to the end, checking sequence numbers as it goes: a repeat is a
+ * duplicate, a step back an out-of-order event, and every number never seen up to the last one lost.
+ */
+async function readStream(
+  client: ApiClient,
+  runId: string,
+  startedAt: number,
+  hooks: { onFirstEvent?: (at: number) => void; onFirstToken?: (at: number) => void; onChunk?: (chunk: RunChunk) => void | Promise<void> },
+): Promise<Reader> {
+  const response = await fetch(`${client.baseUrl}/api/runs/${runId}/events`, { headers: { cookie: client.cookieHeader, accept: 'text/event-stream' } });
+  if (!response.ok || !response.body) throw new Error(`events ${response.status}`);
+  const seen = new Set<number>();
+  let last = 0;
+  let max = 0;
+  const check: StreamCheck = { events: 0, lost: 0, duplicated: 0, outOfOrder: 0, finished: false };
+  let text = '';
+  let buffer = '';
+  const decoder = new TextDecoder();
+  const reader = response.body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let boundary: number;
+    while ((boundary = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, boundary);
+      buffer = buffer.slice(boundary + 2);
+      let seq: number | undefined;
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('id:')) seq = Number(line.slice(3));
+        else if (line.startsWith('data:')) data = line.slice(5).trim();
+      }
+      if (data === '[DONE]' || seq === undefined || !data) continue;
+      const now = performance.now();
+      if (check.events === 0) hooks.onFirstEvent?.(now - startedAt);
+      check.events++;
+      if (seen.has(seq)) check.duplicated++;
+      else if (seq < last) check.outOfOrder++;
+      seen.add(seq);
+      last = seq;
+      max = Math.max(max, seq);
+      const chunk = JSON.parse(data) as RunChunk;
+      if (chunk.type === 'text-delta') {
+        if (text.length === 0) hooks.onFirstToken?.(now - startedAt);
+        text += chunk.delta;
+      }
+      if (chunk.type === 'finish') check.finished = true;
+      await hooks.onChunk?.(chunk);
+    }
+  }
+  check.lost = max - seen.size;
+  return { check, text };
+}
+
+/** Drives `options.runs` runs through the real API at `options.concurrency`, reading every stream. */
+export async function driveRuns(client: ApiClient, options: HarnessOptions, expectedText: string): Promise<{ samples: RunSample[]; wallMs: number }> {
+  const samples: RunSample[] = [];
+  const progress = createProgress(`${options.scenario}`, options.runs, options.quiet);
+  let next = 0;
+  let done = 0;
+  let failures = 0;
+  const expectedWords = expectedText.trim().split(/\s+/);
+  const started = performance.now();
+
+  async function one(index: number): Promise<RunSample> {
+    const session = await client.post('/api/sessions', { title: `load ${index}` });
+    if (session.status !== 201) throw new Error(`session ${session.status}`);
+    const startedAt = performance.now();
+    const enqueue = await client.post(`/api/sessions/${session.body.id}/runs`, { content: `load run ${index}` });
+    const enqueueMs = performance.now() - startedAt;
+    if (enqueue.status !== 202) throw new Error(`enqueue ${enqueue.status}: ${JSON.stringify(enqueue.body)}`);
+    const runId = enqueue.body.runId as string;
+    const sample: RunSample = { ok: false, startedAt, enqueueMs, tokensDelivered: 0, streams: [] };
+    const subscribers = options.scenario === 'fanout' ? options.subscribers : 1;
+    const readers = Array.from({ length: subscribers }, (_, reader) =>
+      readStream(client, runId, startedAt, {
+        onFirstEvent: reader === 0 ? (at) => (sample.firstEventMs = at) : undefined,
+        onFirstToken: reader === 0 ? (at) => (sample.ttftMs = at) : undefined,
+        onChunk:
+          reader === 0 && options.scenario === 'approval'
+            ? async (chunk) => {
+                if (chunk.type === 'data-approval-request') {
+                  const decided = await client.post(`/api/approvals/${(chunk.data as { approvalId: string }).approvalId}`, { decision: 'approve' });
+                  if (decided.status !== 200) throw new Error(`approve ${decided.status}`);
+                }
+              }
+            : undefined,
+      }),
+    );
+    const results = await Promise.all(readers);
+    sample.finishedAt = performance.now();
+    sample.e2eMs = sample.finishedAt - startedAt;
+    sample.streams = results.map((result) => result.check);
+    const delivered = results[0]!.text.trim().split(/\s+/).filter(Boolean);
+    sample.tokensDelivered = delivered.filter((word, position) => word === expectedWords[position]).length;
+    sample.ok = results.every((result) => result.check.finished);
+    if (!sample.ok) sample.error = 'stream ended without finish';
+    return sample;
+  }
+
+  async function lane() {
+    while (next < options.runs) {
+      const index = next++;
+      try {
+        samples.push(await one(index));
+      } catch (error) {
+        failures++;
+        samples.push({ ok: false, error: error instanceof Error ? error.message : String(error), startedAt: performance.now(), enqueueMs: 0, tokensDelivered: 0, streams: [] });
+      }
+      done++;
+      progress.update(done, failures ? `errors ${failures}` : '');
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, options.runs) }, () => lane()));
+  progress.done();
+  return { samples, wallMs: performance.now() - started };
+}
