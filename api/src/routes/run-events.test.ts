@@ -1,0 +1,116 @@
+import { chatSessions, messages, runs } from '@agentq/shared/db';
+import { newId } from '@agentq/shared/ids';
+import { RunEventPublisher, runStreamKeys } from '@agentq/shared/run-stream';
+import { createWorkerRedis } from '@agentq/shared/redis';
+import { testRedisUrl } from '@agentq/shared/testing';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp } from '../testing';
+
+let t: Awaited<ReturnType<typeof createTestApp>>;
+let owner: Awaited<ReturnType<typeof t.signUp>>;
+const publisherRedis = createWorkerRedis(testRedisUrl());
+
+beforeAll(async () => {
+  t = await createTestApp({ sseHeartbeatSeconds: 1 });
+  owner = await t.signUp();
+});
+afterAll(async () => {
+  publisherRedis.disconnect();
+  await t.close();
+});
+
+async function newRun(status: 'running' | 'succeeded' = 'running') {
+  const id = newId('run');
+  await t.db.insert(runs).values({ id, kind: 'chat', userId: owner.user.id, status });
+  return id;
+}
+
+/** Reads SSE blocks from a response until `stop` says so; returns parsed events and raw text. */
+async function read(response: Response, stop: (text: string) => boolean, timeoutMs = 5000) {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const deadline = Date.now() + timeoutMs;
+  while (!stop(text) && Date.now() < deadline) {
+    const next = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((resolve) => setTimeout(() => resolve({ done: true, value: undefined }), deadline - Date.now()))]);
+    if (next.done) break;
+    text += decoder.decode(next.value, { stream: true });
+  }
+  await reader.cancel().catch(() => {});
+  const events = text
+    .split('\n\n')
+    .map((block) => ({ id: /^id: ?(\d+)/m.exec(block)?.[1], data: /^data: ?(.*)$/m.exec(block)?.[1] }))
+    .filter((event) => event.id && event.data)
+    .map((event) => ({ seq: Number(event.id), chunk: JSON.parse(event.data!) }));
+  return { text, events };
+}
+
+const events = (runId: string, lastEventId?: number) =>
+  t.app.request(`/api/runs/${runId}/events`, { headers: { cookie: owner.cookie, ...(lastEventId ? { 'last-event-id': String(lastEventId) } : {}) } });
+
+describe('run events over SSE', () => {
+  it('replays stored events after Last-Event-ID, then follows live ones, in order, and closes after finish', async () => {
+    const runId = await newRun();
+    const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);
+    publisher.emit({ type: 'start', messageId: runId });
+    publisher.emit({ type: 'text-start', id: 't' });
+    publisher.emit({ type: 'text-delta', id: 't', delta: 'Hel' });
+    await publisher.flush();
+    publisher.emit({ type: 'text-delta', id: 't', delta: 'lo' });
+    await publisher.flush();
+
+    const response = await events(runId, 2);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    const reading = read(response, (text) => text.includes('[DONE]'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    publisher.emit({ type: 'text-end', id: 't' });
+    publisher.emit({ type: 'finish' });
+    await publisher.close();
+    const { events: received, text } = await reading;
+    expect(received.map((event) => event.seq)).toEqual([3, 4, 5, 6]);
+    expect(received.map((event) => event.chunk.type)).toEqual(['text-delta', 'text-delta', 'text-end', 'finish']);
+    expect(text).toContain('data: [DONE]');
+  });
+
+  it('coalesces deltas written within one flush into one event', async () => {
+    const runId = await newRun();
+    const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);
+    for (const delta of ['a', 'b', 'c']) publisher.emit({ type: 'text-delta', id: 'x', delta });
+    publisher.emit({ type: 'finish' });
+    await publisher.close();
+    const { events: received } = await read(await events(runId), (text) => text.includes('[DONE]'));
+    expect(received.map((event) => event.chunk)).toEqual([{ type: 'text-delta', id: 'x', delta: 'abc' }, { type: 'finish' }]);
+  });
+
+  it('sends heartbeats while a run is quiet, and releases its subscription on disconnect', async () => {
+    const runId = await newRun();
+    const response = await events(runId);
+    const { text } = await read(response, (received) => received.includes(': keep-alive'), 4000);
+    expect(text).toContain(': keep-alive');
+    await expect.poll(() => t.runEvents.activeChannels, { timeout: 5000 }).toBe(0);
+  });
+
+  it('replays a finished run from its persisted message once its stream has expired', async () => {
+    const runId = await newRun('succeeded');
+    const sessionId = newId('chatSession');
+    await t.db.update(runs).set({ sessionId, finishReason: 'stop', steps: 1 }).where(eq(runs.id, runId));
+    await t.db.insert(chatSessions).values({ id: sessionId, userId: owner.user.id });
+    await t.db.insert(messages).values({ id: newId('message'), sessionId, role: 'assistant', runId, parts: [{ type: 'text', text: 'persisted answer' }] });
+    await publisherRedis.del(runStreamKeys(t.prefix, runId).events);
+    const { events: received } = await read(await events(runId), (text) => text.includes('[DONE]'));
+    const text = received.filter((event) => event.chunk.type === 'text-delta').map((event) => event.chunk.delta).join('');
+    expect(text).toBe('persisted answer');
+    expect(received.at(-1)!.chunk.type).toBe('finish');
+    expect(received.map((event) => event.seq)).toEqual(received.map((_, index) => index + 1));
+  });
+
+  it("answers 404 for someone else's run and 401 without a session", async () => {
+    const runId = await newRun();
+    const other = await t.signUp();
+    expect((await t.app.request(`/api/runs/${runId}/events`, { headers: { cookie: other.cookie } })).status).toBe(404);
+    expect((await t.app.request(`/api/runs/${runId}/events`)).status).toBe(401);
+  });
+});
