@@ -35,6 +35,14 @@ describe('npm start with no configuration', () => {
       const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
       expect(login.status).toBe(200);
       expect((await login.json()).user.role).toBe('admin');
+      // The scripted demo model answers a chat without any API key.
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+      const headers = { cookie, 'content-type': 'application/json' };
+      const session = await (await fetch(`${base}/api/sessions`, { method: 'POST', headers, body: '{}' })).json();
+      const run = await (await fetch(`${base}/api/sessions/${session.id}/runs`, { method: 'POST', headers, body: JSON.stringify({ content: 'hello demo' }) })).json();
+      const stream = await (await fetch(`${base}${run.eventsUrl}`, { headers })).text();
+      expect(stream).toContain('"type":"text-delta"');
+      expect(stream).toContain('data: [DONE]');
     } finally {
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -10,6 +10,7 @@ import type { Env } from '@agentq/shared/env';
 import type { Logger } from '@agentq/shared/logger';
 import { countUsers, createUser } from '@agentq/shared/services';
 import { startWorkerRuntime } from '@agentq/worker/runtime';
+import { startDemoModel } from './demo-model';
 import { hasRedisServer, REDIS_MISSING_MESSAGE, startRedisChild } from './redis-child';
 
 const API_PREFIXES = ['/api/', '/api', '/metrics', '/admin/queues'];
@@ -70,6 +71,10 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
   await database.migrate();
   const firstAdmin = env.ADMIN_EMAIL ? undefined : await ensureFirstAdmin(database.db, dataDir, logger);
 
+  if (env.DEMO_MODEL) {
+    const demo = await startDemoModel(database.db);
+    cleanups.unshift(() => demo.close());
+  }
   const api = await createApiRuntime({ env, db: database.db, redisUrl, logger });
   cleanups.unshift(api.close);
 

@@ -45,6 +45,8 @@ export async function startStack(options: { env?: Record<string, string> } = {})
       ADMIN_PASSWORD: admin.password,
       APP_SECRET: randomBytes(24).toString('hex'),
       FETCH_ALLOW_PRIVATE_NETWORKS: '1',
+      // Tests bring their own fake model; the demo model would become the default agent's model.
+      DEMO_MODEL: '0',
       LOG_LEVEL: 'warn',
       ...options.env,
     },

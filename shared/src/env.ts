@@ -23,6 +23,8 @@ export const envSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().optional(),
   FETCH_ALLOW_PRIVATE_NETWORKS: booleanFlag,
+  /** The all-in-one server registers a scripted demo model (no API key needed); 0 turns it off. */
+  DEMO_MODEL: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
   /** Set when the web process runs on its own and must proxy /api to the API process. */
   API_URL: z.string().url().optional(),
   /** Cookies get `Secure` when the public origin is https. */
@@ -37,6 +39,8 @@ export const envSchema = z.object({
   /** How often each worker re-enqueues runs PostgreSQL says are active but Redis has no job for. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** Lets Prometheus scrape GET /metrics with `Authorization: Bearer <token>` (admins can always read it). */
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
