@@ -75,6 +75,18 @@ describe('run events over SSE', () => {
     expect(text).toContain('data: [DONE]');
   });
 
+  it('answers a reconnect after the end with [DONE] at once, sending nothing again', async () => {
+    const runId = await newRun();
+    const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);
+    publisher.emit({ type: 'start', messageId: runId });
+    publisher.emit({ type: 'finish' });
+    await publisher.close();
+    await t.db.update(runs).set({ status: 'succeeded' }).where(eq(runs.id, runId));
+    const { events: received, text } = await read(await events(runId, 2), (body) => body.includes('[DONE]'), 2000);
+    expect(received).toEqual([]);
+    expect(text).toContain('data: [DONE]');
+  });
+
   it('coalesces deltas written within one flush into one event', async () => {
     const runId = await newRun();
     const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);

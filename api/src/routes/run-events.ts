@@ -73,11 +73,21 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
     try {
       const stored = await readRunEvents(redis, prefix, run.id, afterSeq);
       const firstHeld = stored.length > 0 ? stored[0]!.seq : await firstRunEventSeq(redis, prefix, run.id);
-      if ((stored.length === 0 || firstHeld > afterSeq + 1) && isTerminal((await getRunFor(c.var.db, run.id, currentUser(c))).status)) {
-        // The stream expired or was trimmed: replay the persisted message instead.
-        const [message] = await c.var.db.select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
-        const finalRun = await getRunFor(c.var.db, run.id, currentUser(c));
-        for (const event of replayFromMessage(finalRun, message?.parts ?? [])) if (event.seq > afterSeq) await write(event);
+      const terminal = isTerminal((await getRunFor(c.var.db, run.id, currentUser(c))).status);
+      if (terminal && (firstHeld === 0 || firstHeld > afterSeq + 1)) {
+        // The stream expired or was trimmed. A fresh reader gets the persisted message; a reader that
+        // already saw part of the run cannot be continued from it (other numbering), so it is told the run is over.
+        if (afterSeq === 0) {
+          const [message] = await c.var.db.select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
+          const finalRun = await getRunFor(c.var.db, run.id, currentUser(c));
+          for (const event of replayFromMessage(finalRun, message?.parts ?? [])) await write(event);
+        }
+        await stream.write('data: [DONE]\n\n');
+        return;
+      }
+      if (terminal && stored.length === 0) {
+        // Reconnected after the end: nothing is left to send.
+        await stream.write('data: [DONE]\n\n');
         return;
       }
       await send(stored);

@@ -47,10 +47,17 @@ export const sessionRoutes = new Hono<AppEnv>()
   .get('/', describeRoute({ tags: ['chat'], summary: 'Your chat sessions, most recent first' }), async (c) =>
     c.json({ items: await listChatSessions(c.var.db, currentUser(c).id) }),
   )
-  .get('/:id', describeRoute({ tags: ['chat'], summary: 'A session with its messages (UI parts) and its active run' }), validate('param', idParam), async (c) => {
+  .get('/:id', describeRoute({ tags: ['chat'], summary: 'A session with its messages (UI parts), its runs\' outcomes and its active run' }), validate('param', idParam), async (c) => {
     const session = await getChatSessionFor(c.var.db, c.req.valid('param').id, currentUser(c).id);
-    const [messageRows, activeRun] = await Promise.all([listSessionMessages(c.var.db, session.id), getActiveRun(c.var.db, session.id)]);
-    return c.json({ ...session, messages: messageRows, activeRunId: activeRun?.id ?? null });
+    const [messageRows, activeRun, runRows] = await Promise.all([
+      listSessionMessages(c.var.db, session.id),
+      getActiveRun(c.var.db, session.id),
+      c.var.db
+        .select({ id: runs.id, status: runs.status, error: runs.error, finishReason: runs.finishReason, hitStepLimit: runs.hitStepLimit, steps: runs.steps })
+        .from(runs)
+        .where(eq(runs.sessionId, session.id)),
+    ]);
+    return c.json({ ...session, messages: messageRows, activeRunId: activeRun?.id ?? null, runs: runRows });
   })
   .post(
     '/:id/runs',

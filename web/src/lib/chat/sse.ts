@@ -60,13 +60,14 @@ export class SseParser {
  * stops early, so the connection is released.
  */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   const parser = new SseParser();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
-      yield* parser.feed(value);
+      yield* parser.feed(decoder.decode(value, { stream: true }));
     }
   } finally {
     await reader.cancel().catch(() => {});
