@@ -5,11 +5,17 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps, AppEnv } from './deps';
 import { ApiError, handleError } from './errors';
 import { identify } from './middleware/auth';
+import { observeRequests } from './middleware/observe-requests';
 import { sameOriginWrites } from './middleware/same-origin';
+import { createAppMetrics } from './operations/metrics';
+import { adminRoutes } from './routes/admin';
 import { agentRoutes } from './routes/agents';
 import { authRoutes } from './routes/auth';
 import { docsRoutes } from './routes/docs';
+import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
+import { metricsRoutes } from './routes/metrics';
+import { QUEUE_BOARD_PATH, queueBoardAccess, queueBoardRoutes } from './routes/queue-board';
 import { modelRoutes } from './routes/models';
 import { approvalRoutes } from './routes/approvals';
 import { runRoutes } from './routes/runs';
@@ -18,6 +24,8 @@ import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { userRoutes } from './routes/users';
 
 export type { AppDeps, AppEnv } from './deps';
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Routes under /api, chained so `AppType` types the web client. */
 function apiRoutes() {
@@ -33,7 +41,9 @@ function apiRoutes() {
     .route('/chat-options', chatOptionRoutes)
     .route('/sessions', sessionRoutes)
     .route('/runs', runRoutes)
-    .route('/approvals', approvalRoutes);
+    .route('/approvals', approvalRoutes)
+    .route('/agent-documents', documentRoutes)
+    .route('/admin', adminRoutes);
 }
 
 export type AppType = ReturnType<typeof apiRoutes>;
@@ -46,13 +56,17 @@ export type AppType = ReturnType<typeof apiRoutes>;
 export function createApp(deps: AppDeps) {
   const api = apiRoutes();
   const app = new Hono<AppEnv>();
+  const metrics = createAppMetrics(deps, { processMetrics: deps.config.processMetrics });
 
   app.use(async function injectDependencies(c, next) {
     for (const [key, value] of Object.entries(deps)) c.set(key as keyof AppDeps, value as never);
-    c.set('requestId', c.req.header('x-request-id') ?? randomUUID());
+    // A caller's id is kept for tracing across services, but only if it cannot forge log content.
+    const incoming = c.req.header('x-request-id');
+    c.set('requestId', incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID());
     c.set('user', null);
     await next();
   });
+  app.use(observeRequests(metrics));
   app.use(
     '/api/*',
     bodyLimit({
@@ -84,6 +98,13 @@ export function createApp(deps: AppDeps) {
   );
   app.route('/api/docs', docsRoutes);
   app.route('/api', api);
+
+  // Operations, outside /api where scrapers and operators expect them (SPEC §6).
+  app.use('/metrics', identify);
+  app.route('/metrics', metricsRoutes(metrics));
+  app.use(`${QUEUE_BOARD_PATH}/*`, sameOriginWrites, identify, queueBoardAccess);
+  app.get(`${QUEUE_BOARD_PATH}/`, (c) => c.redirect(QUEUE_BOARD_PATH, 301));
+  app.route(QUEUE_BOARD_PATH, queueBoardRoutes(deps.queues));
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route for ${c.req.method} ${c.req.path}` } }, 404));
   app.onError(handleError);

@@ -24,6 +24,10 @@ export type AppDeps = {
     sseHeartbeatSeconds: number;
     /** APP_SECRET: encrypts model API keys at rest (never logged, never sent). */
     appSecret: string;
+    /** METRICS_TOKEN: lets a Prometheus scraper read /metrics without an admin session. */
+    metricsToken?: string;
+    /** Adds Node process metrics (CPU, memory, event loop) to /metrics; off in tests that build many apps. */
+    processMetrics?: boolean;
   };
 };
 

@@ -40,7 +40,14 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
     jobs,
     runEvents,
     logger,
-    config: { secureCookies: env.PUBLIC_ORIGIN?.startsWith('https:') ?? false, bodyLimitBytes: 1024 * 1024, appSecret, sseHeartbeatSeconds: 15 },
+    config: {
+      secureCookies: env.PUBLIC_ORIGIN?.startsWith('https:') ?? false,
+      bodyLimitBytes: 1024 * 1024,
+      appSecret,
+      sseHeartbeatSeconds: 15,
+      metricsToken: env.METRICS_TOKEN,
+      processMetrics: true,
+    },
   });
   return {
     app,

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createJobWaiter, createQueues } from '@agentq/shared/queues';
 import { createApiRedis, createWorkerRedis } from '@agentq/shared/redis';
 import { RunEventHub } from '@agentq/shared/run-stream';
+import type { Logger } from '@agentq/shared/logger';
 import { createUser } from '@agentq/shared/services';
 import { openTestDb, randomPrefix, silentLogger, testDatabaseUrl, testRedisUrl, uniqueEmail } from '@agentq/shared/testing';
 import { createApp } from './app';
@@ -11,7 +12,7 @@ import { createApp } from './app';
 export const TEST_APP_SECRET = 'agentq-test-app-secret-0123456789';
 
 /** The real app on the real test database and Redis, with a queue prefix of its own. */
-export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSeconds?: number } = {}) {
+export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSeconds?: number; metricsToken?: string; logger?: Logger } = {}) {
   const database = await openTestDb();
   const redis = createApiRedis(options.redisUrl ?? testRedisUrl());
   redis.on('error', () => {});
@@ -27,8 +28,8 @@ export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSe
     queues,
     jobs,
     runEvents,
-    logger: silentLogger,
-    config: { secureCookies: false, bodyLimitBytes: 64 * 1024, appSecret: TEST_APP_SECRET, sseHeartbeatSeconds: options.sseHeartbeatSeconds ?? 15 },
+    logger: options.logger ?? silentLogger,
+    config: { secureCookies: false, bodyLimitBytes: 64 * 1024, appSecret: TEST_APP_SECRET, sseHeartbeatSeconds: options.sseHeartbeatSeconds ?? 15, metricsToken: options.metricsToken },
   });
 
   async function signUp(role: 'admin' | 'user' = 'user') {

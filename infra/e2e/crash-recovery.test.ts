@@ -87,5 +87,13 @@ describe('a worker killed mid-run', () => {
     expect(text).toContain('Your order is placed.');
     const logs = await client.get(`/api/tool-logs?runId=${body.runId}`);
     expect(logs.body.total).toBe(1);
+
+    // The operators' timeline: the tool call once, succeeded, and the step the second worker finished
+    // (a step the crash cut short before it ended is marked interrupted).
+    const { timeline } = (await client.get(`/api/admin/runs/${body.runId}`)).body;
+    const steps = timeline.steps as { finishReason?: string; interrupted?: boolean; toolCalls: { toolName: string; status: string }[] }[];
+    expect(steps.flatMap((step) => step.toolCalls)).toEqual([expect.objectContaining({ toolName: 'order', status: 'success' })]);
+    expect(steps[0]!.interrupted || steps[0]!.finishReason === 'tool-calls').toBe(true);
+    expect(steps.at(-1)).toMatchObject({ finishReason: 'stop', toolCalls: [] });
   });
 });

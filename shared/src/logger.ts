@@ -1,19 +1,55 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Keys whose values never reach a log line, wherever they sit in the logged object. */
-export const REDACTED_PATHS = [
-  'password', '*.password', 'passwordHash', '*.passwordHash', 'apiKey', '*.apiKey', 'token', '*.token',
-  'authorization', '*.authorization', 'headers.authorization', 'headers.cookie', '*.headers.authorization',
-  '*.headers.cookie', 'cookie', '*.cookie', 'secret', '*.secret',
+/** Secret-bearing keys, at the top of a logged object or one or two levels down. */
+const SECRET_KEYS = [
+  'password',
+  'passwordHash',
+  'apiKey',
+  'apiKeyEncrypted',
+  'api_key',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'secret',
+  'appSecret',
+  'authorization',
+  'Authorization',
+  'cookie',
+  'APP_SECRET',
+  'ADMIN_PASSWORD',
+  'LLM_API_KEY',
+  'METRICS_TOKEN',
 ];
 
-/** Structured JSON logs (pino) with secrets redacted. */
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  return pino({
+/** Header names whose values are credentials, wherever a `headers` object is logged. */
+const SECRET_HEADERS = ['authorization', 'Authorization', 'cookie', 'Cookie', '["set-cookie"]', '["Set-Cookie"]', '["x-api-key"]', '["proxy-authorization"]'];
+
+/** Keys whose values never reach a log line, wherever they sit in the logged object. */
+export const REDACTED_PATHS = [
+  ...SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]),
+  ...SECRET_HEADERS.flatMap((header) => {
+    const path = header.startsWith('[') ? `headers${header}` : `headers.${header}`;
+    return [path, `*.${path}`, `*.*.${path}`];
+  }),
+  // A fetch tool's config carries headers the admin set (often an Authorization).
+  'config.defaultHeaders',
+  '*.config.defaultHeaders',
+  'defaultHeaders',
+  '*.defaultHeaders',
+];
+
+/**
+ * Structured JSON logs (pino) with secrets redacted. `destination` defaults to stdout; tests pass
+ * a stream to read the lines back.
+ * @example const logger = createLogger({ level: 'info', name: 'agentq-api' });
+ */
+export function createLogger(options: { level?: string; name?: string; destination?: DestinationStream } = {}): Logger {
+  const settings = {
     name: options.name ?? 'agentq',
     level: options.level ?? 'info',
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-  });
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }

@@ -1,6 +1,6 @@
 import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
-import { createQueues } from '@agentq/shared/queues';
+import { createQueues, startWorkerHeartbeat } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
 import { disposeToolTypes } from '@agentq/shared/tools';
 import { RunControl } from './agent/run-control';
@@ -47,12 +47,14 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: Worke
     lockDurationMs: options.lockDurationMs,
     stalledIntervalMs: options.stalledIntervalMs,
   });
+  const heartbeat = startWorkerHeartbeat(redis, options.prefix, { concurrency: options.concurrency, queues: pool.workers.map((worker) => worker.name) });
   const reconciler = options.reconcileIntervalMs === 0 ? undefined : startReconciler(options.db, queues, options.logger, options.reconcileIntervalMs ?? 60_000);
   return {
     pool,
     deps,
     close: async (deadlineMs) => {
       reconciler?.stop();
+      await heartbeat.stop();
       const outcome = await pool.close(deadlineMs);
       await deps.control.close();
       await disposeToolTypes();

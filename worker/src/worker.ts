@@ -1,5 +1,5 @@
 import { queueCatalog, type QueueKey } from '@agentq/shared/queues';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { MetricsTime, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ProcessorMap, WorkerDeps } from './processor';
 
@@ -31,7 +31,13 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
         const schema = (definition.jobs as Record<string, { safeParse: (value: unknown) => { success: boolean; error?: unknown } }>)[job.name];
         const parsed = schema?.safeParse(job.data);
         if (!parsed?.success) throw new UnrecoverableError(`Invalid payload for '${job.name}': ${String(parsed?.error)}`);
-        return handler(job, deps, token);
+        // Every line a job logs names its queue, job and run.
+        const logger = deps.logger.child({ queue: definition.name, jobId: job.id, runId: (job.data as { runId?: string }).runId });
+        const started = performance.now();
+        logger.debug({ attempt: job.attemptsMade + 1 }, 'job started');
+        const result = await handler(job, { ...deps, logger }, token);
+        logger.debug({ durationMs: Math.round(performance.now() - started) }, 'job done');
+        return result;
       },
       {
         connection: options.connection,
@@ -40,9 +46,13 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
         lockDuration: options.lockDurationMs ?? 30_000,
         stalledInterval: options.stalledIntervalMs ?? 15_000,
         maxStalledCount: 2,
+        // Per-minute completed/failed counts for the dashboard's throughput chart (queue.getMetrics).
+        metrics: { maxDataPoints: MetricsTime.ONE_WEEK },
       },
     );
-    worker.on('failed', (job, error) => deps.logger.warn({ queue: definition.name, jobId: job?.id, err: error }, 'job failed'));
+    worker.on('failed', (job, error) =>
+      deps.logger.warn({ queue: definition.name, jobId: job?.id, runId: (job?.data as { runId?: string } | undefined)?.runId, attemptsMade: job?.attemptsMade, err: error }, 'job failed'),
+    );
     worker.on('error', (error) => deps.logger.error({ queue: definition.name, err: error }, 'worker error'));
     return worker;
   });

@@ -1,3 +1,4 @@
+import { listWorkerHeartbeats } from '@agentq/shared/queues';
 import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
@@ -23,8 +24,26 @@ async function probe(check: () => Promise<unknown>, timeoutMs = 2000): Promise<{
 
 export const healthRoutes = new Hono<AppEnv>()
   .get('/health', describeRoute({ tags: ['health'], summary: 'Liveness: the process answers' }), (c) => c.json({ status: 'ok' }))
-  .get('/ready', describeRoute({ tags: ['health'], summary: 'Readiness: PostgreSQL and Redis answer' }), async (c) => {
-    const [database, redis] = await Promise.all([probe(() => c.var.db.execute(sql`select 1`)), probe(() => c.var.redis.ping())]);
-    const ready = database.ok && redis.ok;
-    return c.json({ status: ready ? 'ready' : 'unavailable', checks: { database, redis } }, ready ? 200 : 503);
-  });
+  .get(
+    '/ready',
+    describeRoute({
+      tags: ['health'],
+      summary: 'Readiness: PostgreSQL and Redis answer (these decide 200/503); also reports worker processes with a recent heartbeat',
+      description:
+        'The status code depends only on the database and Redis: an API with no worker online still accepts runs (they wait in the queue), ' +
+        'and an API started before its workers must not be taken out of rotation. `workers.ok` is for alerting.',
+    }),
+    async (c) => {
+      let workerCount = 0;
+      const [database, redis, workerProbe] = await Promise.all([
+        probe(() => c.var.db.execute(sql`select 1`)),
+        probe(() => c.var.redis.ping()),
+        probe(async () => {
+          workerCount = (await listWorkerHeartbeats(c.var.redis, c.var.queues.prefix)).length;
+        }),
+      ]);
+      const ready = database.ok && redis.ok;
+      const workers = { ok: workerProbe.ok && workerCount > 0, count: workerCount, ...(workerProbe.error ? { error: workerProbe.error } : {}) };
+      return c.json({ status: ready ? 'ready' : 'unavailable', checks: { database, redis }, workers }, ready ? 200 : 503);
+    },
+  );

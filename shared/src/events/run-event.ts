@@ -4,8 +4,11 @@ import type { RunDataChunk } from './data-parts';
 /** One chunk of the AI SDK UI message stream, or one of our data parts. */
 export type RunChunk = UIMessageChunk | RunDataChunk;
 
-/** What travels through Redis and SSE: a chunk with the run id and a gap-free per-run sequence number (from 1). */
-export type RunEvent = { runId: string; seq: number; chunk: RunChunk };
+/**
+ * What travels through Redis and SSE: a chunk with the run id and a gap-free per-run sequence number (from 1).
+ * `at` (epoch ms) is when the worker emitted it (a coalesced delta: its first token); events written before it existed lack it. SSE sends only `chunk`.
+ */
+export type RunEvent = { runId: string; seq: number; chunk: RunChunk; at?: number };
 
 /** True for the event after which a run's stream has nothing more to say. */
 export function isFinalEvent(chunk: RunChunk): boolean {

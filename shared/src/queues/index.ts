@@ -2,3 +2,4 @@ export * from './define-queue';
 export * from './catalog';
 export * from './queues';
 export * from './job-waiter';
+export * from './worker-heartbeat';

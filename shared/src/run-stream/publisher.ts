@@ -11,12 +11,14 @@ function isDelta(chunk: RunChunk): chunk is DeltaChunk {
 }
 
 /**
- * Publishes a run's events: each gets the next sequence number, goes to the run's capped Redis
+ * Publishes a run's events: each gets the next sequence number and its emit time (`at`), goes to the run's capped Redis
  * stream and is announced on pub/sub. Deltas are coalesced and writes are pipelined on a short
  * timer, so the model's token rate never turns into one awaited Redis round trip per token.
  */
 export class RunEventPublisher {
   private pending: RunChunk[] = [];
+  /** When each pending chunk was emitted (epoch ms); a merged delta keeps its first token's time. */
+  private pendingAt: number[] = [];
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
@@ -47,6 +49,7 @@ export class RunEventPublisher {
       return;
     }
     this.pending.push(chunk);
+    this.pendingAt.push(Date.now());
     this.timer ??= setTimeout(() => void this.flush(), isDelta(chunk) ? COALESCE_MS : 0);
   }
 
@@ -55,9 +58,11 @@ export class RunEventPublisher {
     clearTimeout(this.timer);
     this.timer = undefined;
     const chunks = this.pending;
+    const times = this.pendingAt;
     this.pending = [];
+    this.pendingAt = [];
     if (chunks.length > 0) {
-      const events = chunks.map((chunk) => ({ runId: this.runId, seq: this.nextSeq++, chunk }));
+      const events = chunks.map((chunk, index) => ({ runId: this.runId, seq: this.nextSeq++, chunk, at: times[index] ?? Date.now() }));
       for (const event of events) this.onEvent?.(event);
       this.chain = this.chain.then(() => this.write(events)).catch((error) => {
         this.failure ??= error;

@@ -8,3 +8,4 @@ export * from './secrets';
 export * from './models';
 export * from './agents';
 export * from './approvals';
+export * from './documents';

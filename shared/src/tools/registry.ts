@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { calculatorToolType } from './calculator';
 import { datetimeToolType } from './datetime';
+import { documentToolType } from './document';
 import type { ToolType } from './define-tool-type';
 import { NoSuchToolTypeError } from './errors';
 import { fetchToolType } from './fetch';
 
 /** Every tool type agentq knows. Adding a type is one folder and one entry here. */
-export const toolTypes = [fetchToolType, calculatorToolType, datetimeToolType] as const;
+export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType] as const;
 
 export type RegisteredToolType = (typeof toolTypes)[number];
 export type ToolTypeName = RegisteredToolType['type'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loginPath, safeNextPath } from './next-path.ts';
+import { isServerPage, loginPath, safeNextPath } from './next-path.ts';
 
 describe('safeNextPath', () => {
   it('keeps same-origin paths with their query and hash', () => {
@@ -23,5 +23,14 @@ describe('loginPath', () => {
   it('omits next for the root and for the login page itself', () => {
     expect(loginPath(new URL('http://localhost/'))).toBe('/login');
     expect(loginPath(new URL('http://localhost/login?next=/chat'))).toBe('/login');
+  });
+});
+
+describe('isServerPage', () => {
+  it('tells pages the API serves from app routes', () => {
+    expect(isServerPage('/admin/queues')).toBe(true);
+    expect(isServerPage('/admin/queues/queue/chat-turns?status=failed')).toBe(true);
+    expect(isServerPage('/admin/queuesque')).toBe(false);
+    expect(isServerPage('/admin/workers')).toBe(false);
   });
 });

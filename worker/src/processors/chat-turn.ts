@@ -28,6 +28,7 @@ import type { WorkerDeps } from '../processor';
 import { assembleMessage, hasContent, hasText } from '../agent/assemble-message';
 import { buildToolSet, runToolCall, type OfferedTool } from '../agent/build-tool-set';
 import { createLanguageModel } from '../agent/language-model';
+import { RunTimelineRecorder } from '../agent/run-timeline';
 
 const DEFAULT_MAX_STEPS = 8;
 export const STEP_LIMIT_NOTE = '(The tool-call limit was reached before the model could write a final answer. The tool results above are what it found.)';
@@ -76,18 +77,25 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
   if (isTerminal(run.status) && run.status !== 'cancelled') return { status: run.status };
   if (run.kind !== 'chat' || !run.sessionId) throw new UnrecoverableError(`Run ${run.id} is not a chat run`);
 
-  const log = deps.logger.child({ runId: run.id, jobId: job.id });
+  // The worker's job logger already carries runId and jobId.
+  const log = deps.logger;
   const control = await deps.control.track(run.id);
   const chunks: RunChunk[] = [];
+  const timeline = new RunTimelineRecorder(run.checkpoint?.timeline);
   let lastSeq = await lastRunEventSeq(deps.redis, deps.config.prefix, run.id);
   if (run.checkpoint?.lastSeq && lastSeq < run.checkpoint.lastSeq) {
     // Redis lost the run's stream (restart without persistence): continue the numbering and the message from the checkpoint.
     chunks.push(...messageToChunks(run.id, run.checkpoint.parts ?? []));
     lastSeq = run.checkpoint.lastSeq;
   } else if (lastSeq > 0) {
-    for (const event of await readRunEvents(deps.redis, deps.config.prefix, run.id, 0)) chunks.push(event.chunk);
+    const stored = await readRunEvents(deps.redis, deps.config.prefix, run.id, 0);
+    for (const event of stored) chunks.push(event.chunk);
+    timeline.replay(stored);
   }
-  const publisher = new RunEventPublisher(deps.redis, deps.config.prefix, run.id, lastSeq, (event) => chunks.push(event.chunk));
+  const publisher = new RunEventPublisher(deps.redis, deps.config.prefix, run.id, lastSeq, (event) => {
+    chunks.push(event.chunk);
+    timeline.apply(event);
+  });
   const emit = (chunk: RunChunk) => publisher.emit(chunk);
   const status = (data: RunStatusData) => emit({ type: 'data-run-status', data, transient: true });
 
@@ -97,7 +105,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
 
   async function saveCheckpoint(next: RunCheckpoint) {
     await publisher.flush();
-    next = { ...next, lastSeq: publisher.lastSeq, parts: (await assembleMessage(run.id, chunks)).parts };
+    next = { ...next, lastSeq: publisher.lastSeq, parts: (await assembleMessage(run.id, chunks)).parts, timeline: timeline.snapshot() };
     checkpoint = next;
     await deps.db.update(runs).set({ checkpoint: next, steps: next.steps, usage: next.usage ?? null }).where(eq(runs.id, run.id));
   }
@@ -112,7 +120,17 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
       }
       await tx
         .update(runs)
-        .set({ status: outcome.status, finishReason: outcome.finishReason ?? null, error: outcome.error ?? null, hitStepLimit: outcome.hitStepLimit ?? false, steps, usage, finishedAt: new Date() })
+        .set({
+          status: outcome.status,
+          finishReason: outcome.finishReason ?? null,
+          error: outcome.error ?? null,
+          hitStepLimit: outcome.hitStepLimit ?? false,
+          steps,
+          usage,
+          finishedAt: new Date(),
+          // The final timeline (approval responses, the last tool results) outlives the event stream.
+          checkpoint: { ...(checkpoint ?? { messages: [], steps }), timeline: timeline.snapshot() },
+        })
         .where(and(eq(runs.id, run.id), inArray(runs.status, ['queued', 'running', 'awaiting_approval', ...(outcome.status === 'cancelled' ? (['cancelled'] as const) : [])])));
       await tx.update(chatSessions).set({ updatedAt: new Date() }).where(eq(chatSessions.id, run.sessionId!));
     });
@@ -150,6 +168,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
       apiKey: modelRow.apiKeyEncrypted ? decryptSecret(modelRow.apiKeyEncrypted, deps.config.appSecret) : null,
     });
 
+    const supportsReasoning = modelRow.supportsReasoning;
     const offered = options.enableTools === false ? [] : await offeredTools(deps, run);
     const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal: control.signal };
     let stepMessages: ModelMessage[] = [];
@@ -220,14 +239,18 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
         toolApproval: withTools ? (toolApproval as never) : undefined,
         stopWhen: isStepCount(stepBudget),
         abortSignal: control.signal,
+        // The thinking toggle asks a reasoning-capable model to reason (OpenAI-compatible `reasoning_effort`).
+        providerOptions: options.enableThinking && supportsReasoning ? { agentq: { reasoningEffort: 'medium' } } : undefined,
         prepareStep: async ({ messages: current, stepNumber }) => {
           stepMessages = current;
           if (stepNumber > 0) await saveCheckpoint({ messages: current, steps, usage });
           return undefined;
         },
-        onStepEnd: (step: { usage?: Parameters<typeof addUsage>[1] }) => {
+        onStepStart: () => timeline.stepStarting(),
+        onStepEnd: (step: { usage?: Parameters<typeof addUsage>[1]; finishReason?: string }) => {
           steps += 1;
           usage = addUsage(usage, step.usage);
+          timeline.stepEnded(step);
         },
       });
       const uiStream = toUIMessageStream({ stream: result.stream, sendStart: false, sendFinish: false, sendReasoning: true, onError: (error) => (error instanceof Error ? error.message : String(error)) });

@@ -38,5 +38,6 @@ export async function processToolExecution(job: Job<{ runId: string }>, deps: Wo
     result = executed;
   }
   await finishToolRun(deps.db, run.id, result);
+  deps.logger.info({ tool: tool?.slug, success: result.success, durationMs: result.metadata.durationMs }, 'tool execution finished');
   return result;
 }

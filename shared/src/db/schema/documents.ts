@@ -5,6 +5,12 @@ import { users } from './users';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
+/**
+ * The text search configuration of `search_vector`; queries must use the same one. English stems
+ * words ("meetings" finds "meeting") and drops stop words, which ranks far better than 'simple'.
+ */
+export const DOCUMENT_SEARCH_CONFIG = 'english';
+
 export const DOCUMENT_TYPES = ['memory', 'document'] as const;
 export type DocumentType = (typeof DOCUMENT_TYPES)[number];
 
@@ -22,17 +28,17 @@ export const agentDocuments = pgTable(
     summary: text('summary'),
     tags: varchar('tags', { length: 500 }),
     version: integer('version').notNull().default(1),
-    searchVector: tsvector('search_vector').generatedAlwaysAs(
-      (): SQL =>
-        sql`setweight(to_tsvector('simple', coalesce(${agentDocuments.title}, '')), 'A') || setweight(to_tsvector('simple', coalesce(${agentDocuments.tags}, '')), 'B') || setweight(to_tsvector('simple', coalesce(${agentDocuments.content}, '')), 'C')`,
-    ),
+    searchVector: tsvector('search_vector').generatedAlwaysAs((): SQL => {
+      const config = sql.raw(`'${DOCUMENT_SEARCH_CONFIG}'`);
+      return sql`setweight(to_tsvector(${config}, coalesce(${agentDocuments.title}, '')), 'A') || setweight(to_tsvector(${config}, coalesce(${agentDocuments.tags}, '')), 'B') || setweight(to_tsvector(${config}, coalesce(${agentDocuments.content}, '')), 'C')`;
+    }),
     ...timestamps,
   },
   (table) => [
     index('idx_agent_doc_user_type').on(table.userId, table.type),
     index('idx_agent_doc_user_created').on(table.userId, table.createdAt),
     index('idx_agent_doc_session').on(table.sessionId),
-    index('idx_agent_doc_search').using('gin', table.searchVector),
+    index('idx_agent_doc_search_english').using('gin', table.searchVector),
   ],
 );
 

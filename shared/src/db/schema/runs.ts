@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { RunTimeline } from '../../events/run-timeline';
 import { timestamps } from './columns';
 import { users } from './users';
 
@@ -18,6 +19,8 @@ export type RunCheckpoint = {
   lastSeq?: number;
   /** The assistant message so far (UI parts): what a resumed run rebuilds from when the stream is gone. */
   parts?: unknown[];
+  /** Per-step timings (model latency, tokens, tool calls, approval waits) for the operators' run view. */
+  timeline?: RunTimeline;
 };
 
 export const RUN_KINDS = ['chat', 'tool'] as const;

@@ -1,0 +1,113 @@
+import { listWorkerHeartbeats, queueCatalog, type QueueKey } from '@agentq/shared/queues';
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import { z } from 'zod';
+import type { AppEnv } from '../deps';
+import { requireAdmin } from '../middleware/auth';
+import { discardFailedJob, listFailedJobs, retryFailedJob } from '../operations/failed-jobs';
+import { queueOverview } from '../operations/queue-overview';
+import { adminRunDetail, adminRunsQuerySchema, listAdminRuns } from '../operations/run-reports';
+import { queueThroughput } from '../operations/throughput';
+import { validate } from '../validate';
+
+const queueNames = Object.values(queueCatalog).map((definition) => definition.name) as [string, ...string[]];
+const throughputQuery = z.object({ minutes: z.coerce.number().int().min(1).max(24 * 60).default(60) });
+const failedQuery = z.object({ queue: z.enum(queueNames).optional(), limit: z.coerce.number().int().min(1).max(100).default(20) });
+const jobParam = z.object({ queue: z.string().min(1).max(100), id: z.string().min(1).max(200) });
+const idParam = z.object({ id: z.string().min(1).max(100) });
+const overviewQuery = z.object({
+  minutes: throughputQuery.shape.minutes,
+  failedLimit: failedQuery.shape.limit,
+});
+
+/** Worker processes (their heartbeats) and BullMQ's own count of worker connections per queue. */
+async function workersView({ redis, queues }: Pick<AppEnv['Variables'], 'redis' | 'queues'>) {
+  const now = Date.now();
+  const [heartbeats, connections] = await Promise.all([
+    listWorkerHeartbeats(redis, queues.prefix),
+    Promise.all((Object.keys(queueCatalog) as QueueKey[]).map(async (key) => ({ queue: queues[key].name, workers: await queues[key].getWorkersCount() }))),
+  ]);
+  return {
+    items: heartbeats.map((heartbeat) => ({
+      ...heartbeat,
+      uptimeMs: now - new Date(heartbeat.startedAt).getTime(),
+      lastSeenMsAgo: now - new Date(heartbeat.lastSeenAt).getTime(),
+    })),
+    connections,
+  };
+}
+
+/** The operators' dashboard API (SPEC §7 worker dashboard): admins only. */
+export const adminRoutes = new Hono<AppEnv>()
+  .use(requireAdmin)
+  .get(
+    '/overview',
+    describeRoute({ tags: ['operations'], summary: 'Everything the worker dashboard polls: queue counts, throughput per minute, workers online, recent failures' }),
+    validate('query', overviewQuery),
+    async (c) => {
+      const { minutes, failedLimit } = c.req.valid('query');
+      const [queues, throughput, workers, failedJobs] = await Promise.all([
+        queueOverview(c.var.db, c.var.queues),
+        queueThroughput(c.var.queues, minutes),
+        workersView(c.var),
+        listFailedJobs(c.var.queues, { limit: failedLimit }),
+      ]);
+      return c.json({ queues, throughput, workers, failedJobs, at: new Date().toISOString() });
+    },
+  )
+  .get(
+    '/queues',
+    describeRoute({
+      tags: ['operations'],
+      summary: 'Job counts per queue: waiting, active, delayed, parked for approval, failed, completed (states partition the jobs; parked = runs awaiting approval)',
+    }),
+    async (c) => c.json({ items: await queueOverview(c.var.db, c.var.queues) }),
+  )
+  .get(
+    '/throughput',
+    describeRoute({ tags: ['operations'], summary: 'Completed and failed jobs per minute for each queue over the last `minutes` minutes, oldest first' }),
+    validate('query', throughputQuery),
+    async (c) => c.json(await queueThroughput(c.var.queues, c.req.valid('query').minutes)),
+  )
+  .get(
+    '/workers',
+    describeRoute({ tags: ['operations'], summary: 'Worker processes online (heartbeat: host, pid, concurrency, uptime) and BullMQ worker connections per queue' }),
+    async (c) => c.json(await workersView(c.var)),
+  )
+  .get(
+    '/jobs/failed',
+    describeRoute({ tags: ['operations'], summary: 'Most recently failed jobs across queues (or one queue), newest first' }),
+    validate('query', failedQuery),
+    async (c) => c.json(await listFailedJobs(c.var.queues, c.req.valid('query'))),
+  )
+  .post(
+    '/jobs/:queue/:id/retry',
+    describeRoute({ tags: ['operations'], summary: 'Retry a failed job with a fresh attempt budget (409 unless it is failed)' }),
+    validate('param', jobParam),
+    async (c) => {
+      const { queue, id } = c.req.valid('param');
+      return c.json(await retryFailedJob(c.var.queues, queue, id));
+    },
+  )
+  .delete(
+    '/jobs/:queue/:id',
+    describeRoute({ tags: ['operations'], summary: 'Discard (remove) a failed job (409 unless it is failed)' }),
+    validate('param', jobParam),
+    async (c) => {
+      const { queue, id } = c.req.valid('param');
+      await discardFailedJob(c.var.queues, queue, id);
+      return c.body(null, 204);
+    },
+  )
+  .get(
+    '/runs',
+    describeRoute({ tags: ['operations'], summary: "Every user's runs, newest first: status, owner email, agent, created, duration, steps, tokens; filter by status, kind and user" }),
+    validate('query', adminRunsQuerySchema),
+    async (c) => c.json(await listAdminRuns(c.var.db, c.req.valid('query'))),
+  )
+  .get(
+    '/runs/:id',
+    describeRoute({ tags: ['operations'], summary: 'One run for operators: the run, its step timeline (model latency, tokens, tool calls, approval waits), tool logs and approvals' }),
+    validate('param', idParam),
+    async (c) => c.json(await adminRunDetail(c.var.db, c.req.valid('param').id)),
+  );

@@ -1,0 +1,4 @@
+DROP INDEX "idx_agent_doc_search";--> statement-breakpoint
+ALTER TABLE "agent_documents" drop column "search_vector";--> statement-breakpoint
+ALTER TABLE "agent_documents" ADD COLUMN "search_vector" "tsvector" GENERATED ALWAYS AS (setweight(to_tsvector('english', coalesce("agent_documents"."title", '')), 'A') || setweight(to_tsvector('english', coalesce("agent_documents"."tags", '')), 'B') || setweight(to_tsvector('english', coalesce("agent_documents"."content", '')), 'C')) STORED;--> statement-breakpoint
+CREATE INDEX "idx_agent_doc_search_english" ON "agent_documents" USING gin ("search_vector");

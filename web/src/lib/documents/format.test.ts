@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { changesBetween, countLabel, draftOf, snippetParts, splitTags } from './format.ts';
+
+describe('splitTags', () => {
+  it('reads the stored comma-separated form', () => {
+    expect(splitTags('profile, work ,, colour')).toEqual(['profile', 'work', 'colour']);
+    expect(splitTags(null)).toEqual([]);
+    expect(splitTags('')).toEqual([]);
+  });
+});
+
+describe('snippetParts', () => {
+  it('marks the runs between ** as matches, on one line', () => {
+    expect(snippetParts('my favourite **colour** is\n**teal** …')).toEqual([
+      { text: 'my favourite ', match: false },
+      { text: 'colour', match: true },
+      { text: ' is ', match: false },
+      { text: 'teal', match: true },
+      { text: ' …', match: false },
+    ]);
+  });
+
+  it("finds the match inside the document's own bold, and drops the document's markers", () => {
+    expect(snippetParts('Colour notes\n\nFavourite colour: ****teal****. **deep ****sea****')).toEqual([
+      { text: 'Colour notes Favourite colour: ', match: false },
+      { text: 'teal', match: true },
+      { text: '. deep ', match: false },
+      { text: 'sea', match: true },
+    ]);
+  });
+
+  it('keeps markup as plain text (the page never renders it as HTML)', () => {
+    expect(snippetParts('<img src=x onerror=alert(1)> **hit**')).toEqual([
+      { text: '<img src=x onerror=alert(1)> ', match: false },
+      { text: 'hit', match: true },
+    ]);
+  });
+});
+
+describe('changesBetween', () => {
+  const original = draftOf({ title: 'Notes', content: '# Notes\nfirst', summary: 'Notes first', tags: 'a, b' });
+
+  it('sends nothing when nothing changed (whitespace in title and tags aside)', () => {
+    expect(changesBetween(original, { ...original, title: ' Notes ', tags: 'a,b' })).toEqual({});
+  });
+
+  it('sends only what changed, so an untouched summary is re-derived from new content', () => {
+    expect(changesBetween(original, { ...original, content: '# Notes\nsecond' })).toEqual({ content: '# Notes\nsecond' });
+  });
+
+  it('turns an emptied summary and emptied tags into null', () => {
+    expect(changesBetween(original, { ...original, summary: '  ', tags: '' })).toEqual({ summary: null, tags: null });
+  });
+
+  it('normalizes the tags it sends', () => {
+    expect(changesBetween(original, { ...original, tags: ' a , c ' })).toEqual({ tags: 'a, c' });
+  });
+});
+
+describe('countLabel', () => {
+  it('names the type in singular or plural', () => {
+    expect(countLabel(1, 'memory')).toBe('1 memory');
+    expect(countLabel(2, 'memory')).toBe('2 memories');
+    expect(countLabel(0, 'document')).toBe('0 documents');
+  });
+});
