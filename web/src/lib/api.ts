@@ -1,7 +1,7 @@
 /**
  * The browser's one way to the API: same-origin `fetch('/api/...')`, so the session cookie
  * travels with every call. Failures become an `ApiError` carrying the HTTP status and the
- * API's `{ error: { code, message, issues } }` body.
+ * API's `{ error: { code, message, issues, details } }` body.
  */
 
 /** One zod issue as the API reports it on a 400. */
@@ -13,12 +13,15 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string | undefined;
   readonly issues: ApiIssue[];
+  /** What the API adds to explain the error, e.g. `{ activeRunId }` on a 409 from starting a run. */
+  readonly details: Record<string, unknown>;
 
-  constructor(options: { status: number; message: string; code?: string; issues?: ApiIssue[]; cause?: unknown }) {
+  constructor(options: { status: number; message: string; code?: string; issues?: ApiIssue[]; details?: Record<string, unknown>; cause?: unknown }) {
     super(options.message, { cause: options.cause });
     this.status = options.status;
     this.code = options.code;
     this.issues = options.issues ?? [];
+    this.details = options.details ?? {};
   }
 }
 
@@ -79,6 +82,7 @@ function toApiError(response: Response, body: unknown): ApiError {
     message,
     code: typeof error?.code === 'string' ? error.code : undefined,
     issues: Array.isArray(error?.issues) ? (error.issues as ApiIssue[]) : undefined,
+    details: isRecord(error?.details) ? error.details : undefined,
   });
 }
 

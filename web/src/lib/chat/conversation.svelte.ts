@@ -32,9 +32,11 @@ export class Conversation {
   sendError = $state<string | undefined>(undefined);
   stopError = $state<string | undefined>(undefined);
   #pendingCount = 0;
+  readonly #runs: ReadonlyMap<string, RunView>;
 
   constructor(detail: SessionDetail, runs: ReadonlyMap<string, RunView>) {
     this.sessionId = detail.id;
+    this.#runs = runs;
     this.entries = toEntries(detail, runs);
   }
 
@@ -75,10 +77,33 @@ export class Conversation {
     } catch (caught) {
       this.entries = this.entries.filter((entry) => entry !== userEntry);
       this.sendError = describeError(caught);
+      const activeRunId = caught instanceof ApiError && caught.status === 409 ? caught.details.activeRunId : undefined;
+      if (typeof activeRunId === 'string' && (await this.#followRun(activeRunId))) {
+        this.sendError = 'A run is already going in this session (started elsewhere); it is shown above. Send your message once it has finished.';
+      }
       return false;
     } finally {
       this.sending = false;
     }
+  }
+
+  /**
+   * Shows a run this page did not start (another tab, another device): the session is read again,
+   * so the run's user message and its live stream both appear.
+   * @returns false when the run is already shown or the session could not be read.
+   */
+  async #followRun(runId: string): Promise<boolean> {
+    if (this.entries.some((entry) => entry.kind === 'assistant' && entry.runId === runId && entry.stream)) return false;
+    let detail: SessionDetail;
+    try {
+      detail = await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`);
+    } catch {
+      return false;
+    }
+    this.destroy();
+    this.entries = toEntries(detail, this.#runs);
+    this.start();
+    return true;
   }
 
   /** Cancels the streaming run; the stream then ends as `cancelled` with the partial answer kept. */

@@ -54,7 +54,16 @@ export type RunStatusData = {
 };
 
 export type ApprovalRequestData = { approvalId: string; toolCallId: string; toolName: string; input: unknown; expiresAt: string };
-export type ApprovalResponseData = { approvalId: string; toolCallId: string; status: 'approved' | 'denied' | 'expired'; reason?: string };
+export type ApprovalResponseData = {
+  approvalId: string;
+  toolCallId: string;
+  status: 'approved' | 'denied' | 'expired';
+  reason?: string;
+  /** The user id of whoever decided (absent when the approval expired). */
+  decidedBy?: string;
+  /** The input the tool ran with instead of the model's, when the approver edited it. */
+  editedInput?: unknown;
+};
 
 /** One chunk of a run's event stream: the AI SDK UI message stream plus our `data-*` parts. */
 export type RunChunk = UIMessageChunk | { type: 'data-run-status'; id?: string; data: RunStatusData; transient?: boolean };

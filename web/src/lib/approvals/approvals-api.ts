@@ -1,0 +1,36 @@
+import { apiFetch } from '../api.ts';
+import type { Approval, ApprovalDecisionBody, ApprovalStatus } from './types.ts';
+
+type FetchOption = { fetch?: typeof fetch };
+
+/** The viewer's approvals (an admin's: everyone's), newest first. */
+export async function listApprovals(query: { status?: ApprovalStatus; runId?: string } = {}, options: FetchOption = {}): Promise<Approval[]> {
+  const search = new URLSearchParams();
+  if (query.status) search.set('status', query.status);
+  if (query.runId) search.set('runId', query.runId);
+  const suffix = search.size > 0 ? `?${search}` : '';
+  return (await apiFetch<{ items: Approval[] }>(`/api/approvals${suffix}`, options)).items;
+}
+
+export function getApproval(id: string, options: FetchOption = {}): Promise<Approval> {
+  return apiFetch<Approval>(`/api/approvals/${encodeURIComponent(id)}`, options);
+}
+
+/**
+ * Decides a pending approval; the run resumes at once.
+ * @throws {ApiError} 409 when it was already decided or expired (`details.status` says which),
+ *   400 with `issues` when edited input does not fit the tool's input schema.
+ */
+export function decideApproval(id: string, body: ApprovalDecisionBody, options: FetchOption = {}): Promise<Approval> {
+  return apiFetch<Approval>(`/api/approvals/${encodeURIComponent(id)}`, { ...options, method: 'POST', json: body });
+}
+
+/** How many approvals wait for the viewer (the navigation badge). */
+export async function countPendingApprovals(options: FetchOption & { signal?: AbortSignal } = {}): Promise<number> {
+  return (await apiFetch<{ pending: number }>('/api/approvals/count', options)).pending;
+}
+
+/** The chat session a run belongs to, for "Open chat" links. */
+export async function sessionOfRun(runId: string, options: FetchOption = {}): Promise<string | null> {
+  return (await apiFetch<{ sessionId: string | null }>(`/api/runs/${encodeURIComponent(runId)}`, options)).sessionId;
+}
