@@ -128,7 +128,8 @@ export async function adminRunDetail(db: Database, id: string) {
     toolLogs: toolLogs.map(({ result: _result, ...log }) => log),
     approvals: runApprovals.map((approval) => ({
       ...approval,
-      waitMs: approval.decidedAt ? approval.decidedAt.getTime() - approval.createdAt.getTime() : null,
+      // createdAt comes from the database clock and decidedAt from the API's: never report a negative wait.
+      waitMs: approval.decidedAt ? Math.max(0, approval.decidedAt.getTime() - approval.createdAt.getTime()) : null,
     })),
   };
 }
