@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { RunEvent } from '@agentq/shared/events';
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../fake-llm/server';
 import { byLastUserMessage } from '../fake-llm/scripts';
 import { ApiClient } from '../testing/api-client';
+import { rebuildMessage as rebuild } from '../testing/rebuild-message';
 import { startProcessStack, type ProcessStack } from '../testing/process-stack';
 
 let stack: ProcessStack;
@@ -15,18 +15,6 @@ let page: Server;
 let pageUrl = '';
 let pageHits = 0;
 
-/** What a client rebuilds from the stream, with the AI SDK's own reducer. */
-async function rebuild(events: RunEvent[]): Promise<UIMessage> {
-  const stream = new ReadableStream<UIMessageChunk>({
-    start(controller) {
-      for (const event of events) if (!(event.chunk as { transient?: boolean }).transient && event.chunk.type !== 'error') controller.enqueue(event.chunk as UIMessageChunk);
-      controller.close();
-    },
-  });
-  let message: UIMessage = { id: 'x', role: 'assistant', parts: [] };
-  for await (const update of readUIMessageStream({ message, stream })) message = update;
-  return message;
-}
 
 function runStatus(events: RunEvent[]) {
   return events.filter((event) => event.chunk.type === 'data-run-status').map((event) => (event.chunk as { data: { status: string } }).data).at(-1);

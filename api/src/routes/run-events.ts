@@ -9,6 +9,18 @@ import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../deps';
 import { currentUser } from '../middleware/auth';
 
+const serialized = new WeakMap<RunEvent, string>();
+
+/** The chunk's JSON, computed once per event object however many followers send it. */
+function serializedChunk(event: RunEvent): string {
+  let data = serialized.get(event);
+  if (data === undefined) {
+    data = JSON.stringify(event.chunk);
+    serialized.set(event, data);
+  }
+  return data;
+}
+
 /** A finished run replayed from its persisted message (sequence numbers of the replay itself). */
 function replayFromMessage(run: Run, parts: unknown[]): RunEvent[] {
   const chunks: RunChunk[] = messageToChunks(run.id, parts);
@@ -65,7 +77,7 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
       }
     }
     async function write(event: RunEvent) {
-      await stream.writeSSE({ id: String(event.seq), data: JSON.stringify(event.chunk) });
+      await stream.writeSSE({ id: String(event.seq), data: serializedChunk(event) });
       lastSent = event.seq;
       if (event.chunk.type === 'finish') finished = true;
     }

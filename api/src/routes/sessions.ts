@@ -8,7 +8,6 @@ import {
   listModels,
   listChatSessions,
   listSessionMessages,
-  setRunJobId,
   startChatRun,
   startRunInputSchema,
 } from '@agentq/shared/services';
@@ -77,8 +76,7 @@ export const sessionRoutes = new Hono<AppEnv>()
       const body = { runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status };
       if (!created) return c.json(body, 202);
       try {
-        const job = await enqueue(c.var.queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
-        await setRunJobId(c.var.db, run.id, job.id ?? run.id);
+        await enqueue(c.var.queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
       } catch (error) {
         // Nothing will run it: end the run so the session is not blocked, then report the outage.
         await c.var.db.update(runs).set({ status: 'failed', error: 'Could not enqueue the run (queue unavailable)', finishedAt: new Date() }).where(eq(runs.id, run.id));

@@ -18,6 +18,7 @@ export class RunEventHub {
     subscriber.on('message', (channel: string, message: string) => {
       const set = this.listeners.get(channel);
       if (!set) return;
+      // Parsed once per message and shared by every follower (fanout: many SSE connections per run).
       const events = JSON.parse(message) as RunEvent[];
       for (const listener of set) listener(events);
     });

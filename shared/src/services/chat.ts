@@ -138,6 +138,8 @@ export async function startChatRun(
           modelId: model.id,
           options: { enableTools: input.enableTools, enableThinking: input.enableThinking, systemPrompt: input.systemPrompt },
           idempotencyKey: idempotencyKey ?? null,
+          // The chat-turn job is enqueued under the run's id.
+          queueJobId: runId,
         })
         .returning();
       await tx.insert(messages).values({ id: newId('message'), sessionId: session.id, role: 'user', parts: [{ type: 'text', text: input.content }], runId });
