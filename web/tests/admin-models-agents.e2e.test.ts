@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { logInByApi, logInByBrowser } from './fixtures.ts';
 
 type AgentView = { id: string; name: string; model: { name: string } | null; tools: { toolId: string; needsApproval: boolean | null }[] };
 
@@ -31,8 +32,7 @@ describe('admin models and agents', () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    const login = await fetch(`${stack.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(stack.admin) });
-    adminHeaders = { cookie: login.headers.get('set-cookie')?.split(';')[0] ?? '', 'content-type': 'application/json' };
+    adminHeaders = await logInByApi(stack);
     for (const [key, needsApproval] of [['plain', false], ['guarded', false]] as const) {
       const slug = `e2e_${key}_${randomBytes(3).toString('hex')}`;
       tools[key] = await api('/api/agent-tools', { method: 'POST', body: { name: `E2E ${key}`, slug, type: 'calculator', needsApproval } });
@@ -40,11 +40,7 @@ describe('admin models and agents', () => {
 
     browser = await launchBrowser();
     page = browser.page;
-    await page.goto(`${stack.url}/login`);
-    await page.getByTestId('login-email').fill(stack.admin.email);
-    await page.getByTestId('login-password').fill(stack.admin.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(`${stack.url}/chat`);
+    await logInByBrowser(page, stack);
   });
 
   afterAll(async () => {

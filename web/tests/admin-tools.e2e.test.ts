@@ -1,9 +1,9 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { logInByBrowser, startLoopback } from './fixtures.ts';
 
 const LOOPBACK_HTML =
   '<!doctype html><html><head><title>Loopback</title></head><body>' +
@@ -16,35 +16,30 @@ describe('admin tools UI', () => {
   let stack: Stack;
   let browser: LaunchedBrowser;
   let page: Page;
-  let loopback: Server;
+  let loopback: Awaited<ReturnType<typeof startLoopback>>;
   let loopbackUrl: string;
   const loopbackRequests: IncomingHttpHeaders[] = [];
 
   beforeAll(async () => {
     // The page the fetch tool reads: on loopback, which the stack allows (FETCH_ALLOW_PRIVATE_NETWORKS=1).
-    loopback = createServer((request, response) => {
+    loopback = await startLoopback((request, response) => {
       loopbackRequests.push(request.headers);
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end(LOOPBACK_HTML);
     });
-    await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
-    loopbackUrl = `http://127.0.0.1:${(loopback.address() as AddressInfo).port}/page`;
+    loopbackUrl = `${loopback.url}/page`;
 
     stack = await startStack();
     browser = await launchBrowser();
     page = browser.page;
     await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${stack.url}/login`);
-    await page.getByTestId('login-email').fill(stack.admin.email);
-    await page.getByTestId('login-password').fill(stack.admin.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(`${stack.url}/chat`);
+    await logInByBrowser(page, stack);
   });
 
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await new Promise((resolve) => loopback?.close(resolve));
+    await loopback?.close();
   });
 
   /** The API's view of a tool, read with the browser's session cookie. */

@@ -5,6 +5,7 @@ import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, toolResultsSinceLastUserMessage } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { logInByApi, logInByBrowser, submitLogin } from './fixtures.ts';
 
 // The slow turn's second step waits this long for its first token, holding the only worker slot.
 const SLOW_TTFT_MS = 6000;
@@ -58,8 +59,7 @@ describe('admin workers dashboard', () => {
     });
     // One chat slot makes a second run visibly wait; the reconciler stays out of the failed-job test.
     stack = await startStack({ env: { WORKER_CONCURRENCY: '1', RECONCILE_INTERVAL_MS: '3600000' } });
-    const login = await fetch(`${stack.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(stack.admin) });
-    headers = { cookie: login.headers.get('set-cookie')?.split(';')[0] ?? '', 'content-type': 'application/json' };
+    headers = await logInByApi(stack);
     expect((await api('POST', '/api/models', { name: 'Fake', baseUrl: llm.url, modelId: 'fake-model' })).status).toBe(201);
     const calc = await api('POST', '/api/agent-tools', { name: 'Calc', slug: 'calc', type: 'calculator' });
     expect(calc.status).toBe(201);
@@ -69,11 +69,7 @@ describe('admin workers dashboard', () => {
     browser = await launchBrowser();
     page = browser.page;
     await page.setViewportSize({ width: 1280, height: 1000 });
-    await page.goto(`${stack.url}/login`);
-    await page.getByTestId('login-email').fill(stack.admin.email);
-    await page.getByTestId('login-password').fill(stack.admin.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(`${stack.url}/chat`);
+    await logInByBrowser(page, stack);
   }, 120_000);
 
   afterAll(async () => {
@@ -212,9 +208,7 @@ describe('admin workers dashboard', () => {
     await browser.context.clearCookies();
     await page.goto(`${stack.url}/admin/queues`);
     await page.waitForURL(`${stack.url}/login?next=%2Fadmin%2Fqueues`);
-    await page.getByTestId('login-email').fill(stack.admin.email);
-    await page.getByTestId('login-password').fill(stack.admin.password);
-    await page.getByTestId('login-submit').click();
+    await submitLogin(page, stack.admin);
     await page.waitForURL(`${stack.url}/admin/queues`);
     await page.getByText('tool-executions').first().waitFor({ timeout: 15_000 });
   });

@@ -1,11 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Locator, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, toolResultsSinceLastUserMessage, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { createByApi, createFakeModel, lastAssistant, logInByApi, logInByBrowser, sendMessage, startLoopback, waitForRunStatus } from './fixtures.ts';
 
 /** "order alpha" → the order tool for /alpha; "quick foxtrot" → the quick tool (short timeout) for /foxtrot. */
 function orderFrom(request: ChatCompletionRequest): { tool: string; name: string } {
@@ -18,7 +17,7 @@ function orderFrom(request: ChatCompletionRequest): { tool: string; name: string
 describe('approvals in the browser', () => {
   let stack: Stack;
   let llm: FakeLlm;
-  let target: Server;
+  let target: Awaited<ReturnType<typeof startLoopback>>;
   let targetBase = '';
   const hits: string[] = [];
   let browser: LaunchedBrowser;
@@ -27,13 +26,12 @@ describe('approvals in the browser', () => {
 
   beforeAll(async () => {
     // The order service: counts every call, so a denied call is seen never to arrive.
-    target = createServer((request, response) => {
+    target = await startLoopback((request, response) => {
       hits.push(request.url ?? '');
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end(`done ${request.url}`);
     });
-    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-    targetBase = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+    targetBase = target.url;
 
     // "order <name>" calls the order tool for /<name>; once the tool answered (or was denied), the
     // model repeats what it got, which for a denial carries the approver's reason.
@@ -53,42 +51,30 @@ describe('approvals in the browser', () => {
     });
 
     stack = await startStack();
-    const admin = await logInByApi(stack.admin);
-    const model = await fetch(`${stack.url}/api/models`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Fake model', baseUrl: llm.url, modelId: 'fake-model', apiKey: 'sk-fake' }) });
-    expect(model.status, await model.clone().text()).toBe(201);
+    const admin = await logInByApi(stack);
+    await createFakeModel(stack, admin, llm);
     for (const tool of [
       { name: 'Order', slug: 'order', type: 'fetch', needsApproval: true, config: { parseMode: 'raw' } },
       { name: 'Quick', slug: 'quick', type: 'fetch', needsApproval: true, approvalTimeoutMs: 3000, config: { parseMode: 'raw' } },
     ]) {
-      const created = await fetch(`${stack.url}/api/agent-tools`, { method: 'POST', headers: admin, body: JSON.stringify(tool) });
-      expect(created.status, await created.clone().text()).toBe(201);
+      await createByApi(stack, admin, '/api/agent-tools', tool);
     }
 
     // An ordinary user: approvals are theirs to decide.
     const user = await stack.createUser('user');
-    cookie = (await logInByApi(user)).cookie;
+    cookie = (await logInByApi(stack, user)).cookie;
     browser = await launchBrowser();
     page = browser.page;
     await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${stack.url}/login`);
-    await page.getByTestId('login-email').fill(user.email);
-    await page.getByTestId('login-password').fill(user.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(`${stack.url}/chat`);
+    await logInByBrowser(page, stack, user);
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
     await llm?.close();
-    await new Promise((resolve) => target?.close(resolve));
+    await target?.close();
   });
-
-  async function logInByApi(credentials: { email: string; password: string }) {
-    const login = await fetch(`${stack.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
-    expect(login.status).toBe(200);
-    return { cookie: login.headers.get('set-cookie')?.split(';')[0] ?? '', 'content-type': 'application/json' };
-  }
 
   async function api(path: string, init: { method?: string; json?: unknown } = {}) {
     const response = await fetch(`${stack.url}${path}`, {
@@ -97,10 +83,6 @@ describe('approvals in the browser', () => {
       body: init.json === undefined ? undefined : JSON.stringify(init.json),
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
-
-  function lastAssistant(): Locator {
-    return page.getByTestId('assistant-message').last();
   }
 
   function hitsOf(path: string): number {
@@ -116,19 +98,6 @@ describe('approvals in the browser', () => {
     await page.waitForURL(/\/chat\/[^/]+$/);
   }
 
-  /** Sends in the open session once no run is active, and waits for the new assistant turn. */
-  async function send(text: string) {
-    await page.getByTestId('send-button').waitFor();
-    const turns = await page.getByTestId('assistant-message').count();
-    await page.getByTestId('message-input').fill(text);
-    await page.getByTestId('message-input').press('Enter');
-    await expect.poll(() => page.getByTestId('assistant-message').count()).toBe(turns + 1);
-  }
-
-  async function waitForStatus(status: string, timeout = 30_000) {
-    await expect.poll(() => lastAssistant().getAttribute('data-status'), { timeout }).toBe(status);
-  }
-
   /** The badge's number; 0 when it is not shown. */
   async function badge(): Promise<number> {
     const element = page.getByTestId('approvals-badge');
@@ -137,7 +106,7 @@ describe('approvals in the browser', () => {
 
   /** The pending approval card of the newest turn, with its buttons. */
   async function pendingCard(): Promise<Locator> {
-    const card = lastAssistant().getByTestId('approval-card');
+    const card = lastAssistant(page).getByTestId('approval-card');
     await card.and(page.locator('[data-state="pending"]')).waitFor({ timeout: 20_000 });
     await card.getByTestId('approval-approve').waitFor();
     return card;
@@ -147,7 +116,7 @@ describe('approvals in the browser', () => {
     expect(await badge()).toBe(0);
     await newChat('order alpha');
     const card = await pendingCard();
-    const toolCard = lastAssistant().getByTestId('tool-card');
+    const toolCard = lastAssistant(page).getByTestId('tool-card');
     expect(await toolCard.getByTestId('tool-status').textContent()).toContain('Awaiting approval');
     expect(JSON.parse((await toolCard.getByTestId('tool-input').textContent()) ?? '')).toEqual({ url: `${targetBase}/alpha`, method: 'POST' });
     // Ten minutes by default: the countdown shows m:ss and goes down.
@@ -157,15 +126,15 @@ describe('approvals in the browser', () => {
     await expect.poll(() => timeLeft.textContent(), { timeout: 5000 }).not.toBe(firstReading);
     for (const button of ['approval-remember', 'approval-edit', 'approval-deny']) expect(await card.getByTestId(button).isVisible()).toBe(true);
     await expect.poll(badge, { timeout: 10_000 }).toBe(1);
-    expect(await lastAssistant().getAttribute('data-status')).toBe('awaiting_approval');
+    expect(await lastAssistant(page).getAttribute('data-status')).toBe('awaiting_approval');
     expect(hitsOf('/alpha')).toBe(0);
 
     await card.getByTestId('approval-approve').click();
     await card.getByTestId('approval-outcome').and(page.locator('[data-status="approved"]')).waitFor();
     expect(await card.getByTestId('approval-approve').count()).toBe(0);
     expect(await card.getByTestId('approval-outcome').textContent()).toContain('approved by you');
-    await waitForStatus('succeeded');
-    expect(await lastAssistant().getByTestId('markdown-text').textContent()).toContain(`done /alpha`);
+    await waitForRunStatus(page, 'succeeded');
+    expect(await lastAssistant(page).getByTestId('markdown-text').textContent()).toContain(`done /alpha`);
     expect(await toolCard.getByTestId('tool-status').textContent()).toContain('Succeeded');
     expect(hitsOf('/alpha')).toBe(1);
     // The badge was refreshed right after the decision, not at the next poll.
@@ -181,15 +150,15 @@ describe('approvals in the browser', () => {
 
     await card.getByTestId('approval-outcome').and(page.locator('[data-status="denied"]')).waitFor();
     expect(await card.getByTestId('approval-reason-text').textContent()).toContain('budget frozen this week');
-    await waitForStatus('succeeded');
-    expect(await lastAssistant().getByTestId('markdown-text').textContent()).toContain('budget frozen this week');
-    expect(await lastAssistant().getByTestId('tool-status').textContent()).toContain('Denied');
+    await waitForRunStatus(page, 'succeeded');
+    expect(await lastAssistant(page).getByTestId('markdown-text').textContent()).toContain('budget frozen this week');
+    expect(await lastAssistant(page).getByTestId('tool-status').textContent()).toContain('Denied');
     expect(hitsOf('/bravo')).toBe(0);
 
     // The outcome is part of the stored message.
     await page.reload();
-    await waitForStatus('succeeded');
-    const stored = lastAssistant().getByTestId('approval-card');
+    await waitForRunStatus(page, 'succeeded');
+    const stored = lastAssistant(page).getByTestId('approval-card');
     expect(await stored.getAttribute('data-state')).toBe('denied');
     expect(await stored.getByTestId('approval-reason-text').textContent()).toContain('budget frozen this week');
     expect(await stored.getByTestId('approval-approve').count()).toBe(0);
@@ -201,7 +170,7 @@ describe('approvals in the browser', () => {
     await pendingCard();
     await page.reload();
     const card = await pendingCard();
-    expect(await lastAssistant().getByTestId('tool-status').textContent()).toContain('Awaiting approval');
+    expect(await lastAssistant(page).getByTestId('tool-status').textContent()).toContain('Awaiting approval');
     await expect.poll(badge, { timeout: 10_000 }).toBe(1);
 
     await card.getByTestId('approval-edit').click();
@@ -221,15 +190,15 @@ describe('approvals in the browser', () => {
     await card.getByTestId('approval-approve-edited').click();
     await card.getByTestId('approval-outcome').and(page.locator('[data-status="approved"]')).waitFor();
     expect(JSON.parse((await card.getByTestId('approval-edited-input').textContent()) ?? '')).toEqual(edited);
-    await waitForStatus('succeeded');
-    expect(await lastAssistant().getByTestId('markdown-text').textContent()).toContain('done /charlie-edited');
+    await waitForRunStatus(page, 'succeeded');
+    expect(await lastAssistant(page).getByTestId('markdown-text').textContent()).toContain('done /charlie-edited');
     expect(hitsOf('/charlie-edited')).toBe(1);
     expect(hitsOf('/charlie')).toBe(0);
     await expect.poll(badge, { timeout: 3000 }).toBe(0);
 
     await page.reload();
-    await waitForStatus('succeeded');
-    const stored = lastAssistant().getByTestId('approval-card');
+    await waitForRunStatus(page, 'succeeded');
+    const stored = lastAssistant(page).getByTestId('approval-card');
     expect(await stored.getByTestId('approval-status').textContent()).toContain('Approved with edits');
     expect(JSON.parse((await stored.getByTestId('approval-edited-input').textContent()) ?? '')).toEqual(edited);
   });
@@ -240,12 +209,12 @@ describe('approvals in the browser', () => {
     await card.getByTestId('approval-remember').click();
     await card.getByTestId('approval-outcome').and(page.locator('[data-status="approved"]')).waitFor();
     expect(await card.getByTestId('approval-outcome').textContent()).toContain('later calls in this session run without asking');
-    await waitForStatus('succeeded');
+    await waitForRunStatus(page, 'succeeded');
 
-    await send('order echo');
-    await waitForStatus('succeeded');
-    expect(await lastAssistant().getByTestId('approval-card').count()).toBe(0);
-    expect(await lastAssistant().getByTestId('markdown-text').textContent()).toContain('done /echo');
+    await sendMessage(page, 'order echo');
+    await waitForRunStatus(page, 'succeeded');
+    expect(await lastAssistant(page).getByTestId('approval-card').count()).toBe(0);
+    expect(await lastAssistant(page).getByTestId('markdown-text').textContent()).toContain('done /echo');
     expect(hitsOf('/echo')).toBe(1);
   });
 
@@ -254,7 +223,7 @@ describe('approvals in the browser', () => {
     const card = await pendingCard();
     await card.and(page.locator('[data-state="expired"]')).waitFor({ timeout: 10_000 });
     expect(await card.getByTestId('approval-approve').count()).toBe(0);
-    await waitForStatus('succeeded');
+    await waitForRunStatus(page, 'succeeded');
     expect(await card.getByTestId('approval-outcome').getAttribute('data-status')).toBe('expired');
     expect(hitsOf('/foxtrot')).toBe(0);
   });
@@ -287,8 +256,8 @@ describe('approvals in the browser', () => {
     await expect.poll(badge, { timeout: 3000 }).toBe(0);
 
     await page.goto(sessionUrl);
-    await waitForStatus('succeeded');
-    expect(await lastAssistant().getByTestId('markdown-text').textContent()).toContain('done /golf');
+    await waitForRunStatus(page, 'succeeded');
+    expect(await lastAssistant(page).getByTestId('markdown-text').textContent()).toContain('done /golf');
     expect(hitsOf('/golf')).toBe(1);
   });
 
@@ -319,7 +288,7 @@ describe('approvals in the browser', () => {
 
   it('a send refused because the session has a run started elsewhere shows that run instead', async () => {
     await newChat('plain hello');
-    await waitForStatus('succeeded');
+    await waitForRunStatus(page, 'succeeded');
     const sessionId = new URL(page.url()).pathname.split('/').at(-1)!;
     // "Another tab" starts a run in this session.
     const started = await api(`/api/sessions/${sessionId}/runs`, { method: 'POST', json: { content: 'order india' } });
@@ -333,7 +302,7 @@ describe('approvals in the browser', () => {
     await expect.poll(() => page.getByTestId('user-message').last().textContent()).toContain('order india');
     const card = await pendingCard();
     await card.getByTestId('approval-approve').click();
-    await waitForStatus('succeeded');
-    expect(await lastAssistant().getByTestId('markdown-text').textContent()).toContain('done /india');
+    await waitForRunStatus(page, 'succeeded');
+    expect(await lastAssistant(page).getByTestId('markdown-text').textContent()).toContain('done /india');
   });
 });

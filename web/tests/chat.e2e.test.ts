@@ -1,11 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { createByApi, createFakeModel, lastAssistant, logInByApi, logInByBrowser, sendMessage, startLoopback, waitForRunStatus } from './fixtures.ts';
 
 const WEATHER_PAGE = '<!doctype html><html><body><h1>Weather report</h1><p>Sunny, <strong>21 degrees</strong>.</p></body></html>';
 // The fetch tool waits this long for the page, so the tool card is seen running.
@@ -18,13 +17,13 @@ const XSS_ANSWER =
 describe('chat page', () => {
   let stack: Stack;
   let llm: FakeLlm;
-  let loopback: Server;
+  let loopback: Awaited<ReturnType<typeof startLoopback>>;
   let pageUrl = '';
   let browser: LaunchedBrowser;
   let page: Page;
 
   beforeAll(async () => {
-    loopback = createServer((request, response) => {
+    loopback = await startLoopback((request, response) => {
       const answer = () => {
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         response.end(WEATHER_PAGE);
@@ -32,8 +31,7 @@ describe('chat page', () => {
       if (request.url?.includes('loop')) answer();
       else setTimeout(answer, PAGE_DELAY_MS);
     });
-    await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
-    pageUrl = `http://127.0.0.1:${(loopback.address() as AddressInfo).port}/weather`;
+    pageUrl = `${loopback.url}/weather`;
 
     llm = await startFakeLlm({
       script: byLastUserMessage([
@@ -58,12 +56,9 @@ describe('chat page', () => {
     });
 
     stack = await startStack();
-    const login = await fetch(`${stack.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(stack.admin) });
-    const headers = { cookie: login.headers.get('set-cookie')?.split(';')[0] ?? '', 'content-type': 'application/json' };
-    const model = await fetch(`${stack.url}/api/models`, { method: 'POST', headers, body: JSON.stringify({ name: 'Fake model', baseUrl: llm.url, modelId: 'fake-model', apiKey: 'sk-fake' }) });
-    expect(model.status, await model.clone().text()).toBe(201);
-    const tool = await fetch(`${stack.url}/api/agent-tools`, { method: 'POST', headers, body: JSON.stringify({ name: 'Web', slug: 'web', type: 'fetch' }) });
-    expect(tool.status, await tool.clone().text()).toBe(201);
+    const headers = await logInByApi(stack);
+    await createFakeModel(stack, headers, llm);
+    await createByApi(stack, headers, '/api/agent-tools', { name: 'Web', slug: 'web', type: 'fetch' });
 
     browser = await launchBrowser();
     page = browser.page;
@@ -94,37 +89,15 @@ describe('chat page', () => {
       };
     });
     await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${stack.url}/login`);
-    await page.getByTestId('login-email').fill(stack.admin.email);
-    await page.getByTestId('login-password').fill(stack.admin.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(`${stack.url}/chat`);
+    await logInByBrowser(page, stack);
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
     await llm?.close();
-    await new Promise((resolve) => loopback?.close(resolve));
+    await loopback?.close();
   });
-
-  function lastAssistant(): Locator {
-    return page.getByTestId('assistant-message').last();
-  }
-
-  /** Sends from the open session once no run is active, and waits for the new assistant turn. */
-  async function send(text: string) {
-    await page.getByTestId('send-button').waitFor();
-    const turns = await page.getByTestId('assistant-message').count();
-    await page.getByTestId('message-input').fill(text);
-    await page.getByTestId('message-input').press('Enter');
-    await expect.poll(() => page.getByTestId('assistant-message').count()).toBe(turns + 1);
-  }
-
-  /** Waits until the newest assistant turn has this run status. */
-  async function waitForStatus(status: string, timeout = 30_000) {
-    await expect.poll(() => lastAssistant().getAttribute('data-status'), { timeout }).toBe(status);
-  }
 
   it('sends from a new chat; the tool card goes from running to its result, reasoning collapses with its duration, and the answer renders as Markdown', async () => {
     await page.getByTestId('sessions-empty').waitFor();
@@ -143,13 +116,13 @@ describe('chat page', () => {
     await page.getByTestId('stop-button').waitFor();
 
     // Reasoning is open while it streams …
-    const reasoning = lastAssistant().getByTestId('reasoning');
+    const reasoning = lastAssistant(page).getByTestId('reasoning');
     await reasoning.and(page.locator('[data-state="streaming"]')).waitFor();
     expect(await reasoning.getByTestId('reasoning-toggle').getAttribute('aria-expanded')).toBe('true');
     expect(await reasoning.getByTestId('reasoning-label').textContent()).toBe('Thinking…');
 
     // … the tool card shows the call running with its input …
-    const card = lastAssistant().getByTestId('tool-card');
+    const card = lastAssistant(page).getByTestId('tool-card');
     await card.getByTestId('tool-status').filter({ hasText: 'Running…' }).waitFor();
     expect(await card.getByTestId('tool-name').textContent()).toBe('web');
     expect(JSON.parse((await card.getByTestId('tool-input').textContent()) ?? '')).toEqual({ url: pageUrl });
@@ -166,13 +139,13 @@ describe('chat page', () => {
     expect(await card.getByTestId('tool-duration').textContent()).toMatch(/^(\d+ ms|\d+\.\d s)$/);
     expect(await card.getByTestId('tool-result-text').locator('h1').textContent()).toBe('Weather report');
 
-    await waitForStatus('succeeded');
-    const answer = lastAssistant().getByTestId('markdown-text');
+    await waitForRunStatus(page, 'succeeded');
+    const answer = lastAssistant(page).getByTestId('markdown-text');
     expect(await answer.locator('strong').textContent()).toBe('sunny');
     expect(await answer.locator('li').allTextContents()).toEqual(['21 degrees', 'light wind']);
     expect(await page.getByTestId('send-button').isVisible()).toBe(true);
     // Parts in arrival order: reasoning, then the tool call, then the answer.
-    const order = await lastAssistant()
+    const order = await lastAssistant(page)
       .locator('[data-testid="reasoning"], [data-testid="tool-card"], [data-testid="markdown-text"]')
       .evaluateAll((elements) => elements.map((element) => element.getAttribute('data-testid')));
     expect(order).toEqual(['reasoning', 'tool-card', 'markdown-text']);
@@ -183,19 +156,19 @@ describe('chat page', () => {
 
     // A reload shows the stored message the same way, reasoning collapsed.
     await page.reload();
-    await waitForStatus('succeeded');
-    expect(await lastAssistant().getByTestId('tool-status').textContent()).toContain('Succeeded');
-    expect(await lastAssistant().getByTestId('reasoning-label').textContent()).toMatch(/^Thought for \d+\.\d s$/);
-    expect(await lastAssistant().getByTestId('reasoning-toggle').getAttribute('aria-expanded')).toBe('false');
-    expect(await lastAssistant().getByTestId('markdown-text').locator('li').count()).toBe(2);
+    await waitForRunStatus(page, 'succeeded');
+    expect(await lastAssistant(page).getByTestId('tool-status').textContent()).toContain('Succeeded');
+    expect(await lastAssistant(page).getByTestId('reasoning-label').textContent()).toMatch(/^Thought for \d+\.\d s$/);
+    expect(await lastAssistant(page).getByTestId('reasoning-toggle').getAttribute('aria-expanded')).toBe('false');
+    expect(await lastAssistant(page).getByTestId('markdown-text').locator('li').count()).toBe(2);
     // The reader can open the reasoning again.
-    await lastAssistant().getByTestId('reasoning-toggle').click();
-    expect(await lastAssistant().getByTestId('reasoning-text').textContent()).toContain('I should read the weather page');
+    await lastAssistant(page).getByTestId('reasoning-toggle').click();
+    expect(await lastAssistant(page).getByTestId('reasoning-text').textContent()).toContain('I should read the weather page');
   });
 
   it('resumes the live stream after a reload mid-run, without duplicating text', async () => {
-    await send('slow story please');
-    const answer = lastAssistant().getByTestId('markdown-text');
+    await sendMessage(page, 'slow story please');
+    const answer = lastAssistant(page).getByTestId('markdown-text');
     await answer.filter({ hasText: 'w5 ' }).waitFor();
 
     await page.reload();
@@ -203,14 +176,14 @@ describe('chat page', () => {
     await page.getByTestId('stop-button').waitFor();
     expect(await page.getByTestId('user-message').count()).toBe(2);
     expect(await page.getByTestId('assistant-message').count()).toBe(2);
-    await waitForStatus('succeeded');
-    expect((await lastAssistant().getByTestId('markdown-text').textContent())?.trim()).toBe(SLOW_WORDS.join(' '));
+    await waitForRunStatus(page, 'succeeded');
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim()).toBe(SLOW_WORDS.join(' '));
     expect(await page.getByTestId('assistant-message').count()).toBe(2);
 
     // And what the server stored is the same text.
     await page.reload();
-    await waitForStatus('succeeded');
-    expect((await lastAssistant().getByTestId('markdown-text').textContent())?.trim()).toBe(SLOW_WORDS.join(' '));
+    await waitForRunStatus(page, 'succeeded');
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim()).toBe(SLOW_WORDS.join(' '));
   });
 
   it('reconnects a dropped event stream with Last-Event-ID and shows every token exactly once', async () => {
@@ -222,9 +195,9 @@ describe('chat page', () => {
     try {
       await page.getByTestId('send-button').waitFor();
       await page.evaluate(() => sessionStorage.setItem('cut-events', '1'));
-      await send('slow again, with a dropped connection');
-      await waitForStatus('succeeded');
-      expect((await lastAssistant().getByTestId('markdown-text').textContent())?.trim()).toBe(SLOW_WORDS.join(' '));
+      await sendMessage(page, 'slow again, with a dropped connection');
+      await waitForRunStatus(page, 'succeeded');
+      expect((await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim()).toBe(SLOW_WORDS.join(' '));
       expect(eventRequests.length).toBe(2);
       expect(eventRequests[0]!.lastEventId).toBeUndefined();
       expect(Number(eventRequests[1]!.lastEventId)).toBeGreaterThan(0);
@@ -234,9 +207,9 @@ describe('chat page', () => {
   });
 
   it('renders a hostile answer as inert text: no script runs and no javascript: link survives', async () => {
-    await send('xss test');
-    await waitForStatus('succeeded');
-    const answer = lastAssistant().getByTestId('markdown-text');
+    await sendMessage(page, 'xss test');
+    await waitForRunStatus(page, 'succeeded');
+    const answer = lastAssistant(page).getByTestId('markdown-text');
     expect(await answer.textContent()).toContain('<img src=x onerror="window.__xss=1">');
     expect(await answer.locator('img, script').count()).toBe(0);
     const hrefs = await answer.locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href')));
@@ -251,32 +224,32 @@ describe('chat page', () => {
   });
 
   it('stops a slow run: the partial answer stays and the turn is marked Stopped, also after a reload', async () => {
-    await send('stop this one');
-    const answer = lastAssistant().getByTestId('markdown-text');
+    await sendMessage(page, 'stop this one');
+    const answer = lastAssistant(page).getByTestId('markdown-text');
     await answer.filter({ hasText: 'w3 ' }).waitFor();
     await page.getByTestId('stop-button').click();
-    await lastAssistant().getByTestId('run-stopped').waitFor();
-    expect(await lastAssistant().getAttribute('data-status')).toBe('cancelled');
+    await lastAssistant(page).getByTestId('run-stopped').waitFor();
+    expect(await lastAssistant(page).getAttribute('data-status')).toBe('cancelled');
     const partial = (await answer.textContent())?.trim() ?? '';
     expect(partial).toMatch(/^w1 w2 w3/);
     expect(partial.length).toBeLessThan(SLOW_WORDS.join(' ').length);
     await page.getByTestId('send-button').waitFor();
 
     await page.reload();
-    await lastAssistant().getByTestId('run-stopped').waitFor();
-    expect((await lastAssistant().getByTestId('markdown-text').textContent())?.trim()).toBe(partial);
+    await lastAssistant(page).getByTestId('run-stopped').waitFor();
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim()).toBe(partial);
   });
 
   it('shows a failed run in red, and the step-limit note when the tools used up every step', async () => {
-    await send('fail please');
-    await waitForStatus('failed');
-    expect(await lastAssistant().getByTestId('run-error').textContent()).toContain('The fake model refuses this request.');
+    await sendMessage(page, 'fail please');
+    await waitForRunStatus(page, 'failed');
+    expect(await lastAssistant(page).getByTestId('run-error').textContent()).toContain('The fake model refuses this request.');
 
-    await send('loop until the limit');
-    await waitForStatus('succeeded', 60_000);
-    await lastAssistant().getByTestId('step-limit-note').waitFor();
-    expect(await lastAssistant().getByTestId('step-limit-note').textContent()).toBe('Reached the tool-call limit; the answer may be incomplete.');
-    const cards = lastAssistant().getByTestId('tool-card');
+    await sendMessage(page, 'loop until the limit');
+    await waitForRunStatus(page, 'succeeded', 60_000);
+    await lastAssistant(page).getByTestId('step-limit-note').waitFor();
+    expect(await lastAssistant(page).getByTestId('step-limit-note').textContent()).toBe('Reached the tool-call limit; the answer may be incomplete.');
+    const cards = lastAssistant(page).getByTestId('tool-card');
     expect(await cards.count()).toBeGreaterThan(3);
     // With that many calls, finished cards show only their header line until opened.
     const first = cards.first();
@@ -285,11 +258,11 @@ describe('chat page', () => {
     await first.getByTestId('tool-toggle').click();
     expect(await first.getByTestId('tool-input').isVisible()).toBe(true);
     expect(await first.getByTestId('tool-toggle').getAttribute('aria-expanded')).toBe('true');
-    expect(await lastAssistant().getByTestId('markdown-text').textContent()).toContain('Here is what I found.');
+    expect(await lastAssistant(page).getByTestId('markdown-text').textContent()).toContain('Here is what I found.');
 
     // Both outcomes survive a reload (read from the runs).
     await page.reload();
-    await lastAssistant().getByTestId('step-limit-note').waitFor();
+    await lastAssistant(page).getByTestId('step-limit-note').waitFor();
     expect(await page.getByTestId('run-error').last().textContent()).toContain('The fake model refuses this request.');
   });
 });

@@ -4,6 +4,7 @@ import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, toolResultsSinceLastUserMessage, type Turn } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { createByApi, createFakeModel, logInByApi, logInByBrowser } from './fixtures.ts';
 
 const TITLE = 'Favourite colour';
 const ORIGINAL_CONTENT = '# Colour notes\n\nFavourite colour: **teal**.\n\n- likes the sea\n- dislikes orange';
@@ -32,22 +33,15 @@ describe('documents pages', () => {
     });
 
     stack = await startStack();
-    const login = await fetch(`${stack.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(stack.admin) });
-    const headers = { cookie: login.headers.get('set-cookie')?.split(';')[0] ?? '', 'content-type': 'application/json' };
-    const model = await fetch(`${stack.url}/api/models`, { method: 'POST', headers, body: JSON.stringify({ name: 'Fake model', baseUrl: llm.url, modelId: 'fake-model', apiKey: 'sk-fake' }) });
-    expect(model.status, await model.clone().text()).toBe(201);
+    const headers = await logInByApi(stack);
+    await createFakeModel(stack, headers, llm);
     // The default agent offers every enabled tool, so this one reaches the model as `document`.
-    const tool = await fetch(`${stack.url}/api/agent-tools`, { method: 'POST', headers, body: JSON.stringify({ name: 'Documents', slug: 'document', type: 'document' }) });
-    expect(tool.status, await tool.clone().text()).toBe(201);
+    await createByApi(stack, headers, '/api/agent-tools', { name: 'Documents', slug: 'document', type: 'document' });
 
     browser = await launchBrowser();
     page = browser.page;
     await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${stack.url}/login`);
-    await page.getByTestId('login-email').fill(stack.admin.email);
-    await page.getByTestId('login-password').fill(stack.admin.password);
-    await page.getByTestId('login-submit').click();
-    await page.waitForURL(`${stack.url}/chat`);
+    await logInByBrowser(page, stack);
   }, 120_000);
 
   afterAll(async () => {
@@ -283,11 +277,7 @@ describe('documents pages', () => {
     const user = await stack.createUser('user');
     const { page: otherPage, close } = await launchBrowser();
     try {
-      await otherPage.goto(`${stack.url}/login`);
-      await otherPage.getByTestId('login-email').fill(user.email);
-      await otherPage.getByTestId('login-password').fill(user.password);
-      await otherPage.getByTestId('login-submit').click();
-      await otherPage.waitForURL(`${stack.url}/chat`);
+      await logInByBrowser(otherPage, stack, user);
       await otherPage.goto(`${stack.url}/documents/${documentId}`);
       await otherPage.getByTestId('error-panel').waitFor();
       expect(await otherPage.getByTestId('error-panel').textContent()).toContain('404');

@@ -2,8 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-
-type Credentials = { email: string; password: string };
+import { submitLogin, type Credentials } from './fixtures.ts';
 
 describe('login and navigation', () => {
   let stack: Stack;
@@ -25,11 +24,9 @@ describe('login and navigation', () => {
     await browser.context.clearCookies();
   });
 
-  async function logIn({ email, password }: Credentials) {
+  async function logIn(credentials: Credentials) {
     await page.goto(`${stack.url}/login`);
-    await page.getByTestId('login-email').fill(email);
-    await page.getByTestId('login-password').fill(password);
-    await page.getByTestId('login-submit').click();
+    await submitLogin(page, credentials);
   }
 
   it('logs the admin in through the form and shows every section', async () => {
@@ -77,9 +74,7 @@ describe('login and navigation', () => {
     await page.goto(`${stack.url}/documents`);
     await page.waitForURL(`${stack.url}/login?next=%2Fdocuments`);
 
-    await page.getByTestId('login-email').fill(stack.admin.email);
-    await page.getByTestId('login-password').fill(stack.admin.password);
-    await page.getByTestId('login-submit').click();
+    await submitLogin(page, stack.admin);
     await page.waitForURL(`${stack.url}/documents`);
   });
 
