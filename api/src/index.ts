@@ -12,7 +12,7 @@ async function main() {
     logger.fatal('A separate API process needs DATABASE_URL (PostgreSQL) and REDIS_URL; use `npm start` for the all-in-one mode');
     process.exit(1);
   }
-  const database = await createDb({ url: env.DATABASE_URL });
+  const database = await createDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE });
   await database.migrate();
   const runtime = await createApiRuntime({ env, db: database.db, redisUrl: env.REDIS_URL, logger });
   const server = serve({ fetch: runtime.app.fetch, port: env.PORT, hostname: env.HOST }, (info) =>

@@ -1,14 +1,22 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { streamText } from 'ai';
+import { isStepCount, streamText, tool } from 'ai';
+import { z } from 'zod';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../testing/api-client';
 import { percentiles, round, type Percentiles } from './stats';
 
-/** The same turns straight through `streamText` in this process against the same fake server: no queue, no Redis, no HTTP API. */
-export async function directBaseline(llmUrl: string, runs: number, concurrency: number): Promise<{ ttftMs: Percentiles; e2eMs: Percentiles; runsPerSec: number }> {
+/**
+ * The same turns straight through `streamText` in this process against the same fake server: no
+ * queue, no Redis, no HTTP API, no database. With `toolSlug` the model gets the same tool (answered
+ * in-process), so tool scenarios compare like with like.
+ */
+export async function directBaseline(llmUrl: string, runs: number, concurrency: number, toolSlug?: string): Promise<{ ttftMs: Percentiles; e2eMs: Percentiles; runsPerSec: number }> {
   const model = createOpenAICompatible({ name: 'direct', baseURL: llmUrl, apiKey: 'direct', includeUsage: true }).chatModel('load');
+  const tools = toolSlug
+    ? { [toolSlug]: tool({ description: 'Evaluate arithmetic', inputSchema: z.object({ expression: z.string() }), execute: async () => '[calc result]\n42' }) }
+    : undefined;
   const ttft: number[] = [];
   const e2e: number[] = [];
   let next = 0;
@@ -17,7 +25,7 @@ export async function directBaseline(llmUrl: string, runs: number, concurrency: 
     while (next < runs) {
       const index = next++;
       const begin = performance.now();
-      const result = streamText({ model, messages: [{ role: 'user', content: `load run ${index}` }] });
+      const result = streamText({ model, messages: [{ role: 'user', content: `load run ${index}` }], tools, stopWhen: isStepCount(4) });
       let first = true;
       for await (const part of result.stream) {
         if (part.type === 'text-delta' && first) {

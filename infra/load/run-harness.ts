@@ -48,7 +48,7 @@ async function main() {
     const { samples, wallMs } = await driveRuns(client, options, answerText(options));
 
     console.error('measuring baselines (direct streamText, raw BullMQ, tool executions, Redis RTT)...');
-    const direct = await directBaseline(llm.url, Math.min(options.runs, 200), options.concurrency);
+    const direct = await directBaseline(llm.url, Math.min(options.runs, 200), options.concurrency, options.scenario === 'tool' || options.scenario === 'approval' ? LOAD_TOOL_SLUG : undefined);
     const rawBullmqJobsPerSec = await rawBullmqBaseline(redisUrl, 2000, options.workerConcurrency);
     if (options.scenario === 'approval') await client.put(`/api/agent-tools/${toolId}`, { needsApproval: false });
     const tools = await toolExecutionBaseline(client, toolId, Math.min(options.runs, 200), options.concurrency);

@@ -11,6 +11,8 @@ export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),
+  /** PostgreSQL connections per process (API, or each worker: keep near WORKER_CONCURRENCY). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   /** Where the embedded PGlite keeps its files when DATABASE_URL is unset. */
   DATA_DIR: z.string().default('.data'),
   REDIS_URL: z.string().url().optional(),

@@ -12,7 +12,7 @@ async function main() {
     logger.fatal('A separate worker process needs DATABASE_URL (PostgreSQL), REDIS_URL and APP_SECRET; use `npm start` for the all-in-one mode');
     process.exit(1);
   }
-  const database = await createDb({ url: env.DATABASE_URL });
+  const database = await createDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE });
   const probe = createWorkerRedis(env.REDIS_URL);
   await checkEvictionPolicy(probe, logger);
   probe.disconnect();

@@ -105,14 +105,17 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
 
   async function saveCheckpoint(next: RunCheckpoint) {
     await publisher.flush();
-    next = { ...next, lastSeq: publisher.lastSeq, parts: (await assembleMessage(run.id, chunks)).parts, timeline: timeline.snapshot() };
+    // The message parts only matter if Redis loses the stream while the run waits for a human, so they are
+    // assembled when parking; on the hot path a checkpoint is one UPDATE (see docs/benchmarks.md).
+    const parts = next.awaitingApprovals?.length ? (await assembleMessage(run.id, chunks)).parts : checkpoint?.parts;
+    next = { ...next, lastSeq: publisher.lastSeq, parts, timeline: timeline.snapshot() };
     checkpoint = next;
     await deps.db.update(runs).set({ checkpoint: next, steps: next.steps, usage: next.usage ?? null }).where(eq(runs.id, run.id));
   }
 
-  async function finish(outcome: { status: 'succeeded' | 'failed' | 'cancelled'; finishReason?: string; error?: string; hitStepLimit?: boolean }) {
+  async function finish(outcome: { status: 'succeeded' | 'failed' | 'cancelled'; finishReason?: string; error?: string; hitStepLimit?: boolean }, assembled?: UIMessage) {
     await publisher.flush();
-    const message = await assembleMessage(run.id, chunks);
+    const message = assembled ?? (await assembleMessage(run.id, chunks));
     await deps.db.transaction(async (tx) => {
       await tx.delete(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
       if (message.parts.length > 0) {
@@ -375,23 +378,24 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
         await saveCheckpoint({ messages: history, steps, usage, awaitingApprovals });
         continue;
       }
-      await saveCheckpoint({ messages: history, steps, usage });
       if (finishReason !== 'tool-calls' || steps < maxSteps) break;
+      await saveCheckpoint({ messages: history, steps, usage });
     }
 
     await publisher.flush();
     const message = await assembleMessage(run.id, chunks);
     if (!hasContent(message)) {
-      await finish({ status: 'failed', finishReason, error: 'The model returned no content (no text and no tool calls). Try again or choose another model.' });
+      await finish({ status: 'failed', finishReason, error: 'The model returned no content (no text and no tool calls). Try again or choose another model.' }, message);
       return { status: 'failed' };
     }
-    if (hitStepLimit && !hasText(message)) {
+    const addNote = hitStepLimit && !hasText(message);
+    if (addNote) {
       const id = `limit-${run.id}`;
       emit({ type: 'text-start', id });
       emit({ type: 'text-delta', id, delta: STEP_LIMIT_NOTE });
       emit({ type: 'text-end', id });
     }
-    await finish({ status: 'succeeded', finishReason, hitStepLimit });
+    await finish({ status: 'succeeded', finishReason, hitStepLimit }, addNote ? undefined : message);
     return { status: 'succeeded' };
   } catch (error) {
     if (error instanceof DelayedError) throw error;
