@@ -3,7 +3,7 @@ import type { ApiClient } from '../testing/api-client';
 import type { HarnessOptions } from './options';
 import { createProgress } from './progress';
 
-export type StreamCheck = { events: number; lost: number; duplicated: number; outOfOrder: number; finished: boolean };
+export type StreamCheck = { events: number; lost: number; duplicated: number; outOfOrder: number; finished: boolean; status?: string };
 
 export type RunSample = {
   ok: boolean;
@@ -69,6 +69,7 @@ async function readStream(
         text += chunk.delta;
       }
       if (chunk.type === 'finish') check.finished = true;
+      if (chunk.type === 'data-run-status') check.status = (chunk.data as { status: string }).status;
       await hooks.onChunk?.(chunk);
     }
   }
@@ -117,8 +118,12 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
     sample.streams = results.map((result) => result.check);
     const delivered = results[0]!.text.trim().split(/\s+/).filter(Boolean);
     sample.tokensDelivered = delivered.filter((word, position) => word === expectedWords[position]).length;
-    sample.ok = results.every((result) => result.check.finished);
-    if (!sample.ok) sample.error = 'stream ended without finish';
+    sample.ok = results.every((result) => result.check.finished && result.check.status === 'succeeded');
+    if (!sample.ok) {
+      const failed = results.find((result) => !result.check.finished || result.check.status !== 'succeeded')!.check;
+      const run = failed.finished ? await client.get(`/api/runs/${runId}`) : undefined;
+      sample.error = failed.finished ? `run ${failed.status}: ${run?.body.error ?? ''}` : 'stream ended without finish';
+    }
     return sample;
   }
 

@@ -346,6 +346,8 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
           status({ status: 'awaiting_approval' });
           await publisher.flush();
           const pendingRows = (await approvalsForRun(deps.db, run.id)).filter((row) => row.status === 'pending');
+          // Decided between the check above and now: go round again instead of parking.
+          if (pendingRows.length === 0) continue;
           const wakeAt = Math.min(...pendingRows.map((row) => row.expiresAt.getTime())) + 250;
           if (!token) throw new Error('cannot park a job without its lock token');
           await job.moveToDelayed(wakeAt, token);
