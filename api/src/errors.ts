@@ -1,4 +1,4 @@
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '@agentq/shared/services';
+import { ConflictError, ForbiddenError, InvalidInputError, isDependencyDown, NotFoundError } from '@agentq/shared/services';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -34,21 +34,6 @@ const CODE_BY_STATUS: Record<number, string> = {
   415: 'unsupported_media_type',
   503: 'service_unavailable',
 };
-
-/** Connection failures of PostgreSQL or Redis: a dependency is down, the client did nothing wrong. */
-export function isDependencyDown(error: unknown): boolean {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    const { code, name, message } = current as { code?: unknown; name?: unknown; message?: unknown };
-    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', '57P01', '57P03', '53300'].includes(code)) return true;
-    if (name === 'MaxRetriesPerRequestError') return true;
-    if (typeof message === 'string' && /enableOfflineQueue options is false|Connection is closed|Command timed out|Redis not ready/i.test(message)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
 
 function postgresCode(error: unknown): string | undefined {
   const candidate = error as { code?: unknown; cause?: { code?: unknown } };

@@ -4,6 +4,7 @@ import {
   createSessionInputSchema,
   getActiveRun,
   getChatSessionFor,
+  isDependencyDown,
   listAgents,
   listModels,
   listChatSessions,
@@ -17,7 +18,7 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../deps';
-import { ApiError, isDependencyDown } from '../errors';
+import { ApiError } from '../errors';
 import { currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
 

@@ -24,3 +24,18 @@ export class InvalidInputError extends Error {
     super(message);
   }
 }
+
+/** Connection failures of PostgreSQL or Redis: a dependency is down, the client did nothing wrong. */
+export function isDependencyDown(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    const { code, name, message } = current as { code?: unknown; name?: unknown; message?: unknown };
+    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', '57P01', '57P03', '53300'].includes(code)) return true;
+    if (name === 'MaxRetriesPerRequestError') return true;
+    if (typeof message === 'string' && /enableOfflineQueue options is false|Connection is closed|Command timed out|Redis not ready/i.test(message)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -9,6 +9,7 @@ import {
   decryptSecret,
   expireApprovals,
   getRun,
+  isDependencyDown,
   isTerminal,
   listTools,
   markRunRunning,
@@ -406,7 +407,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
       return { status: 'cancelled' };
     }
     const message = error instanceof Error ? error.message : String(error);
-    if (job.attemptsMade + 1 < (job.opts.attempts ?? 1) && isTransient(error)) {
+    if (job.attemptsMade + 1 < (job.opts.attempts ?? 1) && isDependencyDown(error)) {
       // PostgreSQL or Redis hiccup: flush what we have and let BullMQ retry from the checkpoint.
       await publisher.flush().catch(() => {});
       throw error;
@@ -419,7 +420,3 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
   }
 }
 
-function isTransient(error: unknown): boolean {
-  const text = `${(error as { code?: string })?.code ?? ''} ${error instanceof Error ? error.message : ''}`;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|CONNECTION_|57P0/.test(text);
-}

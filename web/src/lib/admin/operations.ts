@@ -72,42 +72,9 @@ export type RunRow = {
 
 export type RunPage = { items: RunRow[]; total: number; nextCursor: string | null };
 
-export type TimelineToolCall = {
-  toolCallId: string;
-  toolName: string;
-  startedAt: number;
-  endedAt?: number;
-  durationMs?: number;
-  status: 'running' | 'awaiting_approval' | 'success' | 'error' | 'denied';
-  error?: string;
-};
-
-export type TimelineApproval = {
-  approvalId: string;
-  toolCallId: string;
-  toolName: string;
-  requestedAt: number;
-  resolvedAt?: number;
-  waitMs?: number;
-  status: 'pending' | 'approved' | 'denied' | 'expired';
-};
-
-export type TimelineStep = {
-  step: number;
-  startedAt: number;
-  firstOutputAt?: number;
-  lastOutputAt?: number;
-  endedAt?: number;
-  modelLatencyMs?: number;
-  timeToFirstOutputMs?: number;
-  finishReason?: string;
-  usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; reasoningTokens?: number };
-  interrupted?: boolean;
-  toolCalls: TimelineToolCall[];
-  approvals: TimelineApproval[];
-};
-
-export type RunTimeline = { lastSeq: number; steps: TimelineStep[] };
+// The timeline is recorded by the worker; its shape is defined once, in the events package web may import.
+export type { RunTimeline, TimelineApproval, TimelineStep, TimelineToolCall } from '@agentq/shared/events';
+import type { RunTimeline } from '@agentq/shared/events';
 
 export type ToolLogRow = {
   id: number;
