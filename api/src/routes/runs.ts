@@ -1,6 +1,6 @@
 import { runs } from '@agentq/shared/db';
 import { publishCancel } from '@agentq/shared/run-stream';
-import { getRunFor, isTerminal, toRunView } from '@agentq/shared/services';
+import { getRunFor, isDependencyDown, isTerminal, toRunView } from '@agentq/shared/services';
 import { and, eq, inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
@@ -29,15 +29,33 @@ export const runRoutes = new Hono<AppEnv>()
     validate('param', idParam),
     (c) => streamRunEvents(c, c.req.valid('param').id),
   )
-  .post('/:id/cancel', describeRoute({ tags: ['runs'], summary: 'Stop a run: aborts the model call and running tools, keeps partial output' }), validate('param', idParam), async (c) => {
-    const run = await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c));
-    if (isTerminal(run.status)) throw new ApiError(409, 'run_finished', `Run ${run.id} already ${run.status}`);
-    await c.var.db
-      .update(runs)
-      .set({ status: 'cancelled', finishReason: 'cancelled', finishedAt: new Date() })
-      .where(and(eq(runs.id, run.id), inArray(runs.status, ['queued', 'running', 'awaiting_approval'])));
-    await publishCancel(c.var.redis, c.var.queues.prefix, run.id);
-    // A parked or queued run wakes up, sees it was cancelled and closes its stream.
-    await wakeParkedRun(c.var.queues, run);
-    return c.json(toRunView(await getRunFor(c.var.db, run.id, currentUser(c))), 202);
-  });
+  .post(
+    '/:id/cancel',
+    describeRoute({
+      tags: ['runs'],
+      summary: 'Stop a run: aborts the model call and running tools, keeps partial output',
+      description:
+        'The cancel is committed to PostgreSQL first and answered 202 with the stored run, also while Redis is down (the worker then sees it at its next step, and the reconciler wakes a parked run when Redis is back). Cancelling a cancelled run again answers 202 with the stored state; a run that already succeeded or failed answers 409.',
+    }),
+    validate('param', idParam),
+    async (c) => {
+      const run = await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c));
+      if (run.status === 'cancelled') return c.json(toRunView(run), 202);
+      if (isTerminal(run.status)) throw new ApiError(409, 'run_finished', `Run ${run.id} already ${run.status}`);
+      await c.var.db
+        .update(runs)
+        .set({ status: 'cancelled', finishReason: 'cancelled', finishedAt: new Date() })
+        .where(and(eq(runs.id, run.id), inArray(runs.status, ['queued', 'running', 'awaiting_approval'])));
+      // Best effort from here on: the cancel is stored, and whoever holds the run also checks PostgreSQL.
+      await publishCancel(c.var.redis, c.var.queues.prefix, run.id).catch((error) => {
+        if (!isDependencyDown(error)) throw error;
+        c.var.logger.warn({ runId: run.id, err: error }, 'cancel stored but not broadcast (Redis unavailable)');
+      });
+      // A parked or queued run wakes up, sees it was cancelled and closes its stream.
+      await wakeParkedRun(c.var.queues, run, c.var.logger);
+      const stored = await getRunFor(c.var.db, run.id, currentUser(c));
+      // A run that finished between our read and the update keeps its real outcome.
+      if (stored.status !== 'cancelled') throw new ApiError(409, 'run_finished', `Run ${run.id} already ${stored.status}`);
+      return c.json(toRunView(stored), 202);
+    },
+  );

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import type { RUN_KINDS } from '../db/schema/runs';
 import { defineQueue } from './define-queue';
+
+type RunKind = (typeof RUN_KINDS)[number];
 
 const runPayload = z.object({ runId: z.string().min(1) });
 
@@ -29,3 +32,14 @@ export type QueueCatalog = typeof queueCatalog;
 export type QueueKey = keyof QueueCatalog;
 export type JobName<Q extends QueueKey> = keyof QueueCatalog[Q]['jobs'] & string;
 export type JobPayload<Q extends QueueKey, J extends JobName<Q>> = z.infer<QueueCatalog[Q]['jobs'][J]>;
+
+/**
+ * Which queue and job process each kind of run. Everything that (re)starts or wakes a run by its
+ * kind (the reconciler, approve/cancel) looks it up here instead of branching on the kind.
+ */
+export const runJobs = {
+  chat: { queue: 'chatTurns', job: 'chat-turn' },
+  tool: { queue: 'toolExecutions', job: 'tool-exec' },
+} as const satisfies { [K in RunKind]: { [Q in QueueKey]: { queue: Q; job: JobName<Q> } }[QueueKey] };
+
+export type RunJob = (typeof runJobs)[RunKind];
