@@ -32,7 +32,7 @@ export type PrivateRedis = {
  * A redis-server of a test's own on a free loopback port, for fault tests that stop and restart
  * Redis: never the machine's shared one. `appendonly` decides whether a restart keeps the data.
  */
-export async function startPrivateRedis(options: { appendonly?: boolean; port?: number } = {}): Promise<PrivateRedis> {
+export async function startPrivateRedis(options: { appendonly?: boolean; port?: number; appendfsync?: 'always' | 'everysec' } = {}): Promise<PrivateRedis> {
   const port = options.port ?? (await freeLoopbackPort());
   const dir = mkdtempSync(join(tmpdir(), 'agentq-redis-'));
   let child: ChildProcess | undefined;
@@ -40,7 +40,7 @@ export async function startPrivateRedis(options: { appendonly?: boolean; port?: 
   const start = async () => {
     child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', options.appendonly === false ? 'no' : 'yes', '--appendfsync', 'always', '--save', '', '--maxmemory-policy', 'noeviction'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', options.appendonly === false ? 'no' : 'yes', '--appendfsync', options.appendfsync ?? 'always', '--save', '', '--maxmemory-policy', 'noeviction'],
       { stdio: 'ignore' },
     );
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
