@@ -1,7 +1,8 @@
 import { approvals, runs, type Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
+import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
 import { enqueueRunJob, findRunJob, wakeRunJob, type Queues } from '@agentq/shared/queues';
-import { runsReadyToWake } from '@agentq/shared/services';
+import { runsReadyToWake, setRunJobId } from '@agentq/shared/services';
 import { and, eq, inArray, lt } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 
@@ -20,7 +21,7 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
   const active = await db
     .select({ id: runs.id, kind: runs.kind, status: runs.status, queueJobId: runs.queueJobId })
     .from(runs)
-    .where(and(inArray(runs.status, ['queued', 'running', 'awaiting_approval']), lt(runs.createdAt, new Date(Date.now() - GRACE_MS))));
+    .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), lt(runs.createdAt, new Date(Date.now() - GRACE_MS))));
   const restored: string[] = [];
   for (const run of active) {
     const job = await findRunJob(queues, run);
@@ -39,7 +40,7 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
       if (pending.length > 0) delay = Math.max(0, Math.min(...pending.map((row) => row.expiresAt.getTime())) - Date.now() + 250);
     }
     const added = await enqueueRunJob(queues, run, { delay });
-    if (run.queueJobId !== added.id) await db.update(runs).set({ queueJobId: added.id ?? run.id }).where(eq(runs.id, run.id));
+    if (run.queueJobId !== added.id) await setRunJobId(db, run.id, added.id ?? run.id);
     restored.push(run.id);
     logger.warn({ runId: run.id, status: run.status, delayMs: delay }, 'run had no job in Redis; re-enqueued');
   }

@@ -1,7 +1,5 @@
-import { runs } from '@agentq/shared/db';
 import { publishCancel } from '@agentq/shared/run-stream';
-import { getRunFor, isDependencyDown, isTerminal, toRunView } from '@agentq/shared/services';
-import { and, eq, inArray } from 'drizzle-orm';
+import { getRunFor, isDependencyDown, isTerminal, toRunView, transitionRun } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -42,10 +40,11 @@ export const runRoutes = new Hono<AppEnv>()
       const run = await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c));
       if (run.status === 'cancelled') return c.json(toRunView(run), 202);
       if (isTerminal(run.status)) throw new ApiError(409, 'run_finished', `Run ${run.id} already ${run.status}`);
-      await c.var.db
-        .update(runs)
-        .set({ status: 'cancelled', finishReason: 'cancelled', finishedAt: new Date() })
-        .where(and(eq(runs.id, run.id), inArray(runs.status, ['queued', 'running', 'awaiting_approval'])));
+      const cancelled = await transitionRun(c.var.db, run.id, 'cancelled', { finishReason: 'cancelled' });
+      // A run that finished between our read and the update keeps its real outcome.
+      if (!cancelled.ok && cancelled.reason === 'not-allowed' && cancelled.status !== 'cancelled') {
+        throw new ApiError(409, 'run_finished', `Run ${run.id} already ${cancelled.status}`);
+      }
       // Best effort from here on: the cancel is stored, and whoever holds the run also checks PostgreSQL.
       await publishCancel(c.var.redis, c.var.queues.prefix, run.id).catch((error) => {
         if (!isDependencyDown(error)) throw error;
@@ -53,9 +52,6 @@ export const runRoutes = new Hono<AppEnv>()
       });
       // A parked or queued run wakes up, sees it was cancelled and closes its stream.
       await wakeParkedRun(c.var.queues, run, c.var.logger);
-      const stored = await getRunFor(c.var.db, run.id, currentUser(c));
-      // A run that finished between our read and the update keeps its real outcome.
-      if (stored.status !== 'cancelled') throw new ApiError(409, 'run_finished', `Run ${run.id} already ${stored.status}`);
-      return c.json(toRunView(stored), 202);
+      return c.json(toRunView(await getRunFor(c.var.db, run.id, currentUser(c))), 202);
     },
   );
