@@ -152,8 +152,10 @@ function violations(result: ScenarioResult): string[] {
   return found;
 }
 
-async function withWorld(options: WorldOptions, body: (world: World) => Promise<ScenarioResult>): Promise<ScenarioResult> {
+async function withWorld(options: WorldOptions & { log: (line: string) => void }, body: (world: World) => Promise<ScenarioResult>): Promise<ScenarioResult> {
+  const starting = Date.now();
   const world = await startWorld(options);
+  options.log(`  world up in ${((Date.now() - starting) / 1000).toFixed(1)} s (redis ${options.appendonly ? 'AOF' : 'no persistence'}, API + ${options.workers ?? 2} workers)`);
   try {
     return await body(world);
   } finally {
@@ -163,18 +165,21 @@ async function withWorld(options: WorldOptions, body: (world: World) => Promise<
 
 /** Worker SIGKILL every 3–5 s (and a new worker at once) while N side-effecting runs go through. */
 async function workerKillLoop(options: ScenarioOptions): Promise<ScenarioResult> {
-  return withWorld({ pg: options.pg, appendonly: true }, async (world) => {
+  // Four jobs per worker, tools that take 2.5 s: runs overlap several kills.
+  return withWorld({ log: options.log, pg: options.pg, appendonly: true, workerEnv: { WORKER_CONCURRENCY: '4' } }, async (world) => {
     const started = Date.now();
     const records: RunRecord[] = [];
     for (let index = 0; index < options.runs; index++) {
       const method = index % 2 === 0 ? 'POST' : 'PUT';
-      records.push(await startRun(world, 'act', method, `/slow-700/kill-${index}-${method}`, { follow: 1 }));
+      records.push(await startRun(world, 'act', method, `/slow-2500/kill-${index}-${method}`, { follow: 1 }));
     }
     let kills = 0;
     const deadline = Date.now() + 60_000 + options.runs * 3_000;
     const killing = (async () => {
+      let first = true;
       while (Date.now() < deadline) {
-        await sleep(3000 + Math.random() * 2000);
+        await sleep(first ? 1500 : 3000 + Math.random() * 2000);
+        first = false;
         const statuses = await Promise.all(records.map((record) => runStatus(world, record.runId)));
         if (statuses.every((status) => TERMINAL.has(status ?? ''))) return;
         const alive = world.stack.workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null);
@@ -195,7 +200,7 @@ async function workerKillLoop(options: ScenarioOptions): Promise<ScenarioResult>
 /** Redis stopped with `signal` for 2 s mid-run, then started again, with (AOF) or without persistence. */
 function redisRestart(signal: 'SIGTERM' | 'SIGKILL', appendonly: boolean) {
   return async (options: ScenarioOptions): Promise<ScenarioResult> =>
-    withWorld({ pg: options.pg, appendonly }, async (world) => {
+    withWorld({ log: options.log, pg: options.pg, appendonly }, async (world) => {
       const started = Date.now();
       const records: RunRecord[] = [];
       for (let index = 0; index < options.runs; index++) {
@@ -214,7 +219,7 @@ function redisRestart(signal: 'SIGTERM' | 'SIGKILL', appendonly: boolean) {
 
 /** PostgreSQL stopped (immediate: a crash) for 12 s mid-run, then started again. */
 async function postgresRestart(options: ScenarioOptions): Promise<ScenarioResult> {
-  return withWorld({ pg: options.pg, appendonly: true }, async (world) => {
+  return withWorld({ log: options.log, pg: options.pg, appendonly: true }, async (world) => {
     const started = Date.now();
     const records: RunRecord[] = [];
     for (let index = 0; index < options.runs; index++) {
@@ -233,7 +238,7 @@ async function postgresRestart(options: ScenarioOptions): Promise<ScenarioResult
 
 /** SIGTERM a worker while its runs are inside a 15 s tool call; a replacement worker starts at once. */
 async function sigtermLongTool(options: ScenarioOptions): Promise<ScenarioResult> {
-  return withWorld({ pg: options.pg, appendonly: true, workers: 1 }, async (world) => {
+  return withWorld({ log: options.log, pg: options.pg, appendonly: true, workers: 1 }, async (world) => {
     const started = Date.now();
     const count = Math.max(2, Math.min(options.runs, 8));
     const records: RunRecord[] = [];
@@ -255,7 +260,7 @@ async function sigtermLongTool(options: ScenarioOptions): Promise<ScenarioResult
 
 /** kill -9 the API while 100 SSE followers (10 per run) watch; they reconnect with Last-Event-ID to the restarted API. */
 async function apiKill(options: ScenarioOptions): Promise<ScenarioResult> {
-  return withWorld({ pg: options.pg, appendonly: true }, async (world) => {
+  return withWorld({ log: options.log, pg: options.pg, appendonly: true }, async (world) => {
     const started = Date.now();
     const runCount = Math.max(1, Math.min(10, Math.ceil(options.runs / 2)));
     const perRun = Math.ceil(100 / runCount);
@@ -271,7 +276,7 @@ async function apiKill(options: ScenarioOptions): Promise<ScenarioResult> {
 
 /** Approve and cancel parked runs while Redis is down; approved runs must resume ≤ 5 s after Redis returns. */
 async function approveCancelOutage(options: ScenarioOptions): Promise<ScenarioResult> {
-  return withWorld({ pg: options.pg, appendonly: true }, async (world) => {
+  return withWorld({ log: options.log, pg: options.pg, appendonly: true }, async (world) => {
     const started = Date.now();
     const count = Math.max(2, options.runs);
     const records: RunRecord[] = [];
@@ -333,7 +338,7 @@ async function approveCancelOutage(options: ScenarioOptions): Promise<ScenarioRe
 
 /** Approvals expire with no worker running: the inbox must say "expired" on time. */
 async function expiryNoWorker(options: ScenarioOptions): Promise<ScenarioResult> {
-  return withWorld({ pg: options.pg, appendonly: true, gateTimeoutMs: 3000 }, async (world) => {
+  return withWorld({ log: options.log, pg: options.pg, appendonly: true, gateTimeoutMs: 3000 }, async (world) => {
     const started = Date.now();
     const count = Math.max(1, Math.min(options.runs, 6));
     const records: RunRecord[] = [];
