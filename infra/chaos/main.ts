@@ -21,9 +21,10 @@ if (!Number.isInteger(runs) || runs < 1) {
   process.exit(2);
 }
 const names = (values.scenario ?? []).flatMap((entry) => entry.split(',')).filter(Boolean);
-const options = { runs, scenarios: names.length > 0 ? names : Object.keys(scenarios) };
-const results = await runChaos(options);
 const out = resolve(values.out!);
+const options = { runs, scenarios: names.length > 0 ? names : Object.keys(scenarios) };
+// Written after every scenario, so an interrupted suite still leaves what it measured.
+const results = await runChaos({ ...options, onResult: (sofar) => writeReport(out, sofar, options) });
 writeReport(out, results, options);
 console.log(`\n${formatTable(results)}\n\nJSON: ${out}`);
 for (const result of results) {

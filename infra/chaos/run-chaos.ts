@@ -4,7 +4,7 @@ import { hasRedisServer } from '../scripts/redis-child';
 import { findPostgresBin, startPrivatePostgres } from './private-postgres';
 import { scenarios, type ScenarioResult } from './scenarios';
 
-export type ChaosOptions = { scenarios: string[]; runs: number; log?: (line: string) => void };
+export type ChaosOptions = { scenarios: string[]; runs: number; log?: (line: string) => void; onResult?: (results: ScenarioResult[]) => void };
 
 /** A result for a scenario that could not run here, saying why. */
 function skipped(scenario: string, reason: string): ScenarioResult {
@@ -44,21 +44,33 @@ export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]>
   }
   const pg = await startPrivatePostgres(bin!);
   const results: ScenarioResult[] = [];
+  // Interrupted (Ctrl-C, a timeout): the cluster runs detached from us, so stop it on the way out.
+  const onSignal = () => {
+    pg.dispose();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     for (const name of options.scenarios) {
       log(`\n▶ ${name} (runs: ${options.runs})`);
       try {
         const result = await scenarios[name]!.run({ runs: options.runs, pg, log });
         results.push(result);
+        options.onResult?.(results);
+        log(formatTable([result]));
         log(`  ${result.violations.length === 0 ? 'ok' : `VIOLATIONS: ${result.violations.join('; ')}`} (${Math.round(result.durationMs / 1000)} s)`);
       } catch (error) {
         const failed = skipped(name, `scenario error: ${(error as Error).message.slice(0, 500)}`);
         failed.violations.push('the scenario itself failed');
         results.push(failed);
+        options.onResult?.(results);
         log(`  ERROR ${(error as Error).stack ?? error}`);
       }
     }
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     pg.dispose();
   }
   return results;

@@ -189,10 +189,13 @@ async function workerKillLoop(options: ScenarioOptions): Promise<ScenarioResult>
         world.stack.workers.splice(world.stack.workers.indexOf(victim), 1);
         kills += 1;
         options.log(`  SIGKILL ${victim.label}`);
-        await world.stack.startWorker();
+        // Not awaited: a worker takes seconds to boot, and the kills go on meanwhile.
+        replacements.push(world.stack.startWorker());
       }
     })();
+    const replacements: Promise<unknown>[] = [];
     await killing;
+    await Promise.allSettled(replacements);
     return measure(world, 'worker-kill', 'worker SIGKILL every 3–5 s (replaced at once) during side-effecting runs (POST and PUT)', records, deadline, started, { kills });
   });
 }
