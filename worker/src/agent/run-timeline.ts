@@ -89,7 +89,8 @@ export class RunTimelineRecorder {
         if (!call) return;
         const output = chunk.output as Partial<ToolOutput> | undefined;
         call.endedAt = at;
-        call.status = output?.success === false ? 'error' : 'success';
+        // A non-idempotent call a crash interrupted was not repeated: neither a success nor an ordinary failure.
+        call.status = output?.interrupted ? 'interrupted' : output?.success === false ? 'error' : 'success';
         if (output?.success === false && output.error) call.error = String(output.error);
         call.durationMs = typeof output?.durationMs === 'number' ? Math.round(output.durationMs) : at - call.startedAt;
         return;
