@@ -75,7 +75,8 @@ export class RunTimelineRecorder {
         return;
       }
       case 'tool-input-available': {
-        if (!open) return;
+        // A resumed run shows a journaled call again: it is still the same call.
+        if (!open || this.findCall(chunk.toolCallId)) return;
         open.toolCalls.push({ toolCallId: chunk.toolCallId, toolName: chunk.toolName, startedAt: at, status: 'running' });
         return;
       }
