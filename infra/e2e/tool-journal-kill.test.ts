@@ -101,3 +101,43 @@ describe('a worker SIGKILLed mid tool call', () => {
     expect(text).toBe('Your balance is 10.');
   }, 120_000);
 });
+
+describe('a worker stopped with SIGTERM during a tool call', () => {
+  it('lets the call finish within the shutdown deadline: the run completes and nothing runs twice', async () => {
+    for (const worker of stack.workers) await worker.stop('SIGKILL');
+    const worker = await stack.startWorker({ WORKER_SHUTDOWN_DEADLINE_MS: '20000' });
+    const client = await ApiClient.login(stack.apiUrl, stack.admin);
+    const session = await client.post('/api/sessions', {});
+    const before = payments.length;
+    const { body } = await client.post(`/api/sessions/${session.body.id}/runs`, { content: 'pay the rent' });
+    const streamed = client.readEvents(body.runId, { timeoutMs: 90_000 });
+    await expect.poll(() => payments.length, { timeout: 30_000 }).toBe(before + 1);
+    const stopped = worker.stop('SIGTERM');
+    const { done } = await streamed;
+    await stopped;
+    expect(done).toBe(true);
+    expect(worker.child.exitCode).toBe(0);
+    expect(payments.length).toBe(before + 1);
+    expect((await client.get(`/api/runs/${body.runId}`)).body.status).toBe('succeeded');
+  }, 120_000);
+
+  it('past the deadline aborts the call, journals it interrupted and hands the run over without repeating it', async () => {
+    const worker = await stack.startWorker({ WORKER_SHUTDOWN_DEADLINE_MS: '500' });
+    const client = await ApiClient.login(stack.apiUrl, stack.admin);
+    const session = await client.post('/api/sessions', {});
+    const before = payments.length;
+    const { body } = await client.post(`/api/sessions/${session.body.id}/runs`, { content: 'pay the phone bill' });
+    const streamed = client.readEvents(body.runId, { timeoutMs: 90_000 });
+    await expect.poll(() => payments.length, { timeout: 30_000 }).toBe(before + 1);
+    await worker.stop('SIGTERM');
+    expect(worker.child.exitCode).toBe(0);
+    expect(worker.output()).toContain('run handed over by a stopping worker');
+    await stack.startWorker();
+    const { events, done } = await streamed;
+    expect(done).toBe(true);
+    expect(payments.length).toBe(before + 1);
+    expect((await client.get(`/api/runs/${body.runId}`)).body.status).toBe('succeeded');
+    const rebuilt = await rebuildMessage(events);
+    expect(rebuilt.parts.find((part) => part.type === 'tool-bank')).toMatchObject({ output: { interrupted: true } });
+  }, 120_000);
+});
