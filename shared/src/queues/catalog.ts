@@ -1,8 +1,5 @@
 import { z } from 'zod';
-import type { RUN_KINDS } from '../db/schema/runs';
 import { defineQueue } from './define-queue';
-
-type RunKind = (typeof RUN_KINDS)[number];
 
 const runPayload = z.object({ runId: z.string().min(1) });
 
@@ -28,18 +25,16 @@ export const toolExecutions = defineQueue({
 /** Every queue the worker serves; adding one here makes a missing processor a compile error. */
 export const queueCatalog = { chatTurns, toolExecutions } as const;
 
+/** The queue and job that run each kind of run (under the run's id), so nothing branches on the kind. */
+export const RUN_KIND_JOBS = {
+  chat: { queue: 'chatTurns', job: 'chat-turn' },
+  tool: { queue: 'toolExecutions', job: 'tool-exec' },
+} as const satisfies Record<'chat' | 'tool', { queue: keyof typeof queueCatalog; job: string }>;
+export type RunKind = keyof typeof RUN_KIND_JOBS;
+
 export type QueueCatalog = typeof queueCatalog;
 export type QueueKey = keyof QueueCatalog;
 export type JobName<Q extends QueueKey> = keyof QueueCatalog[Q]['jobs'] & string;
 export type JobPayload<Q extends QueueKey, J extends JobName<Q>> = z.infer<QueueCatalog[Q]['jobs'][J]>;
 
-/**
- * Which queue and job process each kind of run. Everything that (re)starts or wakes a run by its
- * kind (the reconciler, approve/cancel) looks it up here instead of branching on the kind.
- */
-export const runJobs = {
-  chat: { queue: 'chatTurns', job: 'chat-turn' },
-  tool: { queue: 'toolExecutions', job: 'tool-exec' },
-} as const satisfies { [K in RunKind]: { [Q in QueueKey]: { queue: Q; job: JobName<Q> } }[QueueKey] };
-
-export type RunJob = (typeof runJobs)[RunKind];
+export type RunJob = (typeof RUN_KIND_JOBS)[RunKind];

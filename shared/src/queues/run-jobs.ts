@@ -1,12 +1,12 @@
 import { Job, type JobsOptions } from 'bullmq';
-import { runJobs, type RunJob } from './catalog';
+import { RUN_KIND_JOBS, type RunJob, type RunKind } from './catalog';
 import { enqueue, type Queues } from './queues';
 
-type RunRef = { id: string; kind: keyof typeof runJobs; queueJobId: string | null };
+type RunRef = { id: string; kind: RunKind; queueJobId: string | null };
 
 /** The queue and job name that process this run's kind. */
 export function runJobFor(run: Pick<RunRef, 'kind'>): RunJob {
-  return runJobs[run.kind];
+  return RUN_KIND_JOBS[run.kind];
 }
 
 /** The run's BullMQ job, if Redis still has it. */
