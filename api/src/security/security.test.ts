@@ -257,6 +257,31 @@ describe('JSON bodies (finding 5)', () => {
   });
 });
 
+describe('jsonb is written from the validated value (finding 5)', () => {
+  it('an approval edited with unknown keys stores only what the tool input schema keeps', async () => {
+    const { createApproval, createToolRun } = await import('@agentq/shared/services');
+    const tool = await (await fetch(`${base}/api/agent-tools`, { method: 'POST', headers: admin.headers, body: JSON.stringify({ name: 'Calc', slug: `calc_e_${Date.now()}`, type: 'calculator' }) })).json();
+    const run = await createToolRun(t.db, { userId: admin.user.id, toolId: tool.id, input: {} });
+    const approval = await createApproval(t.db, {
+      runId: run.id,
+      userId: admin.user.id,
+      toolCallId: 'call_1',
+      toolId: tool.id,
+      toolName: tool.slug,
+      input: { expression: '1+1' },
+      expiresAt: new Date(Date.now() + 60_000),
+    });
+    const deep = '['.repeat(50) + ']'.repeat(50);
+    const response = await fetch(`${base}/api/approvals/${approval.id}`, {
+      method: 'POST',
+      headers: admin.headers,
+      body: `{"decision":"approve","input":{"expression":"2+2","smuggled":${deep}}}`,
+    });
+    expect(response.status).toBe(200);
+    expect((await response.json()).editedInput).toEqual({ expression: '2+2' });
+  });
+});
+
 describe('Last-Event-ID (finding 7)', () => {
   it('answers 400 for anything but a sequence number we could have issued', async () => {
     // A run of our own to point at: a tool run is the cheapest to create.
