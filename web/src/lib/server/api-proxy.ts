@@ -62,7 +62,12 @@ export async function proxyRequest(
     });
   } catch (error) {
     if (request.signal.aborted) return new Response(null, { status: 499 });
-    console.error(`API proxy: ${request.method} ${target.href} failed`, error);
+    const tooLarge = findStatus(error) === 413;
+    // One line, no stack: an outage is an operational event, not a bug in this process.
+    console.error(`API proxy: ${request.method} ${url.pathname} failed: ${describeError(error)}`);
+    if (tooLarge) {
+      return Response.json({ error: { code: 'payload_too_large', message: 'The request body is too large.' } }, { status: 413 });
+    }
     return Response.json(
       { error: { code: 'bad_gateway', message: 'The API is unreachable. Try again in a moment.' } },
       { status: 502 },
@@ -113,4 +118,25 @@ function safeClientAddress(event: Pick<RequestEvent, 'getClientAddress'>): strin
   } catch {
     return undefined;
   }
+}
+
+/** The HTTP status an error carries (SvelteKit's body-limit error has one), searching its causes. */
+function findStatus(error: unknown): number | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const status = (current as { status?: unknown }).status;
+    if (typeof status === 'number') return status;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** `message (CODE)` of an error and its causes, e.g. "fetch failed: connect ECONNREFUSED 127.0.0.1:3001 (ECONNREFUSED)". */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current && depth < 4; depth++) {
+    const { message, code } = current as { message?: unknown; code?: unknown };
+    if (typeof message === 'string' && message) parts.push(typeof code === 'string' ? `${message} (${code})` : message);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(': ') || String(error);
 }
