@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
-import { NON_HTML_CSP, securityHeaders } from '@agentq/shared/http';
+import { securityHeaders } from '@agentq/shared/http';
 import { createApiRuntime } from '@agentq/api/runtime';
 import { createDb } from '@agentq/shared/db';
 import type { Env } from '@agentq/shared/env';
@@ -98,9 +98,9 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
 
   const apiListener = getRequestListener(api.app.fetch);
   const webHandler = await loadWebHandler(repoRoot);
-  // Web responses (static assets included) carry the same security headers as the API's; a page's
-  // own CSP (kit.csp) replaces the default one preset here.
-  const webHeaders = Object.entries({ ...securityHeaders({ https: env.PUBLIC_ORIGIN?.startsWith('https:') ?? false }), 'content-security-policy': NON_HTML_CSP });
+  // Web responses (static assets included) carry the same security headers as the API's; pages add
+  // their own CSP (kit.csp). No default CSP here: a 304 would replace a cached page's policy with it.
+  const webHeaders = Object.entries(securityHeaders({ https: env.PUBLIC_ORIGIN?.startsWith('https:') ?? false }));
   const server = createServer((request, response) => {
     const path = request.url ?? '/';
     if (API_PREFIXES.some((prefix) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`) || path.startsWith(`${prefix}?`))) {

@@ -34,12 +34,7 @@ describe('security in the browser', { timeout: 180_000 }, () => {
   /** Signs in from a clean slate (the login page sends a signed-in browser on to the chat). */
   async function freshLogIn() {
     await browser.context.clearCookies();
-    try {
-      await logInByBrowser(browser.page, stack);
-    } catch (error) {
-      console.log('DEBUG', browser.page.url(), (await browser.page.content()).slice(-2500));
-      throw error;
-    }
+    await logInByBrowser(browser.page, stack);
   }
 
   /** CSP violations and CSP console errors of the page from now on. */

@@ -102,8 +102,9 @@ describe('web process proxy', () => {
       expect(response.headers.get('x-frame-options'), response.url).toBe('DENY');
       expect(response.headers.get('x-content-type-options'), response.url).toBe('nosniff');
       expect(response.headers.get('referrer-policy'), response.url).toBe('same-origin');
-      expect(response.headers.get('content-security-policy'), response.url).toContain("frame-ancestors 'none'");
     }
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect((await fetch(`${webUrl}/api/health`)).headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
   it('answers 502 in one log line, no stack trace, when the API is down', async () => {

@@ -20,7 +20,8 @@ export function securityHeaders(options: { https: boolean }): MiddlewareHandler<
     }
     const set = (headers: Headers) => {
       for (const [name, value] of common) headers.set(name, value);
-      headers.set('content-security-policy', csp);
+      // A 304's headers update the cached response: it must not swap a page's policy for another.
+      if (c.res.status !== 304) headers.set('content-security-policy', csp);
     };
     try {
       set(c.res.headers);
