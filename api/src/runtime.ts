@@ -48,6 +48,7 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
       sseHeartbeatSeconds: 15,
       metricsToken: env.METRICS_TOKEN,
       processMetrics: true,
+      publicOrigin: env.PUBLIC_ORIGIN,
     },
   });
   const sweeper = startApprovalSweeper(db, queues, logger);

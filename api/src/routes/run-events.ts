@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../deps';
 import { currentUser } from '../middleware/auth';
+import { parseLastEventId } from '../security/last-event-id';
 
 const serialized = new WeakMap<RunEvent, string>();
 
@@ -41,8 +42,7 @@ function replayFromMessage(run: Run, parts: unknown[]): RunEvent[] {
  */
 export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
   const run = await getRunFor(c.var.db, runId, currentUser(c));
-  const header = c.req.header('last-event-id') ?? c.req.query('lastEventId');
-  const afterSeq = header && /^\d+$/.test(header) ? Number(header) : 0;
+  const afterSeq = parseLastEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId'));
   const { redis, runEvents, queues, config } = c.var;
   const prefix = queues.prefix;
 

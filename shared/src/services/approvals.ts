@@ -106,7 +106,8 @@ export async function decideApproval(db: Database, id: string, viewer: Viewer, d
         parsed.error.issues.map((issue) => ({ path: ['input', ...issue.path], message: issue.message })),
       );
     }
-    editedInput = decision.input;
+    // The validated value, never the raw body: unknown keys are dropped, defaults filled in.
+    editedInput = parsed.data;
   }
   const remember = decision.decision === 'approve' && (decision.remember === 'session' || decision.remember === true);
   const status = decision.decision === 'approve' ? 'approved' : 'denied';
