@@ -1,20 +1,54 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { isClusterTarget, parseClusterTarget, type RedisTarget } from './target';
+
+export * from './keys';
+export * from './target';
+
+/**
+ * Opens a single-server connection or, for a `redis-cluster://` target, a Cluster client. A
+ * Cluster answers every command agentq sends the way one server does (keys used together share
+ * a hash tag, see keys.ts), and BullMQ takes either, so callers keep the `Redis` type.
+ */
+export function openRedis(target: RedisTarget, options: RedisOptions = {}): Redis {
+  if (!isClusterTarget(target)) return new Redis(target, options);
+  const { nodes, username, password, tls } = parseClusterTarget(target);
+  const { enableOfflineQueue, lazyConnect, retryStrategy: _nodeRetry, ...nodeOptions } = options;
+  const cluster = new Cluster(nodes, {
+    redisOptions: { ...nodeOptions, username, password, ...(tls ? { tls: {} } : {}) },
+    enableOfflineQueue: enableOfflineQueue ?? true,
+    lazyConnect,
+    // During a failover the dead master's slots answer CLUSTERDOWN / connection errors until a
+    // replica is promoted (node-timeout); keep retrying instead of failing the command.
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 300,
+    retryDelayOnTryAgain: 100,
+    clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    slotsRefreshTimeout: 2000,
+    maxRedirections: 32,
+  });
+  return cluster as unknown as Redis;
+}
+
+/** Whether a connection is a Redis Cluster client (BullMQ and our key layout care, nothing else does). */
+export function isClusterConnection(redis: Redis): boolean {
+  return (redis as unknown as { isCluster?: boolean }).isCluster === true;
+}
 
 /**
  * Connection for BullMQ workers and blocking commands: retries forever, as BullMQ requires
  * (`maxRetriesPerRequest: null`), so a Redis blip pauses work instead of failing jobs.
  */
-export function createWorkerRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, ...options });
+export function createWorkerRedis(url: RedisTarget, options: RedisOptions = {}): Redis {
+  return openRedis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, ...options });
 }
 
 /**
  * Connection for request handlers: fails fast, so a Redis outage answers 503 instead of hanging.
  * Commands are not queued while disconnected.
  */
-export function createApiRedis(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, {
+export function createApiRedis(url: RedisTarget, options: RedisOptions = {}): Redis {
+  return openRedis(url, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     connectTimeout: 2000,
