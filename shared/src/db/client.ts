@@ -16,7 +16,7 @@ export type DbHandle = {
   close: () => Promise<void>;
 };
 
-// From sources: shared/drizzle; a compiled bundle (infra/build) carries a copy beside itself.
+// From sources: shared/drizzle; a compiled bundle (infra/compile) carries a copy beside itself.
 const MIGRATIONS_FOLDER = [new URL('./drizzle', import.meta.url), new URL('../../drizzle', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path))!;
 
 /**
