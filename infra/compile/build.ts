@@ -4,7 +4,8 @@
  * inlined; npm dependencies stay external and load from node_modules. Every `.ts` file under the
  * workspaces' sources reaches a bundle through imports, so new files need no list here.
  *
- * `--if-changed` skips a part whose inputs hash to the stamp written by its last build (`npm start`).
+ * A part whose inputs (file names and contents) hash to the stamp of its last build is skipped;
+ * `--force` rebuilds anyway. `npm run build -- web` builds one part.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { build, type Plugin } from 'esbuild';
 import { hashInputs } from './hash-inputs';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const ifChanged = process.argv.includes('--if-changed');
+const force = process.argv.includes('--force');
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 
 /** Output directory → entry points (output name → source). */
@@ -79,7 +80,7 @@ for (const part of parts) {
   if (only.length > 0 && !only.includes(part.name)) continue;
   const hash = hashInputs(repoRoot, part.inputs);
   const stampPath = join(repoRoot, part.stamp);
-  if (ifChanged && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === hash) {
+  if (!force && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === hash) {
     console.log(`${part.name}: up to date`);
     continue;
   }

@@ -1,3 +1,4 @@
+import './env-file.mjs';
 import { parseArgs } from 'node:util';
 import { createDb } from '@agentq/shared/db';
 import { getEnv } from '@agentq/shared/env';

@@ -1,13 +1,16 @@
-// `npm run start:api|start:worker|start:web|worker:health`: runs compiled output in this process
+// `npm run start:api|start:worker|start:web|worker:health|demo-model`: runs compiled output in this process
 // (no wrapper process, so signals reach the server), or says in one line how to build it.
+// Loads `.env` first (see env-file.mjs).
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import './env-file.mjs';
 
 const entries = {
   api: 'api/dist/index.js',
   worker: 'worker/dist/index.js',
   'worker-health': 'worker/dist/health.js',
   web: 'web/build/index.js',
+  'demo-model': 'infra/dist/demo-model.js',
 };
 const name = process.argv[2];
 const entry = entries[name];
