@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { isClusterTarget, parseClusterTarget, type RedisTarget } from './target';
 
 export * from './keys';
+export * from './pubsub';
 export * from './target';
 
 /**
@@ -10,7 +11,9 @@ export * from './target';
  * Cluster answers every command agentq sends the way one server does (keys used together share
  * a hash tag, see keys.ts), and BullMQ takes either, so callers keep the `Redis` type.
  */
-export function openRedis(target: RedisTarget, options: RedisOptions = {}): Redis {
+export function openRedis(target: RedisTarget, options: RedisOptions & { shardedSubscribers?: boolean } = {}): Redis {
+  const { shardedSubscribers, ...rest } = options;
+  options = rest;
   if (!isClusterTarget(target)) return new Redis(target, options);
   const { nodes, username, password, tls } = parseClusterTarget(target);
   const { enableOfflineQueue, lazyConnect, retryStrategy: _nodeRetry, ...nodeOptions } = options;
@@ -18,14 +21,18 @@ export function openRedis(target: RedisTarget, options: RedisOptions = {}): Redi
     redisOptions: { ...nodeOptions, username, password, ...(tls ? { tls: {} } : {}) },
     enableOfflineQueue: enableOfflineQueue ?? true,
     lazyConnect,
-    // During a failover the dead master's slots answer CLUSTERDOWN / connection errors until a
-    // replica is promoted (node-timeout); keep retrying instead of failing the command.
-    retryDelayOnFailover: 200,
-    retryDelayOnClusterDown: 300,
+    // One connection per master for SSUBSCRIBE (run channels, see pubsub.ts), re-made on failover.
+    shardedSubscribers: shardedSubscribers ?? false,
+    // During a failover the cluster answers CLUSTERDOWN (every slot, with the default
+    // cluster-require-full-coverage) until a replica is promoted: node-timeout plus an election,
+    // seconds. Connections that retry forever (workers, subscribers: maxRetriesPerRequest null)
+    // wait out ~50 s of that; request-path connections give up after ~5 s and the API answers 503.
+    retryDelayOnFailover: 300,
+    retryDelayOnClusterDown: 500,
     retryDelayOnTryAgain: 100,
     clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     slotsRefreshTimeout: 2000,
-    maxRedirections: 32,
+    maxRedirections: options.maxRetriesPerRequest === null ? 100 : 10,
   });
   return cluster as unknown as Redis;
 }
@@ -41,6 +48,11 @@ export function isClusterConnection(redis: Redis): boolean {
  */
 export function createWorkerRedis(url: RedisTarget, options: RedisOptions = {}): Redis {
   return openRedis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, ...options });
+}
+
+/** Subscriber connection (run event hub): retries forever like a worker's; sharded on a cluster. */
+export function createSubscriberRedis(url: RedisTarget, options: RedisOptions = {}): Redis {
+  return openRedis(url, { maxRetriesPerRequest: null, enableReadyCheck: false, shardedSubscribers: true, ...options });
 }
 
 /**

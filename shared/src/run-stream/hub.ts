@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RunEvent } from '../events';
+import { runChannelCommands } from '../redis/pubsub';
 import { runStreamKeys } from './keys';
 
 type Listener = (events: RunEvent[]) => void;
@@ -10,12 +11,14 @@ type Listener = (events: RunEvent[]) => void;
  */
 export class RunEventHub {
   private listeners = new Map<string, Set<Listener>>();
+  private readonly commands: ReturnType<typeof runChannelCommands>;
 
   constructor(
     private readonly subscriber: Redis,
     private readonly prefix: string,
   ) {
-    subscriber.on('message', (channel: string, message: string) => {
+    this.commands = runChannelCommands(subscriber);
+    subscriber.on(this.commands.message, (channel: string, message: string) => {
       const set = this.listeners.get(channel);
       if (!set) return;
       // Parsed once per message and shared by every follower (fanout: many SSE connections per run).
@@ -33,7 +36,7 @@ export class RunEventHub {
       this.listeners.set(channel, set);
     }
     set.add(listener);
-    if (set.size === 1) await this.subscriber.subscribe(channel);
+    if (set.size === 1) await this.subscriber[this.commands.subscribe](channel);
     let released = false;
     return async () => {
       if (released) return;
@@ -41,7 +44,7 @@ export class RunEventHub {
       set.delete(listener);
       if (set.size === 0 && this.listeners.get(channel) === set) {
         this.listeners.delete(channel);
-        await this.subscriber.unsubscribe(channel).catch(() => {});
+        await this.subscriber[this.commands.unsubscribe](channel).catch(() => {});
       }
     };
   }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RunChunk, RunEvent } from '../events';
+import { runChannelCommands } from '../redis/pubsub';
 import { RUN_STREAM_MAX_EVENTS, RUN_STREAM_TTL_SECONDS, runStreamKeys } from './keys';
 
 const COALESCE_MS = 30;
@@ -78,7 +79,7 @@ export class RunEventPublisher {
     for (const event of events) {
       pipeline.xadd(this.keys.events, 'MAXLEN', '~', String(RUN_STREAM_MAX_EVENTS), `${event.seq}-0`, 'e', JSON.stringify(event));
     }
-    pipeline.publish(this.keys.channel, JSON.stringify(events));
+    pipeline[runChannelCommands(this.redis).publish](this.keys.channel, JSON.stringify(events));
     const results = await pipeline.exec();
     const failed = results?.find(([error]) => error);
     if (failed) throw failed[0];
