@@ -23,4 +23,6 @@ http.createServer = function createServerWithSecurityHeaders(this: unknown, ...a
   return server;
 } as typeof createServer;
 
-await import(new URL('./build/index.js', import.meta.url).href);
+// From sources this file sits beside build/; compiled (`npm run build`) it is build/server.js itself.
+const handlerEntry = import.meta.url.endsWith('/build/server.js') ? './index.js' : './build/index.js';
+await import(new URL(handlerEntry, import.meta.url).href);

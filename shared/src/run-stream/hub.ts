@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RunEvent } from '../events';
 import { waitForRedis } from '../redis';
+import { runChannelCommands } from '../redis/pubsub';
 import { runStreamKeys } from './keys';
 
 type Listener = (events: RunEvent[]) => void;
@@ -23,12 +24,14 @@ export class RunEventHub {
   private disconnected = false;
   /** How many times the connection came back (for tests and metrics). */
   reconnects = 0;
+  private readonly commands: ReturnType<typeof runChannelCommands>;
 
   constructor(
     private readonly subscriber: Redis,
     private readonly prefix: string,
   ) {
-    subscriber.on('message', (channel: string, message: string) => {
+    this.commands = runChannelCommands(subscriber);
+    subscriber.on(this.commands.message, (channel: string, message: string) => {
       const set = this.listeners.get(channel);
       if (!set) return;
       let events: RunEvent[];
@@ -55,7 +58,8 @@ export class RunEventHub {
     const channels = [...this.listeners.keys()];
     try {
       // ioredis re-subscribes by itself too; doing it here means the resync below starts only once it holds.
-      if (channels.length > 0) await this.subscriber.subscribe(...channels);
+      // One channel per call: sharded channels of different runs live in different slots.
+      await Promise.all(channels.map((channel) => this.subscriber[this.commands.subscribe](channel)));
     } catch {
       // Lost again already: the next 'ready' repeats this. Followers also re-read on their heartbeat.
       return;
@@ -86,7 +90,7 @@ export class RunEventHub {
       set.delete(follower);
       if (set.size === 0 && this.listeners.get(channel) === set) {
         this.listeners.delete(channel);
-        await this.subscriber.unsubscribe(channel).catch(() => {});
+        await this.subscriber[this.commands.unsubscribe](channel).catch(() => {});
       }
     };
     if (set.size === 1) {
@@ -95,7 +99,7 @@ export class RunEventHub {
         timer = setTimeout(() => reject(new Error('Redis not ready: SUBSCRIBE did not complete')), SUBSCRIBE_TIMEOUT_MS);
       });
       try {
-        await Promise.race([this.subscriber.subscribe(channel), timeout]);
+        await Promise.race([this.subscriber[this.commands.subscribe](channel), timeout]);
       } catch (error) {
         // Not awaited: UNSUBSCRIBE waits for the same connection that just failed us.
         void release();

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { RunChunk, RunEvent } from '../events';
 import { isDependencyDown } from '../services/errors';
+import { runChannelCommands } from '../redis/pubsub';
 import { RUN_STREAM_MAX_EVENTS, RUN_STREAM_TTL_SECONDS, runStreamKeys } from './keys';
 
 const COALESCE_MS = 30;
@@ -113,7 +114,7 @@ export class RunEventPublisher {
       pipeline.xadd(this.keys.events, 'MAXLEN', '~', String(RUN_STREAM_MAX_EVENTS), `${event.seq}-0`, 'e', JSON.stringify(event));
     }
     // Followers deduplicate by seq, so announcing a batch twice after a retry is harmless.
-    pipeline.publish(this.keys.channel, JSON.stringify(announced));
+    pipeline[runChannelCommands(this.redis).publish](this.keys.channel, JSON.stringify(announced));
     const results = await pipeline.exec();
     const failed = results?.find(([error]) => error);
     if (failed) throw failed[0];

@@ -235,3 +235,9 @@ export async function countUsers(db: Database): Promise<number> {
   const [row] = await db.select({ value: count() }).from(users);
   return row?.value ?? 0;
 }
+
+/** Admins on record; a process that finds none tells the operator how to create one. */
+export async function countAdmins(db: Database): Promise<number> {
+  const [row] = await db.select({ value: count() }).from(users).where(eq(users.role, 'admin'));
+  return row?.value ?? 0;
+}
