@@ -26,6 +26,8 @@ export type RunLoopOptions = {
   /** The run's abort signal (cancel, worker stopping) and how to fire it from inside. */
   signal: AbortSignal;
   abort: (reason: unknown) => void;
+  /** Steps and usage so far, updated as the loop goes (the caller settles a cancelled run with them). */
+  progress: RunProgress;
 };
 
 /**
@@ -38,7 +40,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const { run, job, token, stream, signal } = options;
   const checkpointer = createCheckpointer(deps, run, stream);
   const checkpoint = checkpointer.current;
-  const progress: RunProgress = { steps: checkpoint?.steps ?? 0, usage: (checkpoint?.usage as Usage) ?? {} };
+  const progress = Object.assign(options.progress, { steps: checkpoint?.steps ?? 0, usage: (checkpoint?.usage as Usage) ?? {} });
   const finish = (outcome: Parameters<typeof finishRun>[1]['outcome'], message?: UIMessage) => finishRun(deps, { run, stream, checkpointer, progress, outcome, message });
   const cancelIfFlagged = (cancelled: boolean) => {
     if (cancelled) options.abort(new RunCancelledError());
