@@ -11,6 +11,7 @@ import {
   getRun,
   isDependencyDown,
   isTerminal,
+  loadRunHistory,
   listTools,
   markRunRunning,
   NotFoundError,
@@ -61,12 +62,10 @@ async function offeredTools(deps: WorkerDeps, run: Run): Promise<OfferedTool[]> 
   return (await listTools(deps.db, { enabled: true })).map((tool: AgentTool) => ({ tool, needsApproval: tool.needsApproval }));
 }
 
-/** Conversation so far as model messages: the session's persisted messages (the new user message included). */
+/** Conversation so far as model messages: the run's branch of the session, down to the question it answers. */
 async function historyMessages(deps: WorkerDeps, run: Run, tools: ToolSet): Promise<ModelMessage[]> {
-  const rows = await deps.db.select().from(messages).where(eq(messages.sessionId, run.sessionId!)).orderBy(asc(messages.createdAt), asc(messages.id));
-  const uiMessages = rows
-    .filter((row) => row.runId !== run.id || row.role === 'user')
-    .map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
+  const rows = await loadRunHistory(deps.db, run);
+  const uiMessages = rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
   return convertToModelMessages(uiMessages, { tools, ignoreIncompleteToolCalls: true });
 }
 
