@@ -1,5 +1,5 @@
 import { agents, chatSessions, llmModels, messages, runs, type RunCheckpoint } from '@agentq/shared/db';
-import { messageToChunks, type RunChunk, type RunStatusData, type ToolOutput } from '@agentq/shared/events';
+import { messageToChunks, STEP_LIMIT_NOTE, type RunChunk, type RunStatusData, type ToolOutput } from '@agentq/shared/events';
 import { newId } from '@agentq/shared/ids';
 import { lastRunEventSeq, readRunEvents, RunEventPublisher } from '@agentq/shared/run-stream';
 import {
@@ -33,7 +33,7 @@ import { createLanguageModel } from '../agent/language-model';
 import { RunTimelineRecorder } from '../agent/run-timeline';
 
 const DEFAULT_MAX_STEPS = 8;
-export const STEP_LIMIT_NOTE = '(The tool-call limit was reached before the model could write a final answer. The tool results above are what it found.)';
+export { STEP_LIMIT_NOTE };
 
 type RunOptions = { enableTools?: boolean; enableThinking?: boolean; systemPrompt?: string };
 type Usage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; reasoningTokens?: number };

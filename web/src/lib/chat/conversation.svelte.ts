@@ -2,9 +2,10 @@ import type { UIMessage } from 'ai';
 import { ApiError, apiFetch } from '../api.ts';
 import type { StartRunBody } from './chat-settings.svelte.ts';
 import { RunStream } from './run-stream.svelte.ts';
-import type { RunView, SessionDetail, SessionMessage, StartedRun } from './types.ts';
+import { editMessage, regenerateMessage, selectVersion } from './sessions-api.ts';
+import type { MessageVersions, RunView, SessionDetail, SessionMessage, StartedRun } from './types.ts';
 
-export type UserEntry = { kind: 'user'; id: string; text: string; pending: boolean };
+export type UserEntry = { kind: 'user'; id: string; text: string; pending: boolean; versions?: MessageVersions | undefined };
 
 /** An assistant turn: a stored message with its run's outcome, or a live `RunStream`. */
 export type AssistantEntry = {
@@ -16,6 +17,7 @@ export type AssistantEntry = {
   /** The run's outcome, when it could be read. */
   run: RunView | undefined;
   stream: RunStream | undefined;
+  versions?: MessageVersions | undefined;
 };
 
 export type ChatEntry = UserEntry | AssistantEntry;
@@ -31,13 +33,73 @@ export class Conversation {
   sending = $state(false);
   sendError = $state<string | undefined>(undefined);
   stopError = $state<string | undefined>(undefined);
+  /** A version switch, regenerate or edit is being sent. */
+  changing = $state(false);
   #pendingCount = 0;
-  readonly #runs: ReadonlyMap<string, RunView>;
+  #runs: Map<string, RunView>;
 
   constructor(detail: SessionDetail, runs: ReadonlyMap<string, RunView>) {
     this.sessionId = detail.id;
-    this.#runs = runs;
-    this.entries = toEntries(detail, runs);
+    this.#runs = new Map(runs);
+    this.entries = toEntries(detail, this.#withRuns(detail));
+  }
+
+  /** The page's run outcomes plus those the session detail carries (versions shown later need theirs too). */
+  #withRuns(detail: SessionDetail): Map<string, RunView> {
+    for (const run of detail.runs ?? []) if (!this.#runs.has(run.id)) this.#runs.set(run.id, run);
+    return this.#runs;
+  }
+
+  /** Shows the session as `detail` reads, following its active run. */
+  #show(detail: SessionDetail): void {
+    this.destroy();
+    this.entries = toEntries(detail, this.#withRuns(detail));
+    this.start();
+  }
+
+  async #change(action: () => Promise<SessionDetail | StartedRun>): Promise<boolean> {
+    if (this.changing || this.sending || this.activeStream) return false;
+    this.changing = true;
+    this.sendError = undefined;
+    try {
+      const result = await action();
+      this.#show('messages' in result ? result : await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`));
+      return true;
+    } catch (caught) {
+      this.sendError = describeError(caught);
+      return false;
+    } finally {
+      this.changing = false;
+    }
+  }
+
+  /**
+   * Reads the session again once its run has ended, so the new answer shows with its versions
+   * (‹ 2/2 ›) and actions. Leaves the page alone while a run streams.
+   */
+  async refresh(): Promise<void> {
+    if (this.activeStream || this.changing || this.sending) return;
+    try {
+      const detail = await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`);
+      if (!detail.activeRunId && !this.activeStream) this.#show(detail);
+    } catch {
+      // The page keeps what it shows; the next load reads it again.
+    }
+  }
+
+  /** Answers again in place of answer `messageId`; the old answer stays as a version. */
+  regenerate(messageId: string, options: Omit<StartRunBody, 'content'>): Promise<boolean> {
+    return this.#change(() => regenerateMessage(this.sessionId, messageId, options));
+  }
+
+  /** Sends `body.content` as a new version of user message `messageId`, on a branch of its own. */
+  edit(messageId: string, body: StartRunBody): Promise<boolean> {
+    return this.#change(() => editMessage(this.sessionId, messageId, body));
+  }
+
+  /** Shows another version of a message (and the branch below it). */
+  select(messageId: string): Promise<boolean> {
+    return this.#change(() => selectVersion(this.sessionId, messageId));
   }
 
   /** The run currently streaming, if any (always the last turn). */
@@ -100,9 +162,7 @@ export class Conversation {
     } catch {
       return false;
     }
-    this.destroy();
-    this.entries = toEntries(detail, this.#runs);
-    this.start();
+    this.#show(detail);
     return true;
   }
 
@@ -127,7 +187,6 @@ export function describeError(caught: unknown): string {
 }
 
 function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunView>): ChatEntry[] {
-  const answered = new Set(detail.messages.filter((message) => message.role === 'assistant' && message.runId).map((message) => message.runId));
   const entries: ChatEntry[] = [];
   let activeShown = false;
   const liveEntry = (runId: string): AssistantEntry => {
@@ -135,12 +194,18 @@ function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunView>): C
     return { kind: 'assistant', id: `run-${runId}`, runId, message: undefined, run: undefined, stream: new RunStream(runId) };
   };
 
-  for (const message of detail.messages) {
+  const branch = detail.messages;
+  for (const [index, message] of branch.entries()) {
+    const next = branch[index + 1];
     if (message.role === 'user') {
-      entries.push({ kind: 'user', id: message.id, text: textOf(message), pending: false });
-      if (!message.runId) continue;
-      if (message.runId === detail.activeRunId) entries.push(liveEntry(message.runId));
-      else if (!answered.has(message.runId)) {
+      entries.push({ kind: 'user', id: message.id, text: textOf(message), pending: false, versions: message.versions });
+      const liveHere = detail.activeRunId && (detail.activeRunReplyTo ? detail.activeRunReplyTo === message.id : message.runId === detail.activeRunId);
+      if (liveHere) {
+        // The active run answers this message: it streams here, in place of any earlier answer below.
+        entries.push(liveEntry(detail.activeRunId!));
+        break;
+      }
+      if (message.runId && next?.role !== 'assistant') {
         // A run that stored no answer (it failed before any output, or is gone): show its outcome.
         entries.push({ kind: 'assistant', id: `run-${message.runId}`, runId: message.runId, message: undefined, run: runs.get(message.runId), stream: undefined });
       }
@@ -153,6 +218,7 @@ function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunView>): C
         message: { id: message.id, role: 'assistant', parts: message.parts },
         run: message.runId ? runs.get(message.runId) : undefined,
         stream: undefined,
+        versions: message.versions,
       });
     }
   }
