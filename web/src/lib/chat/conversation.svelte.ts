@@ -36,6 +36,8 @@ export class Conversation {
   /** A version switch, regenerate or edit is being sent. */
   changing = $state(false);
   #pendingCount = 0;
+  /** Bumped by every send and change: a refresh that started before one must not undo it. */
+  #generation = 0;
   #runs: Map<string, RunView>;
 
   constructor(detail: SessionDetail, runs: ReadonlyMap<string, RunView>) {
@@ -59,6 +61,7 @@ export class Conversation {
 
   async #change(action: () => Promise<SessionDetail | StartedRun>): Promise<boolean> {
     if (this.changing || this.sending || this.activeStream) return false;
+    this.#generation += 1;
     this.changing = true;
     this.sendError = undefined;
     try {
@@ -79,9 +82,10 @@ export class Conversation {
    */
   async refresh(): Promise<void> {
     if (this.activeStream || this.changing || this.sending) return;
+    const generation = this.#generation;
     try {
       const detail = await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`);
-      if (!detail.activeRunId && !this.activeStream) this.#show(detail);
+      if (generation === this.#generation && !detail.activeRunId && !this.activeStream && !this.sending && !this.changing) this.#show(detail);
     } catch {
       // The page keeps what it shows; the next load reads it again.
     }
@@ -124,6 +128,7 @@ export class Conversation {
    */
   async send(body: StartRunBody): Promise<boolean> {
     if (this.sending || this.activeStream) return false;
+    this.#generation += 1;
     this.sending = true;
     this.sendError = undefined;
     this.stopError = undefined;

@@ -9,6 +9,11 @@ describe('humanizeRunError', () => {
     expect(humanizeRunError('Failed to process successful response').summary).toMatch(/could not be read/);
     expect(humanizeRunError('AI_APICallError: Cannot connect to API: fetch failed').summary).toMatch(/could not be reached/);
     expect(humanizeRunError('AI_APICallError: Too Many Requests').summary).toMatch(/limiting requests/);
+    // Provider wording without SDK names is explained too, and kept as details.
+    expect(humanizeRunError('Incorrect API key provided: sk-abc***')).toEqual({
+      summary: 'The model provider did not accept the API key. An admin should check the key on the Models page.',
+      details: 'Incorrect API key provided: sk-abc***',
+    });
     expect(humanizeRunError('AI_RetryError: something odd').summary).toBe('The model could not answer this time. Try again, or choose another model.');
   });
 

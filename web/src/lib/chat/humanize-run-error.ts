@@ -24,10 +24,9 @@ const RAW_SIGNS = /\bAI_[A-Za-z]+Error\b|APICallError|Error:|\bat \S+ \(|^\s*[{[
 
 export function humanizeRunError(error: string): HumanizedError {
   const text = error.trim();
-  if (!RAW_SIGNS.test(text)) {
-    // Provider refusals (400) often carry a readable message of their own: keep it as the details.
-    return { summary: text, details: undefined };
-  }
   const rule = RULES.find((candidate) => candidate.test.test(text));
-  return { summary: rule?.summary ?? 'The model could not answer this time. Try again, or choose another model.', details: text };
+  if (rule) return { summary: rule.summary, details: text };
+  // A message that is already a sentence for people (ours, or a provider's refusal) is shown as it is.
+  if (!RAW_SIGNS.test(text)) return { summary: text, details: undefined };
+  return { summary: 'The model could not answer this time. Try again, or choose another model.', details: text };
 }
