@@ -12,7 +12,18 @@ import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, messageText, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { createByApi, createFakeModel, lastAssistant, logInByApi, logInByBrowser, sendMessage, startLoopback, waitForRunStatus } from './fixtures.ts';
+import { createByApi, createFakeModel, lastAssistant, logInByApi, logInByBrowser, sendMessage, startLoopback, waitForRunStatus as waitForStatus } from './fixtures.ts';
+
+const eventLog: string[] = [];
+async function waitForRunStatus(page: Page, status: string, timeout?: number) {
+  try {
+    await waitForStatus(page, status, timeout);
+  } catch (error) {
+    console.log('DEBUG', page.url(), '\n', eventLog.slice(-30).join('\n'), '\n', await page.getByTestId('conversation').evaluate((element) => element.outerHTML.replace(/<!---->/g, '').slice(0, 2500)));
+    console.log('STACK', stack.logs().slice(-4000));
+    throw error;
+  }
+}
 
 const LONG_PATH = 'x'.repeat(5000);
 const LONG_BODY = 'y'.repeat(5000);
@@ -68,6 +79,10 @@ beforeAll(async () => {
   page = browser.page;
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url });
   await page.setViewportSize({ width: 1280, height: 900 });
+  page.on('console', (message) => { if (process.env.DEBUG_CHAT) console.log('[browser]', message.type(), message.text()); });
+  page.on('pageerror', (error) => console.log('[pageerror]', error.message));
+  page.on('request', (request) => { if (request.url().includes('/api/')) eventLog.push(`${new Date().toISOString().slice(17, 23)} > ${request.method()} ${request.url().replace(stack.url, '')}`); });
+  page.on('requestfinished', (request) => { if (request.url().includes('/api/')) eventLog.push(`${new Date().toISOString().slice(17, 23)} < ${request.method()} ${request.url().replace(stack.url, '')}`); });
   await logInByBrowser(page, stack);
 }, 180_000);
 

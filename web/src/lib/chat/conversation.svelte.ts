@@ -22,6 +22,8 @@ export type AssistantEntry = {
 
 export type ChatEntry = UserEntry | AssistantEntry;
 
+const MAX_REFOLLOWS = 3;
+
 /**
  * One session's conversation: the stored messages, and the run that is streaming. Built from
  * the page load; when the session has an active run (a reload mid-run) its events are replayed
@@ -38,6 +40,7 @@ export class Conversation {
   #pendingCount = 0;
   /** Bumped by every send and change: a refresh that started before one must not undo it. */
   #generation = 0;
+  #refollows = 0;
   #runs: Map<string, RunView>;
 
   constructor(detail: SessionDetail, runs: ReadonlyMap<string, RunView>) {
@@ -46,9 +49,9 @@ export class Conversation {
     this.entries = toEntries(detail, this.#withRuns(detail));
   }
 
-  /** The page's run outcomes plus those the session detail carries (versions shown later need theirs too). */
+  /** Run outcomes as the newest session read has them (a run that was going at the last read has ended since). */
   #withRuns(detail: SessionDetail): Map<string, RunView> {
-    for (const run of detail.runs ?? []) if (!this.#runs.has(run.id)) this.#runs.set(run.id, run);
+    for (const run of detail.runs ?? []) this.#runs.set(run.id, run);
     return this.#runs;
   }
 
@@ -62,6 +65,7 @@ export class Conversation {
   async #change(action: () => Promise<SessionDetail | StartedRun>): Promise<boolean> {
     if (this.changing || this.sending || this.activeStream) return false;
     this.#generation += 1;
+    this.#refollows = 0;
     this.changing = true;
     this.sendError = undefined;
     try {
@@ -77,15 +81,19 @@ export class Conversation {
   }
 
   /**
-   * Reads the session again once its run has ended, so the new answer shows with its versions
-   * (‹ 2/2 ›) and actions. Leaves the page alone while a run streams.
+   * Reads the session again once its run has ended (or its stream closed), so the new answer shows
+   * with its versions (‹ 2/2 ›) and actions. Leaves the page alone while a run streams.
    */
   async refresh(): Promise<void> {
     if (this.activeStream || this.changing || this.sending) return;
     const generation = this.#generation;
     try {
       const detail = await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`);
-      if (generation === this.#generation && !detail.activeRunId && !this.activeStream && !this.sending && !this.changing) this.#show(detail);
+      if (generation !== this.#generation || this.activeStream || this.sending || this.changing) return;
+      // A stream that closed while its run still goes on (a dropped connection it gave up on) is
+      // followed again, a few times at most, so the page never shows a run stuck mid-answer.
+      if (detail.activeRunId && ++this.#refollows > MAX_REFOLLOWS) return;
+      this.#show(detail);
     } catch {
       // The page keeps what it shows; the next load reads it again.
     }
@@ -129,6 +137,7 @@ export class Conversation {
   async send(body: StartRunBody): Promise<boolean> {
     if (this.sending || this.activeStream) return false;
     this.#generation += 1;
+    this.#refollows = 0;
     this.sending = true;
     this.sendError = undefined;
     this.stopError = undefined;
