@@ -20,6 +20,7 @@ import {
   selectMessageVersion,
   startChatRun,
   startRunInputSchema,
+  transitionRun,
   type Run,
 } from '@agentq/shared/services';
 import type { Context } from 'hono';
@@ -79,7 +80,8 @@ async function enqueueRun(c: Context<AppEnv>, { run, created }: { run: Run; crea
   try {
     await enqueue(c.var.queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
   } catch (error) {
-    await c.var.db.update(runs).set({ status: 'failed', error: 'Could not enqueue the run (queue unavailable)', finishedAt: new Date() }).where(eq(runs.id, run.id));
+    // Nothing will run it: end the run so the session is not blocked, then report the outage.
+    await transitionRun(c.var.db, run.id, 'failed', { error: 'Could not enqueue the run (queue unavailable)' });
     if (isDependencyDown(error)) throw new ApiError(503, 'service_unavailable', 'The queue is unavailable; try again shortly');
     throw error;
   }
