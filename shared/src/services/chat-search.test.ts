@@ -44,7 +44,8 @@ describe.each(databases)('session search on %s', (_name, open) => {
   let database: DbHandle;
   beforeAll(async () => {
     database = await open();
-  }, 60_000);
+    // PGlite runs every migration in WebAssembly: slow on a busy machine.
+  }, 240_000);
   afterAll(() => database.close());
 
   async function conversation(userId: string, question: string, reply: string) {
