@@ -1,13 +1,14 @@
 import { serve } from '@hono/node-server';
 import { createDb } from '@agentq/shared/db';
 import { getEnv } from '@agentq/shared/env';
-import { createLogger } from '@agentq/shared/logger';
+import { createLogger, guardProcess } from '@agentq/shared/logger';
 import { createApiRuntime } from './runtime';
 
 /** Production API process (docker-compose `api`); `npm start` runs the all-in-one server instead. */
 async function main() {
   const env = getEnv();
   const logger = createLogger({ level: env.LOG_LEVEL, name: 'agentq-api' });
+  guardProcess(logger);
   if (!env.DATABASE_URL || !env.REDIS_URL) {
     logger.fatal('A separate API process needs DATABASE_URL (PostgreSQL) and REDIS_URL; use `npm start` for the all-in-one mode');
     process.exit(1);

@@ -6,6 +6,7 @@ import { checkEvictionPolicy, createApiRedis, createWorkerRedis } from '@agentq/
 import { RunEventHub } from '@agentq/shared/run-stream';
 import { ensureAdmin, ensureDefaultAgent, seedModelFromEnv } from '@agentq/shared/services';
 import { createApp } from './app';
+import { startApprovalSweeper } from './approval-sweeper';
 
 /** Wires the app to its connections; used by the API process and the all-in-one server. */
 export async function createApiRuntime(options: { env: Env; db: Database; redisUrl: string; logger: Logger }) {
@@ -47,11 +48,14 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
       sseHeartbeatSeconds: 15,
       metricsToken: env.METRICS_TOKEN,
       processMetrics: true,
+      publicOrigin: env.PUBLIC_ORIGIN,
     },
   });
+  const sweeper = startApprovalSweeper(db, queues, logger);
   return {
     app,
     close: async () => {
+      sweeper.stop();
       await jobs.close();
       subscriber.disconnect();
       await queues.close().catch(() => {});

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
+import { securityHeaders } from '@agentq/shared/http';
 import { createApiRuntime } from '@agentq/api/runtime';
 import { createDb } from '@agentq/shared/db';
 import type { Env } from '@agentq/shared/env';
@@ -97,12 +98,16 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
 
   const apiListener = getRequestListener(api.app.fetch);
   const webHandler = await loadWebHandler(repoRoot);
+  // Web responses (static assets included) carry the same security headers as the API's; pages add
+  // their own CSP (kit.csp). No default CSP here: a 304 would replace a cached page's policy with it.
+  const webHeaders = Object.entries(securityHeaders({ https: env.PUBLIC_ORIGIN?.startsWith('https:') ?? false }));
   const server = createServer((request, response) => {
     const path = request.url ?? '/';
     if (API_PREFIXES.some((prefix) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`) || path.startsWith(`${prefix}?`))) {
       void apiListener(request, response);
       return;
     }
+    for (const [name, value] of webHeaders) response.setHeader(name, value);
     webHandler(request, response, () => {
       response.statusCode = 404;
       response.end('Not found');

@@ -75,6 +75,14 @@ describe('admin tools UI', () => {
     await page.getByTestId('execute-running').waitFor({ state: 'detached', timeout: 30_000 });
   }
 
+  /** A call that needs approval stops at the confirm step; confirming runs it. */
+  async function confirmExecution() {
+    await page.getByTestId('execute-confirm').waitFor();
+    expect(await page.getByTestId('execute-result').count()).toBe(0);
+    await page.getByTestId('execute-confirm-run').click();
+    await page.getByTestId('execute-result').waitFor({ timeout: 30_000 });
+  }
+
   it('creates a fetch tool through the generated config form', async () => {
     await page.goto(`${stack.url}/admin`);
     await page.getByTestId('admin-entry-tools').click();
@@ -245,12 +253,16 @@ describe('admin tools UI', () => {
     await row('calculator').getByTestId('tool-action-execute').click();
     await page.getByTestId('input-field-expression').fill('2 * (3 + 4) / 3');
     await runExecution();
+    // The tool needs approval: running it by hand takes an explicit confirmation (issue 12, finding 9).
+    expect(await page.getByTestId('execute-confirm').textContent()).toContain("Tool 'calculator' is set to need approval");
+    await confirmExecution();
     expect(await page.getByTestId('execute-result-status').textContent()).toContain('Success');
     expect(await page.getByTestId('execute-result-data').textContent()).toContain('4.66667');
 
     // An input the tool rejects is a failed result, shown in red.
     await page.getByTestId('input-field-expression').fill('2 +* )');
     await runExecution();
+    await confirmExecution();
     expect(await page.getByTestId('execute-result-status').textContent()).toContain('Error');
     expect(await page.getByTestId('execute-result-error').textContent()).not.toBe('');
     await page.getByTestId('execute-close').click();

@@ -1,6 +1,6 @@
 import { createDb } from '@agentq/shared/db';
 import { getEnv } from '@agentq/shared/env';
-import { createLogger } from '@agentq/shared/logger';
+import { createLogger, guardProcess } from '@agentq/shared/logger';
 import { checkEvictionPolicy, createWorkerRedis } from '@agentq/shared/redis';
 import { startWorkerRuntime } from './runtime';
 
@@ -8,6 +8,7 @@ import { startWorkerRuntime } from './runtime';
 async function main() {
   const env = getEnv();
   const logger = createLogger({ level: env.LOG_LEVEL, name: 'agentq-worker' });
+  guardProcess(logger);
   if (!env.DATABASE_URL || !env.REDIS_URL || !env.APP_SECRET) {
     logger.fatal('A separate worker process needs DATABASE_URL (PostgreSQL), REDIS_URL and APP_SECRET; use `npm start` for the all-in-one mode');
     process.exit(1);

@@ -2,6 +2,7 @@ import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { createQueues, startWorkerHeartbeat } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
+import { WorkerStoppingError } from '@agentq/shared/services';
 import { disposeToolTypes } from '@agentq/shared/tools';
 import { RunControl } from './agent/run-control';
 import type { WorkerDeps } from './processor';
@@ -48,14 +49,14 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: Worke
     stalledIntervalMs: options.stalledIntervalMs,
   });
   const heartbeat = startWorkerHeartbeat(redis, options.prefix, { concurrency: options.concurrency, queues: pool.workers.map((worker) => worker.name) });
-  const reconciler = options.reconcileIntervalMs === 0 ? undefined : startReconciler(options.db, queues, options.logger, options.reconcileIntervalMs ?? 60_000);
+  const reconciler = options.reconcileIntervalMs === 0 ? undefined : startReconciler(options.db, queues, options.logger, options.reconcileIntervalMs ?? 60_000, { redis });
   return {
     pool,
     deps,
     close: async (deadlineMs) => {
       reconciler?.stop();
       await heartbeat.stop();
-      const outcome = await pool.close(deadlineMs);
+      const outcome = await pool.close(deadlineMs, { onDeadline: () => deps.control.abortAll(new WorkerStoppingError()) });
       await deps.control.close();
       await disposeToolTypes();
       await queues.close().catch(() => {});

@@ -8,6 +8,8 @@ import {
   getTool,
   listToolLogs,
   listTools,
+  prepareManualExecution,
+  recordExecutionConfirmation,
   setRunJobId,
   toolLogQuerySchema,
   toToolView,
@@ -24,7 +26,11 @@ import { currentUser, requireAdmin } from '../middleware/auth';
 import { validate } from '../validate';
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
-const executeBody = z.object({ input: z.unknown().default({}) });
+const executeBody = z.object({
+  input: z.unknown().default({}),
+  /** Required (true) when the call needs approval: the admin confirms running it without one. */
+  confirm: z.boolean().optional(),
+});
 const executeQuery = z.object({ async: z.enum(['1', 'true', '0', 'false']).optional() });
 /** Beyond the tool's own timeout, time for queueing and the round trip through Redis. */
 const EXECUTE_WAIT_MARGIN_MS = 5_000;
@@ -56,14 +62,28 @@ export const agentToolRoutes = new Hono<AppEnv>()
   })
   .post(
     '/:id/execute',
-    describeRoute({ tags: ['tools'], summary: 'Execute a tool through the queue; waits for the ToolResult, or answers 202 with ?async=1' }),
+    describeRoute({
+      tags: ['tools'],
+      summary: 'Execute a tool through the queue; waits for the ToolResult, or answers 202 with ?async=1',
+      description: 'A call that needs approval (the tool\'s flag, or its type\'s rule such as a document delete) answers 409 confirmation_required unless the body has "confirm": true; the confirmation is audited with who gave it.',
+    }),
     validate('param', idParam),
     validate('query', executeQuery),
     validate('json', executeBody),
     async (c) => {
       const tool = await getTool(c.var.db, c.req.valid('param').id);
       if (!tool.enabled) throw new ApiError(409, 'tool_disabled', `Tool '${tool.slug}' is disabled; enable it to execute it`);
-      const run = await createToolRun(c.var.db, { userId: currentUser(c).id, toolId: tool.id, input: c.req.valid('json').input });
+      const body = c.req.valid('json');
+      const prepared = prepareManualExecution(tool, body.input);
+      if (prepared.needsApproval && body.confirm !== true) {
+        throw new ApiError(409, 'confirmation_required', `${prepared.reason}. Confirm to run it now without an approval (send "confirm": true).`, {
+          details: { needsApproval: true, reason: prepared.reason },
+        });
+      }
+      const run = await createToolRun(c.var.db, { userId: currentUser(c).id, toolId: tool.id, input: prepared.input });
+      if (prepared.needsApproval) {
+        await recordExecutionConfirmation(c.var.db, { actorUserId: currentUser(c).id, toolId: tool.id, runId: run.id, reason: prepared.reason ?? '' });
+      }
       const job = await enqueue(c.var.queues, 'toolExecutions', 'tool-exec', { runId: run.id }, { jobId: run.id });
       await setRunJobId(c.var.db, run.id, job.id ?? run.id);
       const isAsync = ['1', 'true'].includes(c.req.valid('query').async ?? '');

@@ -10,6 +10,8 @@ export const users = pgTable('users', {
   name: text('name').notNull(),
   role: text('role', { enum: USER_ROLES }).notNull().default('user'),
   passwordHash: text('password_hash').notNull(),
+  /** Set while an admin has disabled the account: no sign-in, no session, no API token works. */
+  disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
   ...timestamps,
 });
 
