@@ -11,3 +11,7 @@ export * from './models';
 export * from './agents';
 export * from './approvals';
 export * from './documents';
+export * from './chat-search';
+export * from './chat-thread';
+export * from './session-title';
+export * from './text-search';

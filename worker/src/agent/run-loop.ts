@@ -16,7 +16,8 @@ import { streamStep, type RunProgress, type Usage } from './stream-step';
 import { finishJournaledCalls } from './tool-journal';
 
 const DEFAULT_MAX_STEPS = 8;
-export const STEP_LIMIT_NOTE = '(The tool-call limit was reached before the model could write a final answer. The tool results above are what it found.)';
+export { STEP_LIMIT_NOTE } from '@agentq/shared/events';
+import { STEP_LIMIT_NOTE } from '@agentq/shared/events';
 
 export type RunLoopOptions = {
   run: Run;
