@@ -1,5 +1,7 @@
 import {
   authenticate,
+  changePassword,
+  changePasswordInputSchema,
   createApiToken,
   createApiTokenInputSchema,
   createSession,
@@ -7,6 +9,8 @@ import {
   listApiTokens,
   revokeApiToken,
   SESSION_TTL_MS,
+  updateProfile,
+  updateProfileInputSchema,
 } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -42,6 +46,13 @@ export const authRoutes = new Hono<AppEnv>()
     return c.body(null, 204);
   })
   .get('/me', describeRoute({ tags: ['auth'], summary: 'The signed-in user' }), requireUser, (c) => c.json({ user: currentUser(c) }))
+  .patch('/me', describeRoute({ tags: ['auth'], summary: 'Change your own name or UI language' }), requireUser, validate('json', updateProfileInputSchema), async (c) => {
+    return c.json({ user: await updateProfile(c.var.db, currentUser(c).id, c.req.valid('json')) });
+  })
+  .post('/password', describeRoute({ tags: ['auth'], summary: 'Change your password (needs the current one; ends your other sessions)' }), requireUser, validate('json', changePasswordInputSchema), async (c) => {
+    await changePassword(c.var.db, currentUser(c).id, c.req.valid('json'), getCookie(c, SESSION_COOKIE));
+    return c.body(null, 204);
+  })
   .post('/tokens', describeRoute({ tags: ['auth'], summary: 'Create an API token (the secret is shown once)' }), requireUser, validate('json', createApiTokenInputSchema), async (c) => {
     const token = await createApiToken(c.var.db, currentUser(c).id, c.req.valid('json'));
     return c.json(token, 201);

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, asc, count, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, ne, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { apiTokens, auditEvents, sessions, USER_ROLES, users } from '../db/schema';
 import { newId } from '../ids';
-import { ConflictError, NotFoundError } from './errors';
+import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { hashPassword, verifyPassword } from './passwords';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -15,6 +15,10 @@ export const publicUserSchema = z.object({
   email: z.string(),
   name: z.string(),
   role: z.enum(USER_ROLES),
+  /** When an admin disabled the account; null while it is active. */
+  disabledAt: z.date().nullable(),
+  /** The UI language the user picked; null follows the browser. */
+  locale: z.string().nullable(),
   createdAt: z.date(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
@@ -27,11 +31,14 @@ export const createUserInputSchema = z.object({
 });
 export type CreateUserInput = z.infer<typeof createUserInputSchema>;
 
-export const updateUserInputSchema = createUserInputSchema.partial().omit({ email: true });
+export const updateUserInputSchema = createUserInputSchema
+  .partial()
+  .omit({ email: true })
+  .extend({ disabled: z.boolean().optional() });
 export type UpdateUserInput = z.infer<typeof updateUserInputSchema>;
 
 function toPublicUser(row: typeof users.$inferSelect): PublicUser {
-  return { id: row.id, email: row.email, name: row.name, role: row.role, createdAt: row.createdAt };
+  return { id: row.id, email: row.email, name: row.name, role: row.role, disabledAt: row.disabledAt, locale: row.locale, createdAt: row.createdAt };
 }
 
 /** sha256 of a bearer secret: only hashes are stored, so a database leak reveals no usable token. */
@@ -75,11 +82,15 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
   if (input.name !== undefined) changes.name = input.name;
   if (input.role !== undefined) changes.role = input.role;
   if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
+  if (input.disabled !== undefined) {
+    if (input.disabled && id === actorUserId) throw new ConflictError('You cannot disable your own account');
+    changes.disabledAt = input.disabled ? new Date() : null;
+  }
   const [row] = Object.keys(changes).length
     ? await db.update(users).set(changes).where(eq(users.id, id)).returning()
     : await db.select().from(users).where(eq(users.id, id));
   if (!row) throw new NotFoundError('User', id);
-  if (input.password !== undefined) await db.delete(sessions).where(eq(sessions.userId, id));
+  if (input.password !== undefined || input.disabled) await db.delete(sessions).where(eq(sessions.userId, id));
   await db.insert(auditEvents).values({
     actorUserId,
     action: 'user.update',
@@ -88,6 +99,58 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
     details: { fields: Object.keys(input).filter((key) => key !== 'password').concat(input.password ? ['password'] : []) },
   });
   return toPublicUser(row);
+}
+
+export const SUPPORTED_LOCALES = ['en', 'zh'] as const;
+
+/** What a signed-in user may change about themselves (role and disabling stay with admins). */
+export const updateProfileInputSchema = z
+  .object({
+    name: z.string().trim().min(1, 'Enter your name').max(100, 'Use at most 100 characters'),
+    locale: z.enum(SUPPORTED_LOCALES).nullable(),
+  })
+  .partial();
+export type UpdateProfileInput = z.infer<typeof updateProfileInputSchema>;
+
+/** The signed-in user's own name and UI language. */
+export async function updateProfile(db: Database, userId: string, input: UpdateProfileInput): Promise<PublicUser> {
+  const changes: Partial<typeof users.$inferInsert> = {};
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.locale !== undefined) changes.locale = input.locale;
+  const [row] = Object.keys(changes).length
+    ? await db.update(users).set(changes).where(eq(users.id, userId)).returning()
+    : await db.select().from(users).where(eq(users.id, userId));
+  if (!row) throw new NotFoundError('User', userId);
+  return toPublicUser(row);
+}
+
+export const changePasswordInputSchema = z.object({
+  currentPassword: z.string().min(1, 'Enter your current password').max(200),
+  newPassword: z.string().min(8, 'Password must be at least 8 characters').max(200, 'Use at most 200 characters'),
+});
+export type ChangePasswordInput = z.infer<typeof changePasswordInputSchema>;
+
+/** The current password did not match: the change is refused. */
+export class WrongPasswordError extends InvalidInputError {
+  override name = 'WrongPasswordError';
+  constructor() {
+    super('The current password is not correct', [{ path: ['currentPassword'], message: 'The current password is not correct' }]);
+  }
+}
+
+/**
+ * Self-service password change: checks the current password, stores the new hash and ends every
+ * other session of the user (`keepSessionToken` is the caller's own, which stays signed in).
+ * @throws {WrongPasswordError}
+ */
+export async function changePassword(db: Database, userId: string, input: ChangePasswordInput, keepSessionToken?: string): Promise<void> {
+  const [row] = await db.select().from(users).where(eq(users.id, userId));
+  if (!row) throw new NotFoundError('User', userId);
+  if (!(await verifyPassword(input.currentPassword, row.passwordHash))) throw new WrongPasswordError();
+  await db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, userId));
+  const keep = keepSessionToken ? hashSecret(keepSessionToken) : null;
+  await db.delete(sessions).where(keep ? and(eq(sessions.userId, userId), ne(sessions.tokenHash, keep)) : eq(sessions.userId, userId));
+  await db.insert(auditEvents).values({ actorUserId: userId, action: 'user.password-change', targetType: 'user', targetId: userId });
 }
 
 export async function deleteUser(db: Database, id: string, actorUserId: string): Promise<void> {
@@ -101,7 +164,7 @@ export async function deleteUser(db: Database, id: string, actorUserId: string):
 export async function authenticate(db: Database, email: string, password: string): Promise<PublicUser | null> {
   const [row] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase()));
   const ok = await verifyPassword(password, row?.passwordHash ?? DUMMY_HASH);
-  return row && ok ? toPublicUser(row) : null;
+  return row && ok && !row.disabledAt ? toPublicUser(row) : null;
 }
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
 
@@ -119,7 +182,7 @@ export async function resolveSession(db: Database, token: string): Promise<Publi
     .select({ user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, hashSecret(token)), gt(sessions.expiresAt, new Date())));
+    .where(and(eq(sessions.tokenHash, hashSecret(token)), gt(sessions.expiresAt, new Date()), isNull(users.disabledAt)));
   return row ? toPublicUser(row.user) : null;
 }
 
@@ -167,7 +230,9 @@ export async function resolveApiToken(db: Database, token: string): Promise<Publ
     .select({ user: users, tokenId: apiTokens.id })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
-    .where(and(eq(apiTokens.tokenHash, hashSecret(token)), or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, new Date()))));
+    .where(
+      and(eq(apiTokens.tokenHash, hashSecret(token)), or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, new Date())), isNull(users.disabledAt)),
+    );
   if (!row) return null;
   await db.update(apiTokens).set({ lastUsedAt: new Date() }).where(eq(apiTokens.id, row.tokenId));
   return toPublicUser(row.user);

@@ -10,6 +10,10 @@ export const users = pgTable('users', {
   name: text('name').notNull(),
   role: text('role', { enum: USER_ROLES }).notNull().default('user'),
   passwordHash: text('password_hash').notNull(),
+  /** Set by an admin: a disabled user cannot sign in and their sessions and tokens stop working. */
+  disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+  /** UI language the user picked ('en', 'zh'); null follows the browser. */
+  locale: text('locale'),
   ...timestamps,
 });
 
