@@ -29,6 +29,7 @@ import type { WorkerDeps } from '../processor';
 import { assembleMessage, hasContent, hasText } from '../agent/assemble-message';
 import { buildToolSet, runToolCall, type OfferedTool } from '../agent/build-tool-set';
 import { createLanguageModel } from '../agent/language-model';
+import { withMemory } from '../agent/load-memory';
 import { RunTimelineRecorder } from '../agent/run-timeline';
 
 const DEFAULT_MAX_STEPS = 8;
@@ -166,7 +167,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
     const [agent] = run.agentId ? await deps.db.select().from(agents).where(eq(agents.id, run.agentId)) : [];
     const options = run.options as RunOptions;
     const maxSteps = agent?.maxSteps ?? DEFAULT_MAX_STEPS;
-    const instructions = options.systemPrompt ?? agent?.systemPrompt ?? undefined;
+    const instructions = await withMemory(deps.db, agent, run.userId, options.systemPrompt ?? agent?.systemPrompt ?? undefined);
     const model = createLanguageModel({
       ...modelRow,
       apiKey: modelRow.apiKeyEncrypted ? decryptSecret(modelRow.apiKeyEncrypted, deps.config.appSecret) : null,
