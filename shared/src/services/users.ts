@@ -2,10 +2,31 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, count, eq, gt, isNull, ne, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
+import {
+  type ChangePasswordInput,
+  type CreateApiTokenInput,
+  type CreateUserInput,
+  createUserInputSchema,
+  type UpdateProfileInput,
+  type UpdateUserInput,
+} from '../api-types/users';
 import { apiTokens, auditEvents, sessions, USER_ROLES, users } from '../db/schema';
 import { newId } from '../ids';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { hashPassword, verifyPassword } from './passwords';
+
+export {
+  changePasswordInputSchema,
+  createApiTokenInputSchema,
+  createUserInputSchema,
+  updateProfileInputSchema,
+  updateUserInputSchema,
+  type ChangePasswordInput,
+  type CreateApiTokenInput,
+  type CreateUserInput,
+  type UpdateProfileInput,
+  type UpdateUserInput,
+} from '../api-types/users';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 const API_TOKEN_PREFIX = 'aq_';
@@ -22,20 +43,6 @@ export const publicUserSchema = z.object({
   createdAt: z.date(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
-
-export const createUserInputSchema = z.object({
-  email: z.string().trim().toLowerCase().email(),
-  name: z.string().trim().min(1).max(100),
-  password: z.string().min(8, 'Password must be at least 8 characters').max(200),
-  role: z.enum(USER_ROLES).default('user'),
-});
-export type CreateUserInput = z.infer<typeof createUserInputSchema>;
-
-export const updateUserInputSchema = createUserInputSchema
-  .partial()
-  .omit({ email: true })
-  .extend({ disabled: z.boolean().optional() });
-export type UpdateUserInput = z.infer<typeof updateUserInputSchema>;
 
 function toPublicUser(row: typeof users.$inferSelect): PublicUser {
   return { id: row.id, email: row.email, name: row.name, role: row.role, disabledAt: row.disabledAt, locale: row.locale, createdAt: row.createdAt };
@@ -101,17 +108,6 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
   return toPublicUser(row);
 }
 
-export const SUPPORTED_LOCALES = ['en', 'zh'] as const;
-
-/** What a signed-in user may change about themselves (role and disabling stay with admins). */
-export const updateProfileInputSchema = z
-  .object({
-    name: z.string().trim().min(1, 'Enter your name').max(100, 'Use at most 100 characters'),
-    locale: z.enum(SUPPORTED_LOCALES).nullable(),
-  })
-  .partial();
-export type UpdateProfileInput = z.infer<typeof updateProfileInputSchema>;
-
 /** The signed-in user's own name and UI language. */
 export async function updateProfile(db: Database, userId: string, input: UpdateProfileInput): Promise<PublicUser> {
   const changes: Partial<typeof users.$inferInsert> = {};
@@ -123,12 +119,6 @@ export async function updateProfile(db: Database, userId: string, input: UpdateP
   if (!row) throw new NotFoundError('User', userId);
   return toPublicUser(row);
 }
-
-export const changePasswordInputSchema = z.object({
-  currentPassword: z.string().min(1, 'Enter your current password').max(200),
-  newPassword: z.string().min(8, 'Password must be at least 8 characters').max(200, 'Use at most 200 characters'),
-});
-export type ChangePasswordInput = z.infer<typeof changePasswordInputSchema>;
 
 /** The current password did not match: the change is refused. */
 export class WrongPasswordError extends InvalidInputError {
@@ -190,13 +180,8 @@ export async function deleteSession(db: Database, token: string): Promise<void> 
   await db.delete(sessions).where(eq(sessions.tokenHash, hashSecret(token)));
 }
 
-export const createApiTokenInputSchema = z.object({
-  name: z.string().trim().min(1).max(100),
-  expiresInDays: z.number().int().min(1).max(3650).optional(),
-});
-
 /** Creates an API token; the secret is in the return value and nowhere else. */
-export async function createApiToken(db: Database, userId: string, input: z.infer<typeof createApiTokenInputSchema>) {
+export async function createApiToken(db: Database, userId: string, input: CreateApiTokenInput) {
   const secret = API_TOKEN_PREFIX + randomBytes(24).toString('base64url');
   const id = newId('apiToken');
   const expiresAt = input.expiresInDays ? new Date(Date.now() + input.expiresInDays * 86400_000) : null;

@@ -1,8 +1,9 @@
 import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { createdAt, timestamps } from './columns';
 
-export const USER_ROLES = ['admin', 'user'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
+import { USER_ROLES } from '../../api-types/users';
+
+export { USER_ROLES, type UserRole } from '../../api-types/users';
 
 export const users = pgTable('users', {
   id: text('id').primaryKey(),
