@@ -76,3 +76,24 @@ export function countLabel(count: number, type: DocumentType): string {
   const noun = type === 'memory' ? (count === 1 ? 'memory' : 'memories') : count === 1 ? 'document' : 'documents';
   return `${count} ${noun}`;
 }
+
+/**
+ * A summary as plain prose: summaries are cut from the markdown content, so they carry code
+ * fences, table pipes, heading and list markers that read as noise above the rendered document.
+ * @example plainSummary('# Notes\n\n| a | b |\n|---|---|\n| 1 | 2 |') // 'Notes a b 1 2'
+ */
+export function plainSummary(summary: string | null | undefined): string {
+  if (!summary) return '';
+  return summary
+    .replace(/^\s*(```|~~~).*$/gm, ' ')
+    .replace(/^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/gm, ' ')
+    .replace(/\|/g, ' ')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+[.)])\s+/gm, '')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__|~~)(.+?)\1/g, '$2')
+    .replace(/(^|[^\w*])[*_]([^*_\n]+)[*_](?=[^\w*]|$)/g, '$1$2')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

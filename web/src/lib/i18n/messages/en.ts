@@ -137,6 +137,17 @@ export const en = {
   'users.newPassword': 'New password',
   'users.setPassword': 'Set password',
 
+  'agents.loadMemory': 'Load memory at the start of each run',
+  'agents.loadMemoryHelp': "Puts the user's memory documents into the system prompt, so a new chat remembers without a tool call.",
+  'agents.memoryBudget': 'Memory budget (tokens)',
+  'agents.memoryBudgetHelp': 'At most this much memory goes into the prompt; the newest memories first.',
+
+  'models.default': 'Default model',
+  'models.defaultHelp': 'new chats use it unless their agent names another',
+  'chat.noModel': 'No model is configured yet.',
+  'chat.noModelAdmin': 'Add one on the Models page',
+  'chat.noModelUser': 'Ask an administrator to add one.',
+
   'admin.title': 'Admin',
   'admin.description': 'Configure tools, models and agents; watch the workers.',
   'admin.tools': 'Tools',

@@ -136,6 +136,17 @@ export const zh = {
   'users.newPassword': '新密码',
   'users.setPassword': '设置密码',
 
+  'agents.loadMemory': '每次运行开始时加载记忆',
+  'agents.loadMemoryHelp': '把用户的记忆文档放进系统提示词，新对话无需调用工具即可记得。',
+  'agents.memoryBudget': '记忆预算（token）',
+  'agents.memoryBudgetHelp': '放进提示词的记忆最多这么多；最新的记忆优先。',
+
+  'models.default': '默认模型',
+  'models.defaultHelp': '新对话使用它，除非其智能体指定了其他模型',
+  'chat.noModel': '尚未配置任何模型。',
+  'chat.noModelAdmin': '去模型页面添加一个',
+  'chat.noModelUser': '请联系管理员添加。',
+
   'admin.title': '管理',
   'admin.description': '配置工具、模型和智能体；查看工作进程。',
   'admin.tools': '工具',
