@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changesBetween, countLabel, draftOf, plainSummary, snippetParts, splitTags } from './format.ts';
+import { changesBetween, countLabel, draftOf, plainSnippet, plainSummary, snippetParts, splitTags } from './format.ts';
 
 describe('splitTags', () => {
   it('reads the stored comma-separated form', () => {
@@ -74,5 +74,11 @@ describe('plainSummary', () => {
     expect(plainSummary('See [the docs](https://example.com) and `npm start`, _now_.')).toBe('See the docs and npm start, now.');
     expect(plainSummary('本周会议纪要：讨论了项目进度')).toBe('本周会议纪要：讨论了项目进度');
     expect(plainSummary(null)).toBe('');
+  });
+});
+
+describe('plainSnippet', () => {
+  it('drops block syntax and keeps the match markers', () => {
+    expect(plainSnippet('# 周报 本周**会议纪要**：讨论 | 事项 | 状态 | |---|---|')).toBe('周报 本周**会议纪要**：讨论 事项 状态');
   });
 });

@@ -77,6 +77,19 @@ export function countLabel(count: number, type: DocumentType): string {
   return `${count} ${noun}`;
 }
 
+/** Markdown syntax that reads as noise in one-line previews: fences, table rules and pipes, block markers, links. */
+function stripBlockSyntax(text: string): string {
+  return text
+    .replace(/^\s*(```|~~~).*$/gm, ' ')
+    .replace(/^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/gm, ' ')
+    .replace(/\|/g, ' ')
+    .replace(/(^|\s):?-{3,}:?(?=\s|$)/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+[.)])\s+/gm, '')
+    .replace(/(^|\s)#{1,6}\s+/g, '$1')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1');
+}
+
 /**
  * A summary as plain prose: summaries are cut from the markdown content, so they carry code
  * fences, table pipes, heading and list markers that read as noise above the rendered document.
@@ -84,16 +97,15 @@ export function countLabel(count: number, type: DocumentType): string {
  */
 export function plainSummary(summary: string | null | undefined): string {
   if (!summary) return '';
-  return summary
-    .replace(/^\s*(```|~~~).*$/gm, ' ')
-    .replace(/^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/gm, ' ')
-    .replace(/\|/g, ' ')
-    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+[.)])\s+/gm, '')
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+  return stripBlockSyntax(summary)
     .replace(/(\*\*|__|~~)(.+?)\1/g, '$2')
     .replace(/(^|[^\w*])[*_]([^*_\n]+)[*_](?=[^\w*]|$)/g, '$1$2')
     .replace(/`([^`]*)`/g, '$1')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/** A search snippet without markdown block syntax; its **match** markers stay for `snippetParts`. */
+export function plainSnippet(snippet: string): string {
+  return stripBlockSyntax(snippet).replace(/\s+/g, ' ').trim();
 }
