@@ -187,10 +187,12 @@ describe('admin tools UI', () => {
     const config = { ...(await apiTool('loopback_page')).config, timeout: 999999 };
     await page.getByTestId('config-raw').fill(JSON.stringify(config));
     await page.getByTestId('tool-editor-save').click();
-    const issues = page.getByTestId('tool-editor-issues');
-    await issues.waitFor();
-    expect(await issues.textContent()).toMatch(/config\.timeout.*60000/);
-    expect(await page.getByTestId('config-raw-issues').textContent()).toContain('timeout');
+    // Said once: a short summary on top, the message itself beside the config it names.
+    const summary = page.getByTestId('tool-editor-summary');
+    await summary.waitFor();
+    expect(await summary.textContent()).toBe('Check the highlighted field.');
+    expect(await summary.textContent()).not.toContain('Invalid json');
+    expect(await page.getByTestId('config-raw-issues').textContent()).toMatch(/timeout.*60000/);
 
     // In the form the issue sits beside the field it names.
     await page.getByTestId('config-tabs-form').click();

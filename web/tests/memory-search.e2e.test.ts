@@ -66,7 +66,7 @@ describe('memory loading, CJK search and the default model', () => {
   it('without memory loading a new conversation does not know; with it on, it answers from memory without a tool call', async () => {
     await page.goto(`${stack.url}/chat`);
     await ask(page, 'What is my favourite colour?');
-    await waitForRunStatus(page, 'succeeded');
+    await waitForRunStatus(page, 'succeeded', 90_000);
     expect(await lastAssistant(page).textContent()).toContain('I do not know');
 
     // The admin turns memory loading on for the default agent.
@@ -80,7 +80,7 @@ describe('memory loading, CJK search and the default model', () => {
     const requestsBefore = llm.requests.length;
     await page.goto(`${stack.url}/chat`);
     await ask(page, 'What is my favourite colour?');
-    await waitForRunStatus(page, 'succeeded');
+    await waitForRunStatus(page, 'succeeded', 90_000);
     expect(await lastAssistant(page).textContent()).toContain('Your favourite colour is teal.');
     expect(await lastAssistant(page).getByTestId('tool-card').count()).toBe(0);
     const sent = llm.requests.slice(requestsBefore);

@@ -31,3 +31,12 @@ export function toFormErrors(caught: unknown, knownFields: readonly string[]): F
   const summary = placed === 1 ? t('common.fixField') : t('common.fixFields', { count: placed });
   return { summary: [summary, ...unplaced].join(' '), fields };
 }
+
+/**
+ * The one-line summary above an editor whose fields show their own issues: "Check the highlighted
+ * fields", plus any issue no field of the form shows (so it is said once, not three times).
+ */
+export function issueSummary(caught: unknown, knownFields: readonly string[], fallback = t('common.somethingWrong')): string {
+  if (caught instanceof ApiError && caught.issues.length > 0) return toFormErrors(caught, knownFields).summary ?? fallback;
+  return caught instanceof Error && caught.message ? caught.message : fallback;
+}
