@@ -1,3 +1,4 @@
+import { locale } from '../i18n/i18n.svelte.ts';
 import type { AgentDocument, DocumentChanges, DocumentType } from './types.ts';
 
 /** "a, b" (as stored) → ["a", "b"]; empty pieces dropped. */
@@ -73,6 +74,7 @@ export const TYPE_LABELS: Record<DocumentType, string> = { memory: 'Memory', doc
 
 /** "1 memory", "3 documents". */
 export function countLabel(count: number, type: DocumentType): string {
+  if (locale.current === 'zh') return `${count} ${type === 'memory' ? '条记忆' : '篇文档'}`;
   const noun = type === 'memory' ? (count === 1 ? 'memory' : 'memories') : count === 1 ? 'document' : 'documents';
   return `${count} ${noun}`;
 }
