@@ -192,6 +192,13 @@ export const en = {
   'tools.slug': 'Slug',
   'tools.type': 'Type',
 
+  'models.empty': 'No models yet',
+  'models.emptyHelp': 'Add an endpoint, or start agentq with these set:',
+  'agents.empty': 'No agents yet',
+  'agents.emptyHelp': 'The default agent is created when the API starts; you can add more.',
+  'tools.empty': 'No tools yet',
+  'tools.emptyHelp': 'Create one from a tool type: {types}.',
+
   'admin.title': 'Admin',
   'admin.description': 'Configure tools, models and agents; watch the workers.',
   'admin.tools': 'Tools',

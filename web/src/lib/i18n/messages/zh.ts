@@ -191,6 +191,13 @@ export const zh = {
   'tools.slug': '标识',
   'tools.type': '类型',
 
+  'models.empty': '还没有模型',
+  'models.emptyHelp': '添加一个端点，或在启动 agentq 时设置：',
+  'agents.empty': '还没有智能体',
+  'agents.emptyHelp': 'API 启动时会创建默认智能体；你可以再添加更多。',
+  'tools.empty': '还没有工具',
+  'tools.emptyHelp': '从一种工具类型创建：{types}。',
+
   'admin.title': '管理',
   'admin.description': '配置工具、模型和智能体；查看工作进程。',
   'admin.tools': '工具',
