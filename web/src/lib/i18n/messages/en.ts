@@ -199,6 +199,9 @@ export const en = {
   'tools.empty': 'No tools yet',
   'tools.emptyHelp': 'Create one from a tool type: {types}.',
 
+  'agents.followsDefaultModel': 'the default model',
+  'agents.everyTool': 'every enabled tool',
+
   'admin.title': 'Admin',
   'admin.description': 'Configure tools, models and agents; watch the workers.',
   'admin.tools': 'Tools',

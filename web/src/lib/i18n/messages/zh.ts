@@ -198,6 +198,9 @@ export const zh = {
   'tools.empty': '还没有工具',
   'tools.emptyHelp': '从一种工具类型创建：{types}。',
 
+  'agents.followsDefaultModel': '默认模型',
+  'agents.everyTool': '所有已启用的工具',
+
   'admin.title': '管理',
   'admin.description': '配置工具、模型和智能体；查看工作进程。',
   'admin.tools': '工具',
