@@ -151,6 +151,12 @@ describe('admin tools UI', () => {
     await openTools();
     await openEditor('loopback_page');
     await page.getByTestId('config-tabs-raw').click();
+    // The dialog fits its content after switching to Raw JSON: nothing scrolls or clips sideways.
+    const sidewaysOverflow = () => page.getByTestId('tool-editor').evaluate((dialog) => {
+      const body = dialog.querySelector('.body')!;
+      return Math.max(body.scrollWidth - body.clientWidth, dialog.scrollWidth - dialog.clientWidth);
+    });
+    expect(await sidewaysOverflow()).toBe(0);
     const config = await rawConfig();
     await page.getByTestId('config-raw').fill(JSON.stringify({ ...config, timeout: 7000, parseMode: 'raw' }, null, 2));
     await page.getByTestId('tool-editor-save').click();
