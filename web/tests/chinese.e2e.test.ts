@@ -12,7 +12,14 @@ const ENGLISH_ONLY = Object.entries(en)
   .map(([, text]) => text);
 
 async function englishLeft(page: Page): Promise<string[]> {
-  const text = await page.locator('body').innerText();
+  // Names that come from the server's tool registry are data, marked translate="no" like any proper name.
+  const text = await page.evaluate(() => {
+    const hidden = [...document.querySelectorAll<HTMLElement>('[translate="no"]')];
+    for (const element of hidden) element.style.display = 'none';
+    const visible = document.body.innerText;
+    for (const element of hidden) element.style.display = '';
+    return visible;
+  });
   return ENGLISH_ONLY.filter((phrase) => new RegExp(`(^|[^A-Za-z])${phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^A-Za-z])`).test(text));
 }
 

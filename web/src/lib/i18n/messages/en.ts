@@ -197,7 +197,7 @@ export const en = {
   'agents.empty': 'No agents yet',
   'agents.emptyHelp': 'The default agent is created when the API starts; you can add more.',
   'tools.empty': 'No tools yet',
-  'tools.emptyHelp': 'Create one from a tool type: {types}.',
+  'tools.emptyHelp': 'Create one from a tool type: {types}',
 
   'agents.followsDefaultModel': 'the default model',
   'agents.everyTool': 'every enabled tool',

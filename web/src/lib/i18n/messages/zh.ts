@@ -196,7 +196,7 @@ export const zh = {
   'agents.empty': '还没有智能体',
   'agents.emptyHelp': 'API 启动时会创建默认智能体；你可以再添加更多。',
   'tools.empty': '还没有工具',
-  'tools.emptyHelp': '从一种工具类型创建：{types}。',
+  'tools.emptyHelp': '从一种工具类型创建：{types}',
 
   'agents.followsDefaultModel': '默认模型',
   'agents.everyTool': '所有已启用的工具',
