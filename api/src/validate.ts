@@ -9,8 +9,8 @@ import { validationFailed } from './errors';
 z.config({ customError: humanError });
 
 /** One line for the whole failure: the field and its message, or how many fields need attention. */
-export function describeIssues(issues: { path: (string | number)[]; message: string }[]): string {
-  const named = issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message));
+export function describeIssues(issues: { path: PropertyKey[]; message: string }[]): string {
+  const named = issues.map((issue) => (issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message));
   if (named.length === 1) return named[0]!;
   return `${named.length} fields need attention: ${named.join('; ')}`;
 }
