@@ -9,9 +9,10 @@ import { createApiRuntime } from '@agentq/api/runtime';
 import { createDb } from '@agentq/shared/db';
 import type { Env } from '@agentq/shared/env';
 import type { Logger } from '@agentq/shared/logger';
-import { countUsers, createUser } from '@agentq/shared/services';
+import { countUsers, createUser, seedModelFromEnv } from '@agentq/shared/services';
 import { startWorkerRuntime } from '@agentq/worker/runtime';
 import { startDemoModel } from './demo-model';
+import { ensureStarterTools } from './starter-tools';
 import { hasRedisServer, REDIS_MISSING_MESSAGE, startRedisChild } from './redis-child';
 
 const API_PREFIXES = ['/api/', '/api', '/metrics', '/admin/queues'];
@@ -72,9 +73,17 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
   await database.migrate();
   const firstAdmin = env.ADMIN_EMAIL ? undefined : await ensureFirstAdmin(database.db, dataDir, logger);
 
+  // The operator's model first, so the demo model can see that a real one exists.
+  const seeded = await seedModelFromEnv(database.db, { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL }, env.APP_SECRET);
+  if (seeded?.created) logger.info({ modelId: seeded.model.modelId, baseUrl: seeded.model.baseUrl }, 'model seeded from LLM_BASE_URL/LLM_MODEL (the default model)');
   if (env.DEMO_MODEL) {
     const demo = await startDemoModel(database.db);
-    cleanups.unshift(() => demo.close());
+    if (demo.started) cleanups.unshift(() => demo.llm.close());
+    else logger.info(`scripted demo model not registered: ${demo.reason}`);
+  }
+  if (env.STARTER_TOOLS) {
+    const created = await ensureStarterTools(database.db);
+    if (created) logger.info({ count: created }, 'created the starter tools (web fetch, calculator, date and time, documents and memory)');
   }
   const api = await createApiRuntime({ env, db: database.db, redisUrl, logger });
   cleanups.unshift(api.close);

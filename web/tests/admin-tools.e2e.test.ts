@@ -159,6 +159,12 @@ describe('admin tools UI', () => {
     await openTools();
     await openEditor('loopback_page');
     await page.getByTestId('config-tabs-raw').click();
+    // The dialog fits its content after switching to Raw JSON: nothing scrolls or clips sideways.
+    const sidewaysOverflow = () => page.getByTestId('tool-editor').evaluate((dialog) => {
+      const body = dialog.querySelector('.body')!;
+      return Math.max(body.scrollWidth - body.clientWidth, dialog.scrollWidth - dialog.clientWidth);
+    });
+    expect(await sidewaysOverflow()).toBe(0);
     const config = await rawConfig();
     await page.getByTestId('config-raw').fill(JSON.stringify({ ...config, timeout: 7000, parseMode: 'raw' }, null, 2));
     await page.getByTestId('tool-editor-save').click();
@@ -195,10 +201,12 @@ describe('admin tools UI', () => {
     const config = { ...(await apiTool('loopback_page')).config, timeout: 999999 };
     await page.getByTestId('config-raw').fill(JSON.stringify(config));
     await page.getByTestId('tool-editor-save').click();
-    const issues = page.getByTestId('tool-editor-issues');
-    await issues.waitFor();
-    expect(await issues.textContent()).toMatch(/config\.timeout.*60000/);
-    expect(await page.getByTestId('config-raw-issues').textContent()).toContain('timeout');
+    // Said once: a short summary on top, the message itself beside the config it names.
+    const summary = page.getByTestId('tool-editor-summary');
+    await summary.waitFor();
+    expect(await summary.textContent()).toBe('Check the highlighted field.');
+    expect(await summary.textContent()).not.toContain('Invalid json');
+    expect(await page.getByTestId('config-raw-issues').textContent()).toMatch(/timeout.*60000/);
 
     // In the form the issue sits beside the field it names.
     await page.getByTestId('config-tabs-form').click();

@@ -9,6 +9,8 @@ import {
   listApiTokens,
   revokeApiToken,
   SESSION_TTL_MS,
+  updateProfile,
+  updateProfileInputSchema,
 } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -76,6 +78,9 @@ export const authRoutes = new Hono<AppEnv>()
     },
   )
   .get('/me', describeRoute({ tags: ['auth'], summary: 'The signed-in user' }), requireUser, (c) => c.json({ user: currentUser(c) }))
+  .patch('/me', describeRoute({ tags: ['auth'], summary: 'Change your own name or UI language' }), requireUser, validate('json', updateProfileInputSchema), async (c) => {
+    return c.json({ user: await updateProfile(c.var.db, currentUser(c).id, c.req.valid('json')) });
+  })
   .post('/tokens', describeRoute({ tags: ['auth'], summary: 'Create an API token (the secret is shown once)' }), requireUser, validate('json', createApiTokenInputSchema), async (c) => {
     const token = await createApiToken(c.var.db, currentUser(c).id, c.req.valid('json'));
     return c.json(token, 201);

@@ -4,6 +4,7 @@ import type { Database } from '../db/client';
 import { ACTIVE_RUN_STATUSES, agents, chatSessions, llmModels, messages, runs } from '../db/schema';
 import { newId } from '../ids';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { getDefaultModel } from './models';
 import type { Run } from './runs';
 import { activeBranch, pathTo, type MessageVersions } from './chat-thread';
 import { DEFAULT_SESSION_TITLE, suggestSessionTitle } from './session-title';
@@ -168,12 +169,10 @@ async function resolveAgent(db: Database, requested: string | undefined, session
   return fallback ?? null;
 }
 
-/** Model for a run: the requested one, the agent's, or the first enabled model. */
+/** Model for a run: the requested one, the agent's, or the default model (see getDefaultModel). */
 async function resolveModel(db: Database, requested: string | undefined, agentModelId: string | null | undefined) {
   const id = requested ?? agentModelId ?? undefined;
-  const [model] = id
-    ? await db.select().from(llmModels).where(eq(llmModels.id, id))
-    : await db.select().from(llmModels).where(eq(llmModels.enabled, true)).orderBy(asc(llmModels.createdAt)).limit(1);
+  const [model] = id ? await db.select().from(llmModels).where(eq(llmModels.id, id)) : [await getDefaultModel(db)];
   if (!model) {
     throw new InvalidInputError(
       id ? `Model '${id}' does not exist` : 'No model is configured: an admin must add one (or set LLM_BASE_URL and LLM_MODEL)',

@@ -2,10 +2,31 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, count, eq, gt, isNull, ne, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
+import {
+  type ChangePasswordInput,
+  type CreateApiTokenInput,
+  type CreateUserInput,
+  createUserInputSchema,
+  type UpdateProfileInput,
+  type UpdateUserInput,
+} from '../api-types/users';
 import { apiTokens, auditEvents, sessions, USER_ROLES, users } from '../db/schema';
 import { newId } from '../ids';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { hashPassword, verifyPassword } from './passwords';
+
+export {
+  changePasswordInputSchema,
+  createApiTokenInputSchema,
+  createUserInputSchema,
+  updateProfileInputSchema,
+  updateUserInputSchema,
+  type ChangePasswordInput,
+  type CreateApiTokenInput,
+  type CreateUserInput,
+  type UpdateProfileInput,
+  type UpdateUserInput,
+} from '../api-types/users';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 const API_TOKEN_PREFIX = 'aq_';
@@ -17,26 +38,16 @@ export const publicUserSchema = z.object({
   role: z.enum(USER_ROLES),
   /** A disabled user cannot sign in and none of their sessions or API tokens work. */
   disabled: z.boolean(),
+  /** When an admin disabled the account; null while it is active. */
+  disabledAt: z.date().nullable(),
+  /** The UI language the user picked; null follows the browser. */
+  locale: z.string().nullable(),
   createdAt: z.date(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
 
-export const createUserInputSchema = z.object({
-  email: z.string().trim().toLowerCase().email(),
-  name: z.string().trim().min(1).max(100),
-  password: z.string().min(8, 'Password must be at least 8 characters').max(200),
-  role: z.enum(USER_ROLES).default('user'),
-});
-export type CreateUserInput = z.infer<typeof createUserInputSchema>;
-
-export const updateUserInputSchema = createUserInputSchema
-  .partial()
-  .omit({ email: true })
-  .extend({ disabled: z.boolean().optional().describe('true disables the account and ends all its sessions and API tokens') });
-export type UpdateUserInput = z.infer<typeof updateUserInputSchema>;
-
 function toPublicUser(row: typeof users.$inferSelect): PublicUser {
-  return { id: row.id, email: row.email, name: row.name, role: row.role, disabled: row.disabledAt !== null, createdAt: row.createdAt };
+  return { id: row.id, email: row.email, name: row.name, role: row.role, disabled: row.disabledAt !== null, disabledAt: row.disabledAt, locale: row.locale, createdAt: row.createdAt };
 }
 
 /** sha256 of a bearer secret: only hashes are stored, so a database leak reveals no usable token. */
@@ -81,7 +92,10 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
   if (input.name !== undefined) changes.name = input.name;
   if (input.role !== undefined) changes.role = input.role;
   if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
-  if (input.disabled !== undefined) changes.disabledAt = input.disabled ? new Date() : null;
+  if (input.disabled !== undefined) {
+    if (input.disabled && id === actorUserId) throw new ConflictError('You cannot disable your own account');
+    changes.disabledAt = input.disabled ? new Date() : null;
+  }
   const [row] = Object.keys(changes).length
     ? await db.update(users).set(changes).where(eq(users.id, id)).returning()
     : await db.select().from(users).where(eq(users.id, id));
@@ -96,6 +110,26 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
     details: { fields: Object.keys(input).filter((key) => key !== 'password').concat(input.password ? ['password'] : []) },
   });
   return toPublicUser(row);
+}
+
+/** The signed-in user's own name and UI language. */
+export async function updateProfile(db: Database, userId: string, input: UpdateProfileInput): Promise<PublicUser> {
+  const changes: Partial<typeof users.$inferInsert> = {};
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.locale !== undefined) changes.locale = input.locale;
+  const [row] = Object.keys(changes).length
+    ? await db.update(users).set(changes).where(eq(users.id, userId)).returning()
+    : await db.select().from(users).where(eq(users.id, userId));
+  if (!row) throw new NotFoundError('User', userId);
+  return toPublicUser(row);
+}
+
+/** The current password did not match: the change is refused. */
+export class WrongPasswordError extends InvalidInputError {
+  override name = 'WrongPasswordError';
+  constructor() {
+    super('The current password is not correct', [{ path: ['currentPassword'], message: 'The current password is not correct' }]);
+  }
 }
 
 /**
@@ -113,12 +147,6 @@ export async function revokeCredentials(db: Database, userId: string, keepSessio
   });
 }
 
-export const changePasswordInputSchema = z.object({
-  currentPassword: z.string().min(1).max(200),
-  newPassword: createUserInputSchema.shape.password,
-});
-export type ChangePasswordInput = z.infer<typeof changePasswordInputSchema>;
-
 /**
  * Self-service password change: checks the current password, stores the new one and revokes every
  * other session and every API token of the user (all but `keepSessionToken`, the caller's own session).
@@ -127,7 +155,7 @@ export async function changeOwnPassword(db: Database, userId: string, input: Cha
   const [row] = await db.select().from(users).where(eq(users.id, userId));
   if (!row) throw new NotFoundError('User', userId);
   if (!(await verifyPassword(input.currentPassword, row.passwordHash))) {
-    throw new InvalidInputError('The current password is incorrect', [{ path: ['currentPassword'], message: 'The current password is incorrect' }]);
+    throw new WrongPasswordError();
   }
   await db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, userId));
   const revoked = await revokeCredentials(db, userId, keepSessionToken);
@@ -172,13 +200,8 @@ export async function deleteSession(db: Database, token: string): Promise<void> 
   await db.delete(sessions).where(eq(sessions.tokenHash, hashSecret(token)));
 }
 
-export const createApiTokenInputSchema = z.object({
-  name: z.string().trim().min(1).max(100),
-  expiresInDays: z.number().int().min(1).max(3650).optional(),
-});
-
 /** Creates an API token; the secret is in the return value and nowhere else. */
-export async function createApiToken(db: Database, userId: string, input: z.infer<typeof createApiTokenInputSchema>) {
+export async function createApiToken(db: Database, userId: string, input: CreateApiTokenInput) {
   const secret = API_TOKEN_PREFIX + randomBytes(24).toString('base64url');
   const id = newId('apiToken');
   const expiresAt = input.expiresInDays ? new Date(Date.now() + input.expiresInDays * 86400_000) : null;

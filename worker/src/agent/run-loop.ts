@@ -1,4 +1,5 @@
 import { isRunCancelled, markRunRunning, sessionGrants, type Run } from '@agentq/shared/services';
+import { withMemory } from './load-memory';
 import { convertToModelMessages, type ModelMessage, type UIMessage } from 'ai';
 import type { Job } from 'bullmq';
 import type { WorkerDeps } from '../processor';
@@ -59,7 +60,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   let grants = setup.grants;
   const options_ = run.options as RunOptions;
   const maxSteps = agent?.maxSteps ?? DEFAULT_MAX_STEPS;
-  const instructions = options_.systemPrompt ?? agent?.systemPrompt ?? undefined;
+  const instructions = await withMemory(deps.db, agent ?? undefined, run.userId, options_.systemPrompt ?? agent?.systemPrompt ?? undefined);
   const model = createLanguageModel(setup.model);
   // The thinking toggle asks a reasoning-capable model to reason (OpenAI-compatible `reasoning_effort`).
   const providerOptions = options_.enableThinking && setup.model.supportsReasoning ? { agentq: { reasoningEffort: 'medium' } } : undefined;
