@@ -29,6 +29,7 @@ async function main() {
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
   });
+  await runtime.ready;
   logger.info({ queues: runtime.pool.workers.map((worker) => worker.name), concurrency: env.WORKER_CONCURRENCY }, 'worker started');
 
   let stopping = false;
