@@ -8,7 +8,6 @@ import {
   getTool,
   listToolLogs,
   listTools,
-  setRunJobId,
   toolLogQuerySchema,
   toToolView,
   updateTool,
@@ -64,8 +63,8 @@ export const agentToolRoutes = new Hono<AppEnv>()
       const tool = await getTool(c.var.db, c.req.valid('param').id);
       if (!tool.enabled) throw new ApiError(409, 'tool_disabled', `Tool '${tool.slug}' is disabled; enable it to execute it`);
       const run = await createToolRun(c.var.db, { userId: currentUser(c).id, toolId: tool.id, input: c.req.valid('json').input });
+      // The run row already names its job (queueJobId = run id): one insert, one queue add.
       const job = await enqueue(c.var.queues, 'toolExecutions', 'tool-exec', { runId: run.id }, { jobId: run.id });
-      await setRunJobId(c.var.db, run.id, job.id ?? run.id);
       const isAsync = ['1', 'true'].includes(c.req.valid('query').async ?? '');
       if (isAsync) return c.json({ runId: run.id, statusUrl: `/api/runs/${run.id}` }, 202);
 
