@@ -1,13 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DbHandle } from '../db/client';
+import type { Database, DbHandle } from '../db/client';
 import { llmModels } from '../db/schema';
 import { openTestDb, randomPrefix, testRedisUrl } from '../testing';
 import { createAgent, getAgent, resolveAgentTools, updateAgent } from './agents';
 import { ConfigCache, startConfigCache } from './config-cache';
 import { createModel, getModelWithKey, updateModel } from './models';
-import { createTool, getTool, updateTool } from './tools';
+import { createToolInputSchema, createTool as createToolRow, getTool, updateTool, type CreateToolInput } from './tools';
+
+const createTool = (db: Database, input: Partial<CreateToolInput> & { name: string; slug: string; type: string }) => createToolRow(db, createToolInputSchema.parse(input));
 
 const APP_SECRET = 'config-cache-secret-0123456789';
 
