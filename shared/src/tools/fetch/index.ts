@@ -2,6 +2,7 @@ import { defineToolType } from '../define-tool-type';
 import type { ResolveHostname } from './assert-safe-url';
 import { fetchConfigSchema, fetchInputSchema } from './fetch-schemas';
 import { fetchUrl } from './fetch-url';
+import { closeMarkdownThreads, warmMarkdownThreads } from './markdown-threads';
 
 /**
  * `fetch`: GET/POST a public http(s) URL and return the body (HTML as Markdown by default),
@@ -52,4 +53,6 @@ export const fetchToolType = defineToolType({
       resolve: typeof resolve === 'function' ? (resolve as ResolveHostname) : undefined,
     });
   },
+  warm: warmMarkdownThreads,
+  dispose: closeMarkdownThreads,
 });
