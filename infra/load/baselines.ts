@@ -49,13 +49,14 @@ export async function rawBullmqBaseline(redisUrl: string, jobs: number, concurre
   let completed = 0;
   let resolveDone: () => void = () => {};
   const allDone = new Promise<void>((resolve) => (resolveDone = resolve));
+  const workerConnection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const worker = new Worker(
     name,
     async () => {
       completed++;
       if (completed === jobs) resolveDone();
     },
-    { connection: new Redis(redisUrl, { maxRetriesPerRequest: null }), prefix, concurrency },
+    { connection: workerConnection, prefix, concurrency },
   );
   await worker.waitUntilReady();
   const started = performance.now();
@@ -68,6 +69,8 @@ export async function rawBullmqBaseline(redisUrl: string, jobs: number, concurre
   await queue.obliterate({ force: true }).catch(() => {});
   await queue.close();
   connection.disconnect();
+  // BullMQ never closes a connection it was given: this one kept the harness alive after its report.
+  workerConnection.disconnect();
   return round(perSec);
 }
 

@@ -2,3 +2,5 @@ export * from './define-tool-type';
 export * from './errors';
 export * from './registry';
 export { assertSafeUrl, BlockedDestinationError } from './fetch/assert-safe-url';
+export { htmlToMarkdown } from './fetch/html-to-markdown';
+export { closeMarkdownThreads, convertHtmlToMarkdown, warmMarkdownThreads } from './fetch/markdown-threads';
