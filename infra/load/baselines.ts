@@ -75,19 +75,23 @@ export async function rawBullmqBaseline(redisUrl: string, jobs: number, concurre
 }
 
 /** Standalone tool executions through our path: HTTP → queue → worker → PostgreSQL log → result. */
-export async function toolExecutionBaseline(client: ApiClient, toolId: string, executions: number, concurrency: number): Promise<{ perSec: number; errors: number }> {
+export async function toolExecutionBaseline(client: ApiClient, toolId: string, executions: number, concurrency: number): Promise<{ perSec: number; errors: number; firstError?: string }> {
   let next = 0;
   let errors = 0;
+  let firstError: string | undefined;
   const started = performance.now();
   async function lane() {
     while (next < executions) {
       next++;
       const response = await client.post(`/api/agent-tools/${toolId}/execute`, { input: { expression: '6 * 7' } });
-      if (response.status !== 200 || !response.body.result?.success) errors++;
+      if (response.status !== 200 || !response.body.result?.success) {
+        errors++;
+        firstError ??= `${response.status} ${JSON.stringify(response.body).slice(0, 300)}`;
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, executions) }, () => lane()));
-  return { perSec: round(executions / ((performance.now() - started) / 1000)), errors };
+  return { perSec: round(executions / ((performance.now() - started) / 1000)), errors, firstError };
 }
 
 /** Mean PING round trip to Redis in ms. */

@@ -153,7 +153,7 @@ async function main() {
     // 5. Standalone tool executions vs raw BullMQ.
     log('standalone tool executions');
     const executions = await toolExecutionBaseline(client, tool.body.id, small ? 20 : 400, 20);
-    if (executions.errors) throw new Error(`${executions.errors} tool executions failed`);
+    if (executions.errors) throw new Error(`${executions.errors} tool executions failed, e.g. ${executions.firstError}`);
     const rawBullmq = await rawBullmqBaseline(redisUrl, small ? 200 : 2000, 50);
     rows.push({ group: 'standalone tool executions/s (calculator, sync) vs raw BullMQ jobs/s', metric: 'per s', agentq: executions.perSec, baseline: rawBullmq, unit: '/s', goal: { kind: 'ratio-at-least', value: 0.15 } });
 
