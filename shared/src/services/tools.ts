@@ -1,14 +1,15 @@
 import { and, asc, count, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { agentToolLogs, agentTools, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
+import { agentToolLogs, agentTools, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
 import { newId } from '../ids';
-import type { ToolContext, ToolResult } from '../tools/define-tool-type';
+import { effectOf, type ToolContext, type ToolResult } from '../tools/define-tool-type';
 import { InvalidToolConfigError } from '../tools/errors';
 import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema } from '../tools/registry';
 import { findInAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { ConflictError, InvalidInputError, isDependencyDown, NotFoundError } from './errors';
+import { beginToolCall, completeToolCall, interruptToolCall, toolCallIdempotencyKey, WorkerStoppingError } from './tool-journal';
 
 export type AgentTool = typeof agentTools.$inferSelect;
 
@@ -27,6 +28,8 @@ const toolFields = {
   needsApproval: z.boolean(),
   approvalTimeoutMs: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).nullable(),
   sortOrder: z.number().int().min(-1_000_000).max(1_000_000),
+  /** A non-idempotent call interrupted by a crash: report it to the model ("never"), or re-send it with the same Idempotency-Key. */
+  retryInterrupted: z.enum(RETRY_INTERRUPTED),
 };
 
 const toolFieldsSchema = z.object({
@@ -36,6 +39,7 @@ const toolFieldsSchema = z.object({
   needsApproval: toolFields.needsApproval.default(false),
   approvalTimeoutMs: toolFields.approvalTimeoutMs.default(null),
   sortOrder: toolFields.sortOrder.default(0),
+  retryInterrupted: toolFields.retryInterrupted.default('never'),
 });
 
 /** POST /api/agent-tools: the common fields plus `{ type, config }` checked against the registry. */
@@ -89,7 +93,7 @@ export async function getTool(db: Database, id: string): Promise<AgentTool> {
   return tool;
 }
 
-export async function createTool(db: Database, input: CreateToolInput): Promise<AgentTool> {
+export async function createTool(db: Database, input: Omit<CreateToolInput, 'retryInterrupted'> & { retryInterrupted?: CreateToolInput['retryInterrupted'] }): Promise<AgentTool> {
   const config = validateToolConfig(input.type, input.config);
   try {
     const [tool] = await db
@@ -148,26 +152,42 @@ export type ExecuteToolOptions = {
   context: Omit<ToolContext, 'signal'> & { signal?: AbortSignal };
 };
 
+export type ExecutedToolResult = ToolResult & { replayed?: boolean; interrupted?: boolean };
+
+/** Rolls a transactional call's writes back while still answering with its result. */
+class RollbackWithResult extends Error {
+  constructor(readonly result: ToolResult) {
+    super('tool call rolled back');
+  }
+}
+
 /**
- * Runs one tool call and logs it (seed 000 §3.4). With a run id and tool call id it is
- * effectively-once: a call already recorded returns its stored result without executing again.
+ * Runs one tool call and logs it (seed 000 §3.4). With a run id and tool call id the call is
+ * journaled first (tool-journal.ts): a completed call returns its stored result, an interrupted
+ * non-idempotent one its interrupted error, and a transactional type's writes commit together with
+ * the journal completion. A stopping worker's abort (WorkerStoppingError) is rethrown: the job is handed over.
  */
-export async function executeTool(db: Database, options: ExecuteToolOptions): Promise<ToolResult & { replayed?: boolean }> {
+export async function executeTool(db: Database, options: ExecuteToolOptions): Promise<ExecutedToolResult> {
   const { tool, input, context } = options;
   const { runId, toolCallId } = context;
+  const toolType = getToolType(tool.type);
+  const config = (toolType.configSchema as z.ZodType).safeParse(tool.config);
+  const parsedInput = (toolType.inputSchema as z.ZodType).safeParse(input);
+  const effect = effectOf(toolType, parsedInput.success ? parsedInput.data : input, config.success ? config.data : {});
+  const journaled = Boolean(runId && toolCallId);
+  let attempt = 1;
   if (runId && toolCallId) {
-    const [previous] = await db
-      .select({ result: agentToolLogs.result })
-      .from(agentToolLogs)
-      .where(and(eq(agentToolLogs.runId, runId), eq(agentToolLogs.toolCallId, toolCallId)));
-    if (previous?.result) return { ...(previous.result as ToolResult), replayed: true };
+    const begun = await beginToolCall(db, { runId, toolCallId, toolId: tool.id, toolSlug: tool.slug, input, effect, retryInterrupted: tool.retryInterrupted });
+    if (begun.kind === 'completed') return { ...begun.result, replayed: true };
+    if (begun.kind === 'interrupted') {
+      await writeToolLog(db, tool, context, input, begun.result);
+      return { ...begun.result, interrupted: true };
+    }
+    attempt = begun.attempt;
   }
 
   const started = performance.now();
   let result: ToolResult;
-  const toolType = getToolType(tool.type);
-  const config = (toolType.configSchema as z.ZodType).safeParse(tool.config);
-  const parsedInput = (toolType.inputSchema as z.ZodType).safeParse(input);
   if (!config.success) {
     result = { success: false, error: new InvalidToolConfigError(tool.type, config.error.issues).message, metadata: { durationMs: 0 } };
   } else if (!parsedInput.success) {
@@ -177,34 +197,70 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     const timeoutMs = executionTimeoutMs(toolType, config.data);
     const deadline = AbortSignal.timeout(timeoutMs + 1000);
     const signal = context.signal ? AbortSignal.any([context.signal, deadline]) : deadline;
-    try {
-      result = await Promise.race([
-        toolType.execute(parsedInput.data, config.data, { ...context, signal }),
-        new Promise<ToolResult>((resolve) =>
-          signal.addEventListener('abort', () =>
-            resolve({
-              success: false,
-              error: deadline.aborted ? `Timed out after ${timeoutMs} ms` : 'Cancelled',
-              metadata: { durationMs: Math.round(performance.now() - started), timedOut: deadline.aborted, cancelled: !deadline.aborted },
-            }),
+    const idempotencyKey = runId && toolCallId ? toolCallIdempotencyKey(runId, toolCallId) : null;
+    const run = async (services: Record<string, unknown>): Promise<ToolResult> => {
+      try {
+        return await Promise.race([
+          toolType.execute(parsedInput.data, config.data, { ...context, services, signal, idempotencyKey, effect, attempt }),
+          new Promise<ToolResult>((resolve) =>
+            signal.addEventListener('abort', () =>
+              resolve({
+                success: false,
+                error: deadline.aborted ? `Timed out after ${timeoutMs} ms` : 'Cancelled',
+                metadata: { durationMs: Math.round(performance.now() - started), timedOut: deadline.aborted, cancelled: !deadline.aborted },
+              }),
+            ),
           ),
-        ),
-      ]);
-    } catch (error) {
-      // A type's execute should return failures as values; a throw is still a failure, not a crash.
-      result = { success: false, error: error instanceof Error ? error.message : String(error), metadata: { durationMs: 0 } };
+        ]);
+      } catch (error) {
+        // A database outage is not the tool's failure: keep its identity so the job retries from the checkpoint.
+        if (isDependencyDown(error)) throw error;
+        // A type's execute should return failures as values; a throw is still a failure, not a crash.
+        return { success: false, error: error instanceof Error ? error.message : String(error), metadata: { durationMs: 0 } };
+      }
+    };
+    if (toolType.transactional && journaled) {
+      // The type's writes and the journal completion commit together, or neither does.
+      result = await db
+        .transaction(async (tx) => {
+          const outcome = await run({ ...context.services, db: tx });
+          if (!outcome.success) throw new RollbackWithResult(outcome);
+          await completeToolCall(tx, runId!, toolCallId!, outcome);
+          return outcome;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof RollbackWithResult) return error.result;
+          throw error;
+        });
+    } else {
+      result = await run(context.services);
     }
   }
   result.metadata.durationMs ||= Math.round(performance.now() - started);
+  if (attempt > 1) result.metadata.attempt = attempt;
 
+  const stopping = context.signal?.aborted && context.signal.reason instanceof WorkerStoppingError;
+  if (runId && toolCallId) {
+    if (stopping) {
+      // Not completed here: the worker that resumes the run decides by the call's effect.
+      await interruptToolCall(db, runId, toolCallId);
+      throw context.signal!.reason;
+    }
+    if (!(toolType.transactional && result.success)) await completeToolCall(db, runId, toolCallId, result);
+  }
+  await writeToolLog(db, tool, context, input, result);
+  return result;
+}
+
+async function writeToolLog(db: Database, tool: AgentTool, context: ExecuteToolOptions['context'], input: unknown, result: ToolResult): Promise<void> {
   await db
     .insert(agentToolLogs)
     .values({
       toolId: tool.id,
       toolSlug: tool.slug,
       userId: context.userId,
-      runId,
-      toolCallId,
+      runId: context.runId,
+      toolCallId: context.toolCallId,
       input: input as object,
       output: truncate(outputText(result)),
       status: logStatus(result),
@@ -213,7 +269,6 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
       result,
     })
     .onConflictDoNothing();
-  return result;
 }
 
 export const toolLogQuerySchema = z.object({

@@ -73,6 +73,7 @@ export function describeToolTypes() {
     configSchema: configJsonSchema(toolType as ToolType),
     inputSchema: inputJsonSchema(toolType as ToolType),
     defaults: (toolType.configSchema as z.ZodType).parse({}) as Record<string, unknown>,
+    effect: { possible: [...((toolType as ToolType).effect?.possible ?? ['non-idempotent'])], summary: (toolType as ToolType).effect?.summary ?? 'Unknown effect: treated as non-idempotent.' },
   }));
 }
 

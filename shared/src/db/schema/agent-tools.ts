@@ -1,6 +1,9 @@
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
 import { createdAt, timestamps } from './columns';
 
+export const RETRY_INTERRUPTED = ['never', 'with-idempotency-key'] as const;
+export type RetryInterrupted = (typeof RETRY_INTERRUPTED)[number];
+
 /** Tool instances (seed 000 §2.1): `type` names a registered tool type, `config` is validated against it. */
 export const agentTools = pgTable(
   'agent_tools',
@@ -16,6 +19,8 @@ export const agentTools = pgTable(
     /** How long a pending approval waits before it expires (denied as "expired"); null = default. */
     approvalTimeoutMs: integer('approval_timeout_ms'),
     sortOrder: integer('sort_order').notNull().default(0),
+    /** What a resumed run does with a non-idempotent call a crash interrupted: report it, or re-send it with the same Idempotency-Key. */
+    retryInterrupted: varchar('retry_interrupted', { length: 30, enum: RETRY_INTERRUPTED }).notNull().default('never'),
     ...timestamps,
   },
   (table) => [uniqueIndex('agent_tools_slug_idx').on(table.slug), index('agent_tools_enabled_idx').on(table.enabled)],
