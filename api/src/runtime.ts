@@ -4,7 +4,7 @@ import type { Logger } from '@agentq/shared/logger';
 import { createJobWaiter, createQueues } from '@agentq/shared/queues';
 import { checkEvictionPolicy, createApiRedis, createSubscriberRedis, keyPrefixFor } from '@agentq/shared/redis';
 import { RunEventHub } from '@agentq/shared/run-stream';
-import { ensureAdmin, ensureDefaultAgent, seedModelFromEnv } from '@agentq/shared/services';
+import { ensureAdmin, ensureDefaultAgent, seedModelFromEnv, startConfigCache } from '@agentq/shared/services';
 import { createApp } from './app';
 import { startApprovalSweeper } from './approval-sweeper';
 
@@ -28,6 +28,15 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
   const subscriber = createSubscriberRedis(options.redisUrl);
   subscriber.on('error', (error) => logger.debug({ err: error }, 'api subscriber connection error'));
   const runEvents = new RunEventHub(subscriber, prefix);
+  // Models, agents and tools are read through a per-process cache that other processes' changes invalidate.
+  const configSubscriber = createSubscriberRedis(options.redisUrl);
+  configSubscriber.on('error', () => {});
+  const configCache = await startConfigCache(db, {
+    publisher: redis,
+    subscriber: configSubscriber,
+    prefix,
+    onError: (error) => logger.warn({ err: error }, 'config cache: invalidation not delivered'),
+  });
   if (env.ADMIN_EMAIL && env.ADMIN_PASSWORD && (await ensureAdmin(db, env.ADMIN_EMAIL, env.ADMIN_PASSWORD))) {
     logger.info({ email: env.ADMIN_EMAIL }, 'bootstrap admin created');
   }
@@ -58,6 +67,8 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
     close: async () => {
       sweeper.stop();
       await jobs.close();
+      await configCache.close();
+      configSubscriber.disconnect();
       subscriber.disconnect();
       await queues.close().catch(() => {});
       redis.disconnect();

@@ -30,7 +30,10 @@ const serverBundles: Record<string, Record<string, string>> = {
   },
 };
 /** Files a bundle opens next to itself at run time (see calculator/evaluate-expression.ts, db/client.ts). */
-const sideEntries = { 'math-process': 'shared/src/tools/calculator/math-process.ts' };
+const sideEntries = {
+  'math-process': 'shared/src/tools/calculator/math-process.ts',
+  'html-to-markdown-thread': 'shared/src/tools/fetch/html-to-markdown-thread.ts',
+};
 
 const serverInputs = ['shared/src', 'shared/drizzle', 'api/src', 'worker/src', 'infra/scripts', 'infra/fake-llm', 'infra/compile', 'package-lock.json'];
 const webInputs = ['web/src', 'web/static', 'web/server.ts', 'web/vite.config.ts', 'web/package.json', 'shared/src', 'package-lock.json'];

@@ -49,13 +49,14 @@ export async function rawBullmqBaseline(redisUrl: string, jobs: number, concurre
   let completed = 0;
   let resolveDone: () => void = () => {};
   const allDone = new Promise<void>((resolve) => (resolveDone = resolve));
+  const workerConnection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const worker = new Worker(
     name,
     async () => {
       completed++;
       if (completed === jobs) resolveDone();
     },
-    { connection: new Redis(redisUrl, { maxRetriesPerRequest: null }), prefix, concurrency },
+    { connection: workerConnection, prefix, concurrency },
   );
   await worker.waitUntilReady();
   const started = performance.now();
@@ -68,23 +69,29 @@ export async function rawBullmqBaseline(redisUrl: string, jobs: number, concurre
   await queue.obliterate({ force: true }).catch(() => {});
   await queue.close();
   connection.disconnect();
+  // BullMQ never closes a connection it was given: this one kept the harness alive after its report.
+  workerConnection.disconnect();
   return round(perSec);
 }
 
 /** Standalone tool executions through our path: HTTP → queue → worker → PostgreSQL log → result. */
-export async function toolExecutionBaseline(client: ApiClient, toolId: string, executions: number, concurrency: number): Promise<{ perSec: number; errors: number }> {
+export async function toolExecutionBaseline(client: ApiClient, toolId: string, executions: number, concurrency: number): Promise<{ perSec: number; errors: number; firstError?: string }> {
   let next = 0;
   let errors = 0;
+  let firstError: string | undefined;
   const started = performance.now();
   async function lane() {
     while (next < executions) {
       next++;
       const response = await client.post(`/api/agent-tools/${toolId}/execute`, { input: { expression: '6 * 7' } });
-      if (response.status !== 200 || !response.body.result?.success) errors++;
+      if (response.status !== 200 || !response.body.result?.success) {
+        errors++;
+        firstError ??= `${response.status} ${JSON.stringify(response.body).slice(0, 300)}`;
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, executions) }, () => lane()));
-  return { perSec: round(executions / ((performance.now() - started) / 1000)), errors };
+  return { perSec: round(executions / ((performance.now() - started) / 1000)), errors, firstError };
 }
 
 /** Mean PING round trip to Redis in ms. */

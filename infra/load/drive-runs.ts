@@ -12,6 +12,8 @@ export type RunSample = {
   enqueueMs: number;
   firstEventMs?: number;
   ttftMs?: number;
+  /** approval scenario: from sending the approval to the first token of the continued run. */
+  approveToTokenMs?: number;
   e2eMs?: number;
   finishedAt?: number;
   tokensDelivered: number;
@@ -96,15 +98,23 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
     if (enqueue.status !== 202) throw new Error(`enqueue ${enqueue.status}: ${JSON.stringify(enqueue.body)}`);
     const runId = enqueue.body.runId as string;
     const sample: RunSample = { ok: false, startedAt, enqueueMs, tokensDelivered: 0, streams: [] };
+    let approveSentAt: number | undefined;
     const subscribers = options.scenario === 'fanout' ? options.subscribers : 1;
     const readers = Array.from({ length: subscribers }, (_, reader) =>
       readStream(client, runId, startedAt, {
         onFirstEvent: reader === 0 ? (at) => (sample.firstEventMs = at) : undefined,
-        onFirstToken: reader === 0 ? (at) => (sample.ttftMs = at) : undefined,
+        onFirstToken:
+          reader === 0
+            ? (at) => {
+                sample.ttftMs = at;
+                if (approveSentAt !== undefined) sample.approveToTokenMs = startedAt + at - approveSentAt;
+              }
+            : undefined,
         onChunk:
           reader === 0 && options.scenario === 'approval'
             ? async (chunk) => {
                 if (chunk.type === 'data-approval-request') {
+                  approveSentAt = performance.now();
                   const decided = await client.post(`/api/approvals/${(chunk.data as { approvalId: string }).approvalId}`, { decision: 'approve' });
                   if (decided.status !== 200) throw new Error(`approve ${decided.status}`);
                 }

@@ -27,6 +27,8 @@ async function main() {
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
   });
+  const starting = performance.now();
+  void runtime.ready.then(() => logger.info({ ms: Math.round(performance.now() - starting) }, 'worker warm: config loaded, tool sandboxes running'));
   logger.info({ queues: runtime.pool.workers.map((worker) => worker.name), concurrency: env.WORKER_CONCURRENCY }, 'worker started');
 
   let stopping = false;

@@ -2,8 +2,8 @@ import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { createQueues, startWorkerHeartbeat } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
-import { WorkerStoppingError } from '@agentq/shared/services';
-import { disposeToolTypes } from '@agentq/shared/tools';
+import { loadAgentConfig, startConfigCache, WorkerStoppingError } from '@agentq/shared/services';
+import { disposeToolTypes, warmToolTypes } from '@agentq/shared/tools';
 import { RunControl } from './agent/run-control';
 import type { WorkerDeps } from './processor';
 import { processors } from './processors';
@@ -26,12 +26,29 @@ export type WorkerRuntimeOptions = {
 };
 
 /** Connections, cancel control and one Worker per catalog queue: what a worker process runs. */
-export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: WorkerPool; deps: WorkerDeps; close: (deadlineMs: number) => Promise<{ timedOut: boolean }> } {
+export function startWorkerRuntime(options: WorkerRuntimeOptions): {
+  pool: WorkerPool;
+  deps: WorkerDeps;
+  /** Settles once the config snapshot is loaded and tool sandboxes are started (never rejects). */
+  ready: Promise<void>;
+  close: (deadlineMs: number) => Promise<{ timedOut: boolean }>;
+} {
   const redis = createWorkerRedis(options.redisUrl);
   redis.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));
   const subscriber = createWorkerRedis(options.redisUrl);
   subscriber.on('error', () => {});
   const queues = createQueues(redis, options.prefix);
+  // Models, agents and tools are read through a per-process cache that other processes' changes invalidate.
+  const configSubscriber = createWorkerRedis(options.redisUrl);
+  configSubscriber.on('error', () => {});
+  const configCache = startConfigCache(options.db, {
+    publisher: redis,
+    subscriber: configSubscriber,
+    prefix: options.prefix,
+    onError: (error) => options.logger.warn({ err: error }, 'config cache: invalidation not delivered'),
+  });
+  // Cold start: load what the first runs need before they arrive (the config snapshot, tool sandboxes).
+  const warmed = Promise.allSettled([configCache.then(() => loadAgentConfig(options.db)), warmToolTypes()]);
   const deps: WorkerDeps = {
     db: options.db,
     redis,
@@ -53,12 +70,16 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: Worke
   return {
     pool,
     deps,
+    ready: warmed.then(() => {}),
     close: async (deadlineMs) => {
       reconciler?.stop();
       await heartbeat.stop();
       const outcome = await pool.close(deadlineMs, { onDeadline: () => deps.control.abortAll(new WorkerStoppingError()) });
       await deps.control.close();
+      await warmed;
       await disposeToolTypes();
+      await (await configCache).close();
+      configSubscriber.disconnect();
       await queues.close().catch(() => {});
       redis.disconnect();
       return outcome;

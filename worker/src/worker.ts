@@ -1,4 +1,4 @@
-import { queueCatalog, type QueueKey } from '@agentq/shared/queues';
+import { publishJobOutcome, queueCatalog, type QueueKey } from '@agentq/shared/queues';
 import { MetricsTime, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ProcessorMap, WorkerDeps } from './processor';
@@ -40,6 +40,8 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
         logger.debug({ attempt: job.attemptsMade + 1 }, 'job started');
         const result = await handler(job, { ...deps, logger }, token);
         logger.debug({ durationMs: Math.round(performance.now() - started) }, 'job done');
+        // The processor stored the result durably; a waiting request gets it now, before BullMQ marks the job completed.
+        if (definition.deliversResult) await publishJobOutcome(deps.redis, options.prefix, definition.name, String(job.id), { ok: true, value: result }).catch((error) => logger.warn({ err: error }, 'could not deliver the job result'));
         return result;
       },
       {
@@ -53,9 +55,13 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
         metrics: { maxDataPoints: MetricsTime.ONE_WEEK },
       },
     );
-    worker.on('failed', (job, error) =>
-      deps.logger.warn({ queue: definition.name, jobId: job?.id, runId: (job?.data as { runId?: string } | undefined)?.runId, attemptsMade: job?.attemptsMade, err: error }, 'job failed'),
-    );
+    worker.on('failed', (job, error) => {
+      deps.logger.warn({ queue: definition.name, jobId: job?.id, runId: (job?.data as { runId?: string } | undefined)?.runId, attemptsMade: job?.attemptsMade, err: error }, 'job failed');
+      // finishedOn is set only when no retry follows.
+      if (definition.deliversResult && job?.id && job.finishedOn) {
+        void publishJobOutcome(deps.redis, options.prefix, definition.name, job.id, { ok: false, error: error.message }).catch(() => {});
+      }
+    });
     worker.on('error', (error) => deps.logger.error({ queue: definition.name, err: error }, 'worker error'));
     return worker;
   });

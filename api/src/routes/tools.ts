@@ -10,7 +10,6 @@ import {
   listTools,
   prepareManualExecution,
   recordExecutionConfirmation,
-  setRunJobId,
   toolLogQuerySchema,
   toToolView,
   updateTool,
@@ -84,8 +83,8 @@ export const agentToolRoutes = new Hono<AppEnv>()
       if (prepared.needsApproval) {
         await recordExecutionConfirmation(c.var.db, { actorUserId: currentUser(c).id, toolId: tool.id, runId: run.id, reason: prepared.reason ?? '' });
       }
+      // The run row already names its job (queueJobId = run id): one insert, one queue add.
       const job = await enqueue(c.var.queues, 'toolExecutions', 'tool-exec', { runId: run.id }, { jobId: run.id });
-      await setRunJobId(c.var.db, run.id, job.id ?? run.id);
       const isAsync = ['1', 'true'].includes(c.req.valid('query').async ?? '');
       if (isAsync) return c.json({ runId: run.id, statusUrl: `/api/runs/${run.id}` }, 202);
 

@@ -19,6 +19,8 @@ export const chatTurns = defineQueue({
 export const toolExecutions = defineQueue({
   name: 'tool-executions',
   jobs: { 'tool-exec': runPayload },
+  // POST /api/agent-tools/:id/execute waits for the result.
+  deliversResult: true,
   defaultJobOptions: { attempts: 2, backoff: { type: 'exponential', delay: 1000 }, ...keepForAudit },
 });
 

@@ -5,6 +5,8 @@ export type QueueDefinition<Name extends string = string, Jobs extends Record<st
   name: Name;
   jobs: Jobs;
   defaultJobOptions: JobsOptions;
+  /** The worker publishes each job's outcome for a waiting request (see job-waiter.ts). */
+  deliversResult?: boolean;
 };
 
 /**
@@ -17,6 +19,7 @@ export function defineQueue<const Name extends string, const Jobs extends Record
   name: Name;
   jobs: Jobs;
   defaultJobOptions?: JobsOptions;
+  deliversResult?: boolean;
 }): QueueDefinition<Name, Jobs> {
   return { defaultJobOptions: {}, ...definition };
 }

@@ -1,4 +1,4 @@
-import { Job, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { createWorkerRedis } from '../redis';
 import { queueCatalog, type QueueKey } from './catalog';
 import type { Queues } from './queues';
@@ -13,38 +13,108 @@ export class JobWaitTimeoutError extends Error {
   override name = 'JobWaitTimeoutError';
 }
 
+/** How a finished job's outcome travels from the worker to a waiting request. */
+export type JobOutcome = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** Long enough for any waiting request to read it; short enough to leave nothing behind. */
+const RESULT_TTL_SECONDS = 120;
+/** Safety net for a notification lost while the subscriber reconnected. */
+const RECHECK_INTERVAL_MS = 1_000;
+
+const resultKeys = (prefix: string) => ({
+  channel: `${prefix}:job-results`,
+  result: (queueName: string, jobId: string) => `${prefix}:job-result:${queueName}:${jobId}`,
+});
+
 /**
- * Waits for jobs to finish through BullMQ's QueueEvents (one blocking connection per queue,
- * opened on first use), so a request can answer with a job's result.
+ * The worker's side: stores a job's outcome under a short-lived key and announces it on the
+ * results channel, in one MULTI (one round trip). Call it once the outcome is durable elsewhere
+ * (the run row), so a waiter that misses it loses nothing but time.
+ */
+export async function publishJobOutcome(redis: Redis, prefix: string, queueName: string, jobId: string, outcome: JobOutcome): Promise<void> {
+  const keys = resultKeys(prefix);
+  const key = keys.result(queueName, jobId);
+  const serialized = JSON.stringify(outcome);
+  // The message carries the outcome too, so a waiter needs no second read.
+  await redis.multi().set(key, serialized, 'EX', RESULT_TTL_SECONDS).publish(keys.channel, `${key}\n${serialized}`).exec();
+}
+
+type Pending = { resolve: (outcome: JobOutcome) => void };
+
+/**
+ * Waits for jobs of queues that deliver their result (`deliversResult` in the catalog) through
+ * Redis pub/sub: one subscription per API process, registered before the stored outcome is read,
+ * so an outcome published before the wait began is read from its key and one published after
+ * arrives as a message. A periodic re-read covers a message lost during a reconnect.
+ * (Before: BullMQ QueueEvents, a blocking stream read per queue, plus a job lookup per wait.)
  */
 export function createJobWaiter(redisUrl: string, queues: Queues): JobWaiter {
-  const events = new Map<QueueKey, Promise<QueueEvents>>();
-  function eventsFor(queueKey: QueueKey) {
-    let pending = events.get(queueKey);
-    if (!pending) {
-      const connection = createWorkerRedis(redisUrl);
-      connection.on('error', () => {});
-      const queueEvents = new QueueEvents(queueCatalog[queueKey].name, { connection, prefix: queues.prefix });
-      queueEvents.on('error', () => {});
-      pending = queueEvents.waitUntilReady().then(() => queueEvents);
-      events.set(queueKey, pending);
-    }
-    return pending;
+  const keys = resultKeys(queues.prefix);
+  const waiting = new Map<string, Set<Pending>>();
+  let connections: Promise<{ commands: Redis; subscriber: Redis }> | undefined;
+
+  function deliver(key: string, raw: string | null) {
+    const pendings = waiting.get(key);
+    if (raw === null || !pendings) return;
+    waiting.delete(key);
+    const outcome = JSON.parse(raw) as JobOutcome;
+    for (const pending of pendings) pending.resolve(outcome);
   }
+
+  function connect() {
+    connections ??= (async () => {
+      const commands = createWorkerRedis(redisUrl, { maxRetriesPerRequest: 1 });
+      const subscriber = createWorkerRedis(redisUrl);
+      commands.on('error', () => {});
+      subscriber.on('error', () => {});
+      subscriber.on('message', (channel: string, message: string) => {
+        if (channel !== keys.channel) return;
+        const newline = message.indexOf('\n');
+        if (newline > 0) deliver(message.slice(0, newline), message.slice(newline + 1));
+      });
+      await subscriber.subscribe(keys.channel);
+      return { commands, subscriber };
+    })();
+    connections.catch(() => (connections = undefined));
+    return connections;
+  }
+
   return {
     wait: async (queueKey, jobId, timeoutMs) => {
-      const queueEvents = await eventsFor(queueKey);
-      const job = await Job.fromId(queues[queueKey], jobId);
-      if (!job) throw new Error(`Job ${jobId} not found`);
+      const { commands } = await connect();
+      const key = keys.result(queueCatalog[queueKey].name, jobId);
+      let pending!: Pending;
+      const outcome = new Promise<JobOutcome>((resolve) => (pending = { resolve }));
+      const set = waiting.get(key) ?? new Set<Pending>();
+      set.add(pending);
+      waiting.set(key, set);
+      const recheck = () => commands.get(key).then((raw) => deliver(key, raw), () => {});
+      // Registered first, read second: whichever way the race goes, the outcome is seen.
+      void recheck();
+      const interval = setInterval(recheck, RECHECK_INTERVAL_MS);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new JobWaitTimeoutError(`Job ${jobId} did not finish within ${timeoutMs} ms`)), timeoutMs);
+      });
       try {
-        return await job.waitUntilFinished(queueEvents, timeoutMs);
-      } catch (error) {
-        if (error instanceof Error && /timed out/i.test(error.message)) throw new JobWaitTimeoutError(`Job ${jobId} did not finish within ${timeoutMs} ms`);
-        throw error;
+        const result = await Promise.race([outcome, timeout]);
+        if (!result.ok) throw new Error(result.error);
+        return result.value;
+      } finally {
+        clearTimeout(timer);
+        clearInterval(interval);
+        const current = waiting.get(key);
+        current?.delete(pending);
+        if (current?.size === 0) waiting.delete(key);
       }
     },
     close: async () => {
-      await Promise.all([...events.values()].map(async (pending) => (await pending).close().catch(() => {})));
+      const open = connections;
+      connections = undefined;
+      if (!open) return;
+      const { commands, subscriber } = await open.catch(() => ({ commands: undefined, subscriber: undefined }));
+      subscriber?.disconnect();
+      commands?.disconnect();
     },
   };
 }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { Database } from '../db/client';
 import { agents, agentToolAssociations, agentTools, llmModels } from '../db/schema';
 import { newId } from '../ids';
+import { findInAgentConfig, loadAgentConfig, type AgentConfigSnapshot } from './agent-config';
+import { invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import type { AgentTool } from './tools';
 
@@ -162,16 +164,38 @@ export async function listAgents(db: Database): Promise<Agent[]> {
   return toAgentViews(db, rows);
 }
 
-/** One agent with its model and tools. @throws {NotFoundError} */
-export async function getAgent(db: Database, id: string): Promise<Agent> {
-  const [view] = await toAgentViews(db, [await findAgentRow(db, id)]);
-  return view!;
+/** The same view as `toAgentViews`, built from the config snapshot (tools in the snapshot's sort order). */
+function agentViewFrom(config: AgentConfigSnapshot, row: AgentRow): Agent {
+  const model = row.modelId ? config.models.find((candidate) => candidate.id === row.modelId) : undefined;
+  const overrides = new Map(config.associations.filter((association) => association.agentId === row.id).map((association) => [association.toolId, association.needsApproval]));
+  return {
+    ...row,
+    model: model ? { id: model.id, name: model.name } : null,
+    tools: config.tools
+      .filter((tool) => overrides.has(tool.id))
+      .map((tool) => ({
+        toolId: tool.id,
+        needsApproval: overrides.get(tool.id) ?? null,
+        tool: { id: tool.id, name: tool.name, slug: tool.slug, type: tool.type, enabled: tool.enabled },
+      })),
+  };
 }
 
-/** The agent with `isDefault`, or null before `ensureDefaultAgent` ran. */
+/** One agent with its model and tools, read through the config cache. @throws {NotFoundError} */
+export async function getAgent(db: Database, id: string): Promise<Agent> {
+  const view = await findInAgentConfig(db, (config) => {
+    const row = config.agents.find((agent) => agent.id === id);
+    return row ? agentViewFrom(config, row) : undefined;
+  });
+  if (!view) throw new NotFoundError('Agent', id);
+  return view;
+}
+
+/** The agent with `isDefault` (the oldest, should there be two), or null before `ensureDefaultAgent` ran. */
 export async function getDefaultAgent(db: Database): Promise<Agent | null> {
-  const [row] = await db.select().from(agents).where(eq(agents.isDefault, true)).orderBy(asc(agents.createdAt)).limit(1);
-  return row ? getAgent(db, row.id) : null;
+  const config = await loadAgentConfig(db);
+  const row = config.agents.find((agent) => agent.isDefault);
+  return row ? agentViewFrom(config, row) : null;
 }
 
 /**
@@ -191,6 +215,7 @@ export async function createAgent(db: Database, input: CreateAgentInput): Promis
     await tx.insert(agents).values({ id, ...fields });
     await replaceAssociations(tx, id, tools);
   });
+  await invalidateConfig(db);
   return getAgent(db, id);
 }
 
@@ -213,6 +238,7 @@ export async function updateAgent(db: Database, id: string, input: UpdateAgentIn
     else if (tools) await tx.update(agents).set({ updatedAt: new Date() }).where(eq(agents.id, id));
     if (tools) await replaceAssociations(tx, id, tools);
   });
+  await invalidateConfig(db);
   return getAgent(db, id);
 }
 
@@ -227,6 +253,7 @@ export async function deleteAgent(db: Database, id: string): Promise<void> {
     if (existing.isDefault) throw new ConflictError('The default agent cannot be deleted: make another agent the default first', { agentId: id });
     await tx.delete(agents).where(eq(agents.id, id));
   });
+  await invalidateConfig(db);
 }
 
 /**
@@ -243,6 +270,7 @@ export async function ensureDefaultAgent(db: Database): Promise<{ agent: Agent; 
     await tx.insert(agents).values({ id, name: DEFAULT_AGENT_NAME, isDefault: true, modelId: null, maxSteps: DEFAULT_MAX_STEPS });
     return { id, created: true };
   });
+  if (result.created) await invalidateConfig(db);
   return { agent: await getAgent(db, result.id), created: result.created };
 }
 
@@ -253,26 +281,21 @@ export async function ensureDefaultAgent(db: Database): Promise<{ agent: Agent; 
  * @example const tools = await resolveAgentTools(db, run.agentId); // → the LLM tool set + toolApproval
  */
 export async function resolveAgentTools(db: Database, agentId: string): Promise<ResolvedAgentTool[]> {
-  const agent = await findAgentRow(db, agentId);
-  const rows = await db
-    .select({ tool: agentTools, override: agentToolAssociations.needsApproval })
-    .from(agentToolAssociations)
-    .innerJoin(agentTools, eq(agentTools.id, agentToolAssociations.toolId))
-    .where(and(eq(agentToolAssociations.agentId, agentId), eq(agentTools.enabled, true)))
-    .orderBy(asc(agentTools.sortOrder), asc(agentTools.name));
-
-  let offered: { tool: AgentTool; override: boolean | null }[] = rows;
-  if (agent.isDefault && rows.length === 0) {
-    const [anyAssociation] = await db
-      .select({ toolId: agentToolAssociations.toolId })
-      .from(agentToolAssociations)
-      .where(eq(agentToolAssociations.agentId, agentId))
-      .limit(1);
-    // Associations that are all disabled still restrict the agent; only "none at all" means every tool.
-    if (!anyAssociation) {
-      const tools = await db.select().from(agentTools).where(eq(agentTools.enabled, true)).orderBy(asc(agentTools.sortOrder), asc(agentTools.name));
-      offered = tools.map((tool) => ({ tool, override: null }));
-    }
+  // Read through the config cache: the worker calls this for every run.
+  const found = await findInAgentConfig(db, (config) => {
+    const agent = config.agents.find((candidate) => candidate.id === agentId);
+    return agent ? { config, agent } : undefined;
+  });
+  if (!found) throw new NotFoundError('Agent', agentId);
+  const { config: current, agent } = found;
+  const associations = current.associations.filter((association) => association.agentId === agentId);
+  const overrides = new Map(associations.map((association) => [association.toolId, association.needsApproval]));
+  let offered: { tool: AgentTool; override: boolean | null }[] = current.tools
+    .filter((tool) => tool.enabled && overrides.has(tool.id))
+    .map((tool) => ({ tool, override: overrides.get(tool.id) ?? null }));
+  // Associations that are all disabled still restrict the agent; only "none at all" means every tool.
+  if (agent.isDefault && associations.length === 0) {
+    offered = current.tools.filter((tool) => tool.enabled).map((tool) => ({ tool, override: null }));
   }
   return offered.map(({ tool, override }) => ({
     tool,

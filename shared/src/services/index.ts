@@ -15,3 +15,5 @@ export * from './chat-search';
 export * from './chat-thread';
 export * from './session-title';
 export * from './text-search';
+export * from './config-cache';
+export * from './agent-config';

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { Database } from '../db/client';
 import { llmModels } from '../db/schema';
 import { newId } from '../ids';
+import { findInAgentConfig } from './agent-config';
+import { invalidateConfig } from './config-cache';
 import { NotFoundError } from './errors';
 import { decryptSecret, encryptSecret } from './secrets';
 
@@ -87,6 +89,7 @@ export async function createModel(db: Database, input: CreateModelInput, appSecr
       .returning();
     return inserted!;
   });
+  await invalidateConfig(db);
   return toModelView(row);
 }
 
@@ -102,6 +105,7 @@ export async function updateModel(db: Database, id: string, input: UpdateModelIn
     return updated;
   });
   if (!row) throw new NotFoundError('Model', id);
+  await invalidateConfig(db);
   return toModelView(row);
 }
 
@@ -109,6 +113,7 @@ export async function updateModel(db: Database, id: string, input: UpdateModelIn
 export async function deleteModel(db: Database, id: string): Promise<void> {
   const deleted = await db.delete(llmModels).where(eq(llmModels.id, id)).returning({ id: llmModels.id });
   if (deleted.length === 0) throw new NotFoundError('Model', id);
+  await invalidateConfig(db);
 }
 
 /**
@@ -116,7 +121,9 @@ export async function deleteModel(db: Database, id: string): Promise<void> {
  * @throws {SecretDecryptionError} when APP_SECRET is not the one the key was stored with.
  */
 export async function getModelWithKey(db: Database, id: string, appSecret: string): Promise<LlmModelWithKey> {
-  const row = await findModelRow(db, id);
+  // Read through the config cache: the worker calls this for every run.
+  const row = await findInAgentConfig(db, (config) => config.models.find((model) => model.id === id));
+  if (!row) throw new NotFoundError('Model', id);
   return { ...toModelView(row), apiKey: row.apiKeyEncrypted === null ? null : decryptSecret(row.apiKeyEncrypted, appSecret) };
 }
 

@@ -8,11 +8,12 @@ import { transitionRun } from './run-lifecycle';
 
 export type Run = typeof runs.$inferSelect;
 
-/** A standalone tool execution as a run: queued until the tool-exec job picks it up. */
+/** A standalone tool execution as a run: queued until the tool-exec job (enqueued under the run's id) picks it up. */
 export async function createToolRun(db: Database, input: { userId: string; toolId: string; input: unknown }): Promise<Run> {
+  const id = newId('run');
   const [run] = await db
     .insert(runs)
-    .values({ id: newId('run'), kind: 'tool', userId: input.userId, toolId: input.toolId, options: { input: input.input } })
+    .values({ id, kind: 'tool', userId: input.userId, toolId: input.toolId, options: { input: input.input }, queueJobId: id })
     .returning();
   return run!;
 }

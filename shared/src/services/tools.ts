@@ -6,6 +6,8 @@ import { newId } from '../ids';
 import { effectOf, type ToolContext, type ToolResult } from '../tools/define-tool-type';
 import { InvalidToolConfigError } from '../tools/errors';
 import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema } from '../tools/registry';
+import { findInAgentConfig } from './agent-config';
+import { invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, isDependencyDown, NotFoundError } from './errors';
 import { beginToolCall, completeToolCall, interruptToolCall, toolCallIdempotencyKey, WorkerStoppingError } from './tool-journal';
 
@@ -84,8 +86,9 @@ export async function listTools(db: Database, filter: { enabled?: boolean } = {}
     .orderBy(asc(agentTools.sortOrder), asc(agentTools.name));
 }
 
+/** One tool instance, read through the config cache (the execute route and the worker read it per call). */
 export async function getTool(db: Database, id: string): Promise<AgentTool> {
-  const [tool] = await db.select().from(agentTools).where(eq(agentTools.id, id));
+  const tool = await findInAgentConfig(db, (config) => config.tools.find((candidate) => candidate.id === id));
   if (!tool) throw new NotFoundError('Tool', id);
   return tool;
 }
@@ -97,6 +100,7 @@ export async function createTool(db: Database, input: Omit<CreateToolInput, 'ret
       .insert(agentTools)
       .values({ id: newId('tool'), ...input, config })
       .returning();
+    await invalidateConfig(db);
     return tool!;
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken(input.slug);
@@ -112,6 +116,7 @@ export async function updateTool(db: Database, id: string, input: UpdateToolInpu
   try {
     const [tool] = await db.update(agentTools).set(changes).where(eq(agentTools.id, id)).returning();
     if (!tool) throw new NotFoundError('Tool', id);
+    await invalidateConfig(db);
     return tool;
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken(input.slug ?? existing.slug);
@@ -122,6 +127,7 @@ export async function updateTool(db: Database, id: string, input: UpdateToolInpu
 export async function deleteTool(db: Database, id: string): Promise<void> {
   const deleted = await db.delete(agentTools).where(eq(agentTools.id, id)).returning({ id: agentTools.id });
   if (deleted.length === 0) throw new NotFoundError('Tool', id);
+  await invalidateConfig(db);
 }
 
 /**

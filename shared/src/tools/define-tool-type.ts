@@ -68,6 +68,8 @@ export type ToolType<Name extends string = string, Config = any, Input = any> = 
   /** Per-input approval rule, e.g. the document tool's `approvalRequiredActions`. */
   needsApproval?: (input: Input, config: Config) => boolean;
   execute: (input: Input, config: Config, context: ToolContext) => Promise<ToolResult>;
+  /** Starts process-wide resources ahead of the first call (a worker calls it at start), so the first call is not slower. */
+  warm?: () => Promise<void>;
   /** Releases process-wide resources (child processes, pools) when a worker shuts down. */
   dispose?: () => Promise<void>;
 };

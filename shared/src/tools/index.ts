@@ -3,3 +3,5 @@ export * from './errors';
 export * from './registry';
 export { assertSafeUrl, BlockedDestinationError } from './fetch/assert-safe-url';
 export { tokenCounter, type TokenCounter } from './document/token-budget';
+export { htmlToMarkdown } from './fetch/html-to-markdown';
+export { closeMarkdownThreads, convertHtmlToMarkdown, warmMarkdownThreads } from './fetch/markdown-threads';

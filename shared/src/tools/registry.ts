@@ -54,6 +54,11 @@ export function inputJsonSchema(toolType: ToolType) {
   return schema.type === undefined && (schema.oneOf || schema.anyOf) ? { type: 'object' as const, ...schema } : schema;
 }
 
+/** Starts what tool types hold process-wide (e.g. the calculator's sandbox processes) before the first call. */
+export async function warmToolTypes(): Promise<void> {
+  await Promise.allSettled(toolTypes.map((toolType) => (toolType as ToolType).warm?.()));
+}
+
 /** Releases what tool types hold process-wide (e.g. the calculator's child process). */
 export async function disposeToolTypes(): Promise<void> {
   await Promise.allSettled(toolTypes.map((toolType) => (toolType as ToolType).dispose?.()));

@@ -1,9 +1,7 @@
-import { agentTools } from '@agentq/shared/db';
-import { executeTool, finishToolRun, getRun, isTerminal, markRunRunning } from '@agentq/shared/services';
+import { executeTool, finishToolRun, getRun, getTool, isTerminal, markRunRunning, NotFoundError } from '@agentq/shared/services';
 import type { ToolResult } from '@agentq/shared/tools';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
-import { eq } from 'drizzle-orm';
 import type { WorkerDeps } from '../processor';
 
 /** The idempotency key of a standalone execution: one call per run, so a retried job never runs it twice. */
@@ -15,7 +13,11 @@ export async function processToolExecution(job: Job<{ runId: string }>, deps: Wo
     throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
   });
   if (isTerminal(run.status) && run.result) return run.result as ToolResult;
-  const [tool] = run.toolId ? await deps.db.select().from(agentTools).where(eq(agentTools.id, run.toolId)) : [];
+  // Through the config cache; a tool deleted meanwhile is NotFound.
+  const tool = run.toolId ? await getTool(deps.db, run.toolId).catch((error) => {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }) : undefined;
   let result: ToolResult;
   if (!tool) {
     result = { success: false, error: 'The tool was deleted before it could run', metadata: { durationMs: 0 } };

@@ -1,12 +1,21 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ToolContext, ToolResult } from '../define-tool-type';
-import { closeCalculatorProcess, evaluateExpression } from './evaluate-expression';
+import { CALCULATOR_POOL_SIZE, calculatorProcessIds, closeCalculatorProcess, evaluateExpression, warmCalculatorProcesses } from './evaluate-expression';
 import { calculatorToolType } from './index';
 
 afterAll(async () => {
   await closeCalculatorProcess();
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function context(signal = new AbortController().signal): ToolContext {
   return { userId: null, runId: null, sessionId: null, toolCallId: null, signal, allowPrivateNetworks: false, services: {} };
@@ -126,4 +135,47 @@ describe('calculator tool', () => {
     const result = await calculate('1+'.repeat(1_500) + '1');
     expect(result).toMatchObject({ success: false, error: expect.stringMatching(/Invalid input/) });
   });
+
+  describe('process pool', () => {
+    const runaway = 'f(n) = n == 0 ? 0 : f(n - 1) + f(n - 1); f(60)';
+
+    it('starts every child when warmed, before any call', async () => {
+      await closeCalculatorProcess();
+      expect(calculatorProcessIds().every((pid) => pid === undefined)).toBe(true);
+      await warmCalculatorProcesses();
+      const pids = calculatorProcessIds();
+      expect(pids).toHaveLength(CALCULATOR_POOL_SIZE);
+      expect(pids.every((pid) => typeof pid === 'number')).toBe(true);
+    });
+
+    it('keeps answering while one child burns its time budget', async () => {
+      await warmCalculatorProcesses();
+      const order: string[] = [];
+      const slow = evaluateExpression(runaway, { precision: 10, timeoutMs: 3_000 }).then((outcome) => (order.push('runaway'), outcome));
+      const quick = await Promise.all(['1 + 1', '2 * 3', '10 / 4'].map((expression) => evaluateExpression(expression, { precision: 10 }).then((outcome) => (order.push(expression), outcome))));
+      expect(quick).toEqual([
+        { ok: true, result: '2' },
+        { ok: true, result: '6' },
+        { ok: true, result: '2.5' },
+      ]);
+      expect(await slow).toEqual({ ok: false, error: 'The calculation took longer than 3000 ms and was stopped.' });
+      // The quick ones did not wait behind the runaway.
+      expect(order.at(-1)).toBe('runaway');
+    });
+
+    it('kills a child on timeout and replaces it at once, so the pool recovers warm', async () => {
+      await warmCalculatorProcesses();
+      const before = calculatorProcessIds();
+      const outcome = await evaluateExpression(runaway, { precision: 10, timeoutMs: 300 });
+      expect(outcome).toEqual({ ok: false, error: 'The calculation took longer than 300 ms and was stopped.' });
+      const killed = before.find((pid) => !calculatorProcessIds().includes(pid));
+      expect(killed).toBeTypeOf('number');
+      await expect.poll(() => isAlive(killed!), { timeout: 5_000 }).toBe(false);
+      // A replacement starts in the background without any call asking for it.
+      await expect.poll(() => calculatorProcessIds().every((pid) => typeof pid === 'number'), { timeout: 15_000 }).toBe(true);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, index) => evaluateExpression(`${index} * 2`, { precision: 10 })));
+      expect(results).toEqual(Array.from({ length: 20 }, (_, index) => ({ ok: true, result: String(index * 2) })));
+    });
+  });
 });
+

@@ -15,23 +15,35 @@ export type EvaluationOutcome = { ok: true; result: string } | { ok: false; erro
 export type EvaluateOptions = { precision: number; signal?: AbortSignal; timeoutMs?: number };
 
 /**
- * Owns one mathjs child process, started on first use and replaced after it is killed.
- * Evaluations run one at a time: they take microseconds, and a serial queue means killing a
- * runaway evaluation never takes an innocent one down with it.
+ * Owns one mathjs child process, started on first use (or by `warm`) and replaced after it is
+ * killed. A host evaluates one expression at a time (the pool hands it the next one): they take
+ * microseconds, and one at a time means killing a runaway evaluation never takes an innocent one
+ * down with it.
  */
 class MathProcessHost {
   #child: ChildProcess | undefined;
   #ready: Promise<ChildProcess> | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
+  /** Set by `warm`: a killed child is replaced at once, so the next call finds one running. */
+  #keepWarm = false;
 
   evaluate(expression: string, options: EvaluateOptions): Promise<EvaluationOutcome> {
-    const run = this.#queue.then(() => this.#run(expression, options));
-    this.#queue = run.catch(() => {});
-    return run;
+    return this.#run(expression, options);
+  }
+
+  /** Starts the child now rather than on the first call (~0.7 s of module loading). */
+  async warm(): Promise<void> {
+    this.#keepWarm = true;
+    await this.#start();
+  }
+
+  /** The running child's pid, if any (tests). */
+  get pid(): number | undefined {
+    return this.#child?.pid;
   }
 
   close(): Promise<void> {
+    this.#keepWarm = false;
     const child = this.#child;
     this.#forget(child);
     if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -108,6 +120,8 @@ class MathProcessHost {
         if (kill) {
           this.#forget(child);
           child.kill('SIGKILL');
+          // Respawn in the background: the next call should not pay for the start-up.
+          if (this.#keepWarm) void this.#start().catch(() => {});
         }
         resolve(outcome);
       };
@@ -141,7 +155,61 @@ class MathProcessHost {
   }
 }
 
-const host = new MathProcessHost();
+/** Child processes per worker process: one runaway calculation never stalls the others. */
+export const CALCULATOR_POOL_SIZE = 2;
+
+type Task = { expression: string; options: EvaluateOptions; resolve: (outcome: EvaluationOutcome) => void };
+
+/**
+ * A fixed pool of long-lived hosts sharing one queue: an idle host takes the next call, so while
+ * one host's child burns its time budget (and is killed), the others keep answering.
+ */
+class MathProcessPool {
+  readonly #idle: MathProcessHost[];
+  readonly #hosts: MathProcessHost[];
+  readonly #queue: Task[] = [];
+
+  constructor(size: number) {
+    this.#hosts = Array.from({ length: size }, () => new MathProcessHost());
+    this.#idle = [...this.#hosts];
+  }
+
+  evaluate(expression: string, options: EvaluateOptions): Promise<EvaluationOutcome> {
+    return new Promise((resolve) => {
+      this.#queue.push({ expression, options, resolve });
+      this.#dispatch();
+    });
+  }
+
+  #dispatch(): void {
+    while (this.#idle.length > 0 && this.#queue.length > 0) {
+      const host = this.#idle.pop()!;
+      const task = this.#queue.shift()!;
+      void host
+        .evaluate(task.expression, task.options)
+        .catch((error: unknown) => ({ ok: false as const, error: `Calculator failed: ${error instanceof Error ? error.message : String(error)}` }))
+        .then((outcome) => {
+          this.#idle.push(host);
+          task.resolve(outcome);
+          this.#dispatch();
+        });
+    }
+  }
+
+  async warm(): Promise<void> {
+    await Promise.all(this.#hosts.map((host) => host.warm()));
+  }
+
+  pids(): (number | undefined)[] {
+    return this.#hosts.map((host) => host.pid);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#hosts.map((host) => host.close()));
+  }
+}
+
+const pool = new MathProcessPool(CALCULATOR_POOL_SIZE);
 
 /**
  * Evaluates a mathjs expression in the limited instance in a child process, with a time and
@@ -149,10 +217,20 @@ const host = new MathProcessHost();
  * @example await evaluateExpression('2 inch to cm', { precision: 10 }) // { ok: true, result: '5.08 cm' }
  */
 export function evaluateExpression(expression: string, options: EvaluateOptions): Promise<EvaluationOutcome> {
-  return host.evaluate(expression, options);
+  return pool.evaluate(expression, options);
 }
 
-/** Stops the child process (graceful shutdown, tests); the next evaluation starts a new one. */
+/** Starts every child process of the pool now (a worker does this at start) and keeps them running after kills. */
+export function warmCalculatorProcesses(): Promise<void> {
+  return pool.warm();
+}
+
+/** The pids of the pool's running children (undefined where none runs); for tests. */
+export function calculatorProcessIds(): (number | undefined)[] {
+  return pool.pids();
+}
+
+/** Stops the child processes (graceful shutdown, tests); the next evaluation starts a new one. */
 export function closeCalculatorProcess(): Promise<void> {
-  return host.close();
+  return pool.close();
 }

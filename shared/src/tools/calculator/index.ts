@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineToolType } from '../define-tool-type';
-import { closeCalculatorProcess, evaluateExpression } from './evaluate-expression';
+import { closeCalculatorProcess, evaluateExpression, warmCalculatorProcesses } from './evaluate-expression';
 
 /** Long enough for any honest calculation, short enough to bound parsing work. */
 export const MAX_EXPRESSION_LENGTH = 2_000;
@@ -61,5 +61,6 @@ export const calculatorToolType = defineToolType({
     }
     return { success: true, data: { expression, result: outcome.result }, metadata: { durationMs: elapsed() } };
   },
+  warm: warmCalculatorProcesses,
   dispose: closeCalculatorProcess,
 });

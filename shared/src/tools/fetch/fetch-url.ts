@@ -163,7 +163,7 @@ export async function fetchUrl(input: FetchInput, config: FetchConfig, options: 
         });
       }
 
-      const parsed = parseBody(decodeText(capped.bytes, contentType), contentType, config.parseMode);
+      const parsed = await parseBody(decodeText(capped.bytes, contentType), contentType, config.parseMode);
       return {
         success: true,
         data: fenceUntrustedContent({

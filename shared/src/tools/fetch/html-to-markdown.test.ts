@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { htmlToMarkdown, htmlToPlainText, MAX_HTML_NESTING_DEPTH, measureNestingDepth } from './html-to-markdown';
+import { closeMarkdownThreads, convertHtmlToMarkdown, INLINE_CONVERSION_MAX_CHARS, warmMarkdownThreads } from './markdown-threads';
 
 describe('htmlToMarkdown', () => {
   it('converts ordinary pages with turndown', () => {
@@ -58,5 +59,34 @@ describe('htmlToPlainText', () => {
   it('strips tags and raw-text elements and decodes entities', () => {
     const text = htmlToPlainText('<!doctype html><title>T</title><p>a &amp; b &lt;c&gt; &#233;&#x41;</p><script>if (a < b) {}</script><div>next</div> 1 < 2');
     expect(text).toBe('T\na & b <c> éA\nnext\n1 < 2');
+  });
+});
+
+describe('convertHtmlToMarkdown (off the event loop)', () => {
+  afterAll(async () => {
+    await closeMarkdownThreads();
+  });
+
+  const page = `<html><body>${Array.from({ length: 3_000 }, (_, index) => `<h2>Part ${index}</h2><p>Text with <a href="https://x.test/${index}">a link</a> and <em>emphasis</em>.</p><ul><li>one</li><li>two</li></ul>`).join('')}</body></html>`;
+
+  it('converts a large page on a worker thread to exactly what the inline conversion gives', async () => {
+    expect(page.length).toBeGreaterThan(INLINE_CONVERSION_MAX_CHARS);
+    expect(await convertHtmlToMarkdown(page)).toEqual(htmlToMarkdown(page));
+  });
+
+  it('keeps the event loop turning while it converts', async () => {
+    await warmMarkdownThreads();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const ticksAtEnd = await convertHtmlToMarkdown(page + page + page).then(() => ticks);
+    clearInterval(timer);
+    // Inline, the conversion would hold the loop for its whole duration: no tick could run before it ends.
+    expect(ticksAtEnd).toBeGreaterThan(0);
+  });
+
+  it('converts small pages in place and many pages at once', async () => {
+    expect(await convertHtmlToMarkdown('<p>a <b>b</b></p>')).toEqual({ text: 'a **b**', method: 'turndown' });
+    const results = await Promise.all(Array.from({ length: 6 }, (_, index) => convertHtmlToMarkdown(`${page}<p>page ${index}</p>`)));
+    results.forEach((result, index) => expect(result.text.endsWith(`page ${index}`)).toBe(true));
   });
 });

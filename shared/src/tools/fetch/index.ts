@@ -4,6 +4,7 @@ import { fetchConfigSchema, fetchInputSchema, type HttpMethod } from './fetch-sc
 
 const IDEMPOTENT_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 import { fetchUrl } from './fetch-url';
+import { closeMarkdownThreads, warmMarkdownThreads } from './markdown-threads';
 
 /**
  * `fetch`: GET/POST a public http(s) URL and return the body (HTML as Markdown by default),
@@ -63,4 +64,6 @@ export const fetchToolType = defineToolType({
       resolve: typeof resolve === 'function' ? (resolve as ResolveHostname) : undefined,
     });
   },
+  warm: warmMarkdownThreads,
+  dispose: closeMarkdownThreads,
 });

@@ -1,4 +1,4 @@
-import { htmlToMarkdown } from './html-to-markdown';
+import { convertHtmlToMarkdown } from './markdown-threads';
 import { mediaTypeOf } from './read-body';
 
 export type ParseMode = 'markdown' | 'raw' | 'json';
@@ -19,7 +19,7 @@ const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
  * Applies the tool's parse mode to a decoded body: markdown converts HTML (other text is kept),
  * raw keeps the text, json parses and re-serialises compactly or degrades to the raw text.
  */
-export function parseBody(text: string, contentType: string, parseMode: ParseMode): ParsedBody {
+export async function parseBody(text: string, contentType: string, parseMode: ParseMode): Promise<ParsedBody> {
   if (parseMode === 'raw') return { content: text, format: 'text', degraded: false };
   if (parseMode === 'json') {
     try {
@@ -30,7 +30,8 @@ export function parseBody(text: string, contentType: string, parseMode: ParseMod
     }
   }
   if (!looksLikeHtml(text, contentType)) return { content: text, format: 'text', degraded: false };
-  const conversion = htmlToMarkdown(text);
+  // Off the event loop for large pages (see markdown-threads.ts).
+  const conversion = await convertHtmlToMarkdown(text);
   return conversion.method === 'turndown'
     ? { content: conversion.text, format: 'markdown', degraded: false }
     : {

@@ -1,0 +1,381 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { closeMarkdownThreads, convertHtmlToMarkdown, htmlToMarkdown, warmMarkdownThreads } from '@agentq/shared/tools';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { fillerText, lastUserMessageText, toolResultsSinceLastUserMessage, type Script } from '../fake-llm/scripts';
+import { startFakeLlm } from '../fake-llm/server';
+import { ApiClient } from '../testing/api-client';
+import { startProcessStack } from '../testing/process-stack';
+import { directBaseline, rawBullmqBaseline, toolExecutionBaseline } from './baselines';
+import { driveRuns, type RunSample } from './drive-runs';
+import { parseHarnessOptions } from './options';
+import { judge, renderBenchChart, renderBenchTable, type BenchRow } from './bench-report';
+import { samplePage } from './sample-page';
+import { percentiles, round } from './stats';
+
+/**
+ * `npm run bench [-- --small] [--no-docs]`: every scenario and its baseline in one run on one
+ * machine, printed as ratios next to the goals of issue 16; rewrites the results section of
+ * docs/benchmarks.md and writes docs/benchmarks/bench.{json,svg}. `--small` is the end-to-end
+ * check `npm test` runs (tiny loads, docs untouched).
+ */
+const args = new Set(process.argv.slice(2));
+const small = args.has('--small');
+const writeDocs = !small && !args.has('--no-docs');
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+const TTFT_MS = 100;
+const INTERVAL_MS = 10;
+const TOKENS = 50;
+const TOOL_SLUG = 'calc';
+
+type Mode = { kind: 'text'; tokens: number; ttft: number; interval: number } | { kind: 'tool' };
+let mode: Mode = { kind: 'text', tokens: TOKENS, ttft: TTFT_MS, interval: INTERVAL_MS };
+
+/** The resume benchmark's run: paced just above the publisher's 30 ms delta coalescing, so each token is one event. */
+const RESUME_PROMPT = 'resume benchmark';
+const RESUME_INTERVAL_MS = 35;
+let resumeTokens = 1_200;
+
+/** One fake model for every scenario; each phase sets `mode`. */
+const script: Script = (request) => {
+  if (lastUserMessageText(request) === RESUME_PROMPT) {
+    return { text: fillerText(resumeTokens), latency: { timeToFirstTokenMs: 0, interTokenMs: RESUME_INTERVAL_MS, tokenCount: resumeTokens } };
+  }
+  if (mode.kind === 'tool' && toolResultsSinceLastUserMessage(request).length === 0) {
+    return { toolCalls: [{ name: TOOL_SLUG, input: { expression: '6 * 7' } }], latency: { timeToFirstTokenMs: TTFT_MS, interTokenMs: INTERVAL_MS } };
+  }
+  const text = mode.kind === 'text' ? mode : { tokens: TOKENS, ttft: TTFT_MS, interval: INTERVAL_MS };
+  return { text: fillerText(text.tokens), latency: { timeToFirstTokenMs: text.ttft, interTokenMs: text.interval, tokenCount: text.tokens } };
+};
+
+function log(message: string) {
+  console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
+/** utime + stime of a process in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields after the command: state is index 0, utime 11, stime 12 (stat fields 14 and 15).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function main() {
+  const startedAt = performance.now();
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const llm = await startFakeLlm({ script, recordRequests: false });
+  log('starting agentq: API + 2 worker processes (production shape)');
+  const stack = await startProcessStack({ workers: 2, env: { LOG_LEVEL: 'info', REDIS_URL: redisUrl }, workerEnv: { WORKER_CONCURRENCY: '50' } });
+  const pids = [stack.api.child.pid!, ...stack.workers.map((worker) => worker.child.pid!)];
+  const rows: BenchRow[] = [];
+  const details: Record<string, unknown> = {};
+  try {
+    const client = await ApiClient.login(stack.apiUrl, stack.admin);
+    const model = await client.post('/api/models', { name: 'bench', baseUrl: llm.url, modelId: 'bench' });
+    const tool = await client.post('/api/agent-tools', { name: 'Bench calc', slug: TOOL_SLUG, type: 'calculator' });
+    const agent = await client.post('/api/agents', { name: 'bench', modelId: model.body.id, maxSteps: 4, tools: [{ toolId: tool.body.id }], isDefault: true });
+    if (model.status !== 201 || tool.status !== 201 || agent.status !== 201) throw new Error('could not set up the model, tool and agent');
+    const options = (scenario: string, runs: number, concurrency: number, extra: string[] = []) =>
+      parseHarnessOptions(['--scenario', scenario, '--runs', String(runs), '--concurrency', String(concurrency), '--quiet', ...extra]);
+    const answer = fillerText(TOKENS);
+    const okSamples = (samples: RunSample[]) => {
+      const failed = samples.filter((sample) => !sample.ok);
+      if (failed.length) throw new Error(`${failed.length} runs failed: ${failed[0]!.error}`);
+      return samples;
+    };
+
+    // 1. One run at a time: first token and enqueue latency.
+    log('text, 1 at a time');
+    mode = { kind: 'text', tokens: TOKENS, ttft: TTFT_MS, interval: INTERVAL_MS };
+    const serialRuns = small ? 3 : 30;
+    await driveRuns(client, options('text', 2, 1), answer); // first runs of a fresh process warm its JIT
+    const serial = okSamples((await driveRuns(client, options('text', serialRuns, 1), answer)).samples);
+    const serialDirect = await directBaseline(llm.url, serialRuns, 1);
+    const serialTtft = percentiles(serial.map((sample) => sample.ttftMs!));
+    const enqueue = percentiles(serial.map((sample) => sample.enqueueMs));
+    rows.push(
+      { group: 'first token, 1 run at a time', metric: 'p50', agentq: serialTtft.p50, baseline: serialDirect.ttftMs.p50, unit: 'ms', goal: { kind: 'within', value: 5 } },
+      { group: 'first token, 1 run at a time', metric: 'p95', agentq: serialTtft.p95, baseline: serialDirect.ttftMs.p95, unit: 'ms', goal: { kind: 'within', value: 20 } },
+      { group: 'enqueue (POST → 202), 1 at a time', metric: 'p50', agentq: enqueue.p50, unit: 'ms', goal: { kind: 'at-most', value: 3 } },
+    );
+
+    // 2. Approval: approve → first continued token vs a fresh first token.
+    log('approval, 1 at a time');
+    await client.put(`/api/agent-tools/${tool.body.id}`, { needsApproval: true });
+    mode = { kind: 'tool' };
+    const approvals = okSamples((await driveRuns(client, options('approval', small ? 2 : 20, 1), answer)).samples);
+    await client.put(`/api/agent-tools/${tool.body.id}`, { needsApproval: false });
+    const approveToToken = percentiles(approvals.map((sample) => sample.approveToTokenMs!));
+    rows.push({ group: 'approve → first continued token vs fresh first token', metric: 'p50', agentq: approveToToken.p50, baseline: serialTtft.p50, unit: 'ms', goal: { kind: 'ratio-at-most', value: 1.2 } });
+
+    // 3. Tool scenario, 20 concurrent, vs the same turns through streamText.
+    log('tool, 20 concurrent');
+    const toolRuns = small ? 10 : 200;
+    const toolDrive = await driveRuns(client, options('tool', toolRuns, 20), answer);
+    const toolSamples = okSamples(toolDrive.samples);
+    const toolDirect = await directBaseline(llm.url, toolRuns, 20, TOOL_SLUG);
+    const toolTtft = percentiles(toolSamples.map((sample) => sample.ttftMs!));
+    const toolRunsPerSec = round(toolSamples.length / (toolDrive.wallMs / 1000));
+    rows.push(
+      { group: 'first token, tool scenario, 20 concurrent', metric: 'p50', agentq: toolTtft.p50, baseline: toolDirect.ttftMs.p50, unit: 'ms', goal: { kind: 'within', value: 50 } },
+      { group: 'first token, tool scenario, 20 concurrent', metric: 'p95 / p50', agentq: round(toolTtft.p95 / toolTtft.p50), unit: '×', goal: { kind: 'at-most', value: 1.5 } },
+      { group: 'runs/s, tool scenario, 20 concurrent', metric: 'runs/s', agentq: toolRunsPerSec, baseline: toolDirect.runsPerSec, unit: '/s', goal: { kind: 'ratio-at-least', value: 0.9 } },
+    );
+    details.tool = { ttftMs: toolTtft, e2eMs: percentiles(toolSamples.map((sample) => sample.e2eMs!)), enqueueMs: percentiles(toolSamples.map((sample) => sample.enqueueMs)), direct: toolDirect };
+
+    // 4. CPU per 1,000 delivered tokens: API + workers vs streamText in a process of its own.
+    log('CPU per 1,000 tokens (text, 20 concurrent)');
+    mode = { kind: 'text', tokens: TOKENS, ttft: TTFT_MS, interval: INTERVAL_MS };
+    const cpuRuns = small ? 10 : 200;
+    const cpuBefore = pids.map(cpuMsOf);
+    const cpuDrive = okSamples((await driveRuns(client, options('text', cpuRuns, 20), answer)).samples);
+    const cpuMs = pids.map(cpuMsOf).reduce((sum, value, index) => sum + value - cpuBefore[index]!, 0);
+    const tokens = cpuDrive.reduce((sum, sample) => sum + sample.tokensDelivered, 0);
+    const directCpu = JSON.parse(
+      (await run(process.execPath, ['--import', 'tsx', resolve(repoRoot, 'infra/load/direct-cpu.ts'), llm.url, String(cpuRuns), '20'], { cwd: repoRoot })).stdout,
+    ) as { cpuMs: number };
+    const directTokens = cpuRuns * TOKENS;
+    rows.push({ group: 'CPU time per 1,000 delivered tokens (API + workers)', metric: 'CPU ms', agentq: round((cpuMs / tokens) * 1000, 1), baseline: round((directCpu.cpuMs / directTokens) * 1000, 1), unit: 'ms', goal: { kind: 'ratio-at-most', value: 2 } });
+
+    // A long run for the resume benchmark (7.) streams in the background meanwhile: ~40 s of light load.
+    resumeTokens = small ? 150 : 1_200;
+    const resumeSession = await client.post('/api/sessions', { title: 'resume' });
+    const resumeRunId = (await client.post(`/api/sessions/${resumeSession.body.id}/runs`, { content: RESUME_PROMPT })).body.runId as string;
+    const resumeRunDone = openReader(client, resumeRunId).then((reader) => reader.done);
+
+    // 5. Standalone tool executions vs raw BullMQ.
+    log('standalone tool executions');
+    const executions = await toolExecutionBaseline(client, tool.body.id, small ? 20 : 400, 20);
+    if (executions.errors) throw new Error(`${executions.errors} tool executions failed, e.g. ${executions.firstError}`);
+    const rawBullmq = await rawBullmqBaseline(redisUrl, small ? 200 : 2000, 50);
+    rows.push({ group: 'standalone tool executions/s (calculator, sync) vs raw BullMQ jobs/s', metric: 'per s', agentq: executions.perSec, baseline: rawBullmq, unit: '/s', goal: { kind: 'ratio-at-least', value: 0.15 } });
+
+    // 6. SSE fan-out: one run to 200 subscribers at 1,000 tokens/s.
+    log('SSE fan-out');
+    const fanout = await measureFanout(client, stack.prefix, redisUrl, small ? 20 : 200, small ? 200 : 2000);
+    rows.push(
+      { group: 'SSE fan-out, 1 run → 200 subscribers at 1,000 tokens/s', metric: 'events lost', agentq: fanout.lost + fanout.duplicated + fanout.outOfOrder, unit: '', goal: { kind: 'at-most', value: 0 } },
+      { group: 'SSE fan-out, 1 run → 200 subscribers at 1,000 tokens/s', metric: 'tokens lost', agentq: fanout.tokensLost, unit: '', goal: { kind: 'at-most', value: 0 } },
+      { group: 'SSE fan-out, 1 run → 200 subscribers at 1,000 tokens/s', metric: 'delivery p99', agentq: fanout.deliveryMs.p99, unit: 'ms', goal: { kind: 'at-most', value: 50 } },
+    );
+    details.fanout = fanout;
+
+    // 7. Resume after 1,000 events vs a fresh subscribe (time to the first event).
+    log('resume with Last-Event-ID');
+    log(`fan-out: ${fanout.events} events (deltas coalesced per 30 ms) to each of ${fanout.subscribers} subscribers, lost ${fanout.lost}, delivery p99 ${fanout.deliveryMs.p99} ms`);
+    const resumeEvents = (await resumeRunDone).received.size;
+    const after = small ? 100 : 1000;
+    if (resumeEvents < after + 10) throw new Error(`the resume run has only ${resumeEvents} events: too few to resume after ${after}`);
+    const resume = await measureResume(client, resumeRunId, small ? 5 : 30, after);
+    details.resume = { ...resume, events: resumeEvents };
+    rows.push({ group: 'resume with Last-Event-ID after 1,000 events vs fresh subscribe (first event)', metric: 'p50', agentq: resume.resumeMs.p50, baseline: resume.freshMs.p50, unit: 'ms', goal: { kind: 'ratio-at-most', value: 3 } });
+
+    // 8. HTML → markdown of a 1.8 MB page with the event loop's delay meanwhile.
+    log('HTML → markdown');
+    const html = await measureHtml(small ? 200_000 : 1_800_000);
+    rows.push(
+      { group: 'HTML → markdown, 1.8 MB page (as the fetch tool runs it)', metric: 'duration', agentq: html.offThread.durationMs, baseline: html.inline.durationMs, unit: 'ms', goal: { kind: 'at-most', value: 1000 } },
+      { group: 'HTML → markdown, 1.8 MB page (as the fetch tool runs it)', metric: 'event-loop delay p99', agentq: html.offThread.delayP99Ms, baseline: html.inline.delayP99Ms, unit: 'ms', goal: { kind: 'at-most', value: 100 } },
+    );
+    details.html = html;
+
+    // 9. Enqueue req/s vs bare GET /api/health req/s with autocannon.
+    log('autocannon: GET /api/health and POST /api/sessions/:id/runs');
+    mode = { kind: 'text', tokens: 1, ttft: 0, interval: 0 };
+    const http = await measureHttp(client, small ? 100 : 1500);
+    rows.push(
+      { group: 'enqueue req/s vs GET /api/health req/s (autocannon, 10 connections)', metric: 'req/s', agentq: http.enqueue.perSec, baseline: http.health.perSec, unit: '/s', goal: { kind: 'ratio-at-least', value: 0.25 } },
+      { group: 'enqueue req/s vs GET /api/health req/s (autocannon, 10 connections)', metric: 'enqueue p99', agentq: http.enqueue.p99, unit: 'ms', goal: { kind: 'at-most', value: 50 } },
+    );
+    details.http = http;
+  } finally {
+    await stack.stop();
+    await llm.close();
+    await closeMarkdownThreads();
+  }
+
+  const machine = { cpus: cpus().length, node: process.version, loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') };
+  const report = { date: new Date().toISOString(), wallSeconds: Math.round((performance.now() - startedAt) / 1000), machine, fakeModel: { ttftMs: TTFT_MS, intervalMs: INTERVAL_MS, tokens: TOKENS }, rows, details };
+  const table = renderBenchTable(rows);
+  console.log(`\n${table}\n\nwall ${report.wallSeconds} s, load average at the end ${machine.loadAverage}`);
+  if (writeDocs) {
+    const out = resolve(repoRoot, 'docs/benchmarks/bench.json');
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(resolve(repoRoot, 'docs/benchmarks/bench.svg'), renderBenchChart(rows));
+    const docFile = resolve(repoRoot, 'docs/benchmarks.md');
+    const doc = readFileSync(docFile, 'utf8');
+    const section = `<!-- bench:start (written by npm run bench) -->\n_${report.date.slice(0, 16).replace('T', ' ')} UTC, ${machine.cpus} cores, Node ${machine.node}, load average ${machine.loadAverage}, ${report.wallSeconds} s._\n\n${table}\n\n![ratios to goals](benchmarks/bench.svg)\n<!-- bench:end -->`;
+    const next = /<!-- bench:start[\s\S]*?<!-- bench:end -->/.test(doc) ? doc.replace(/<!-- bench:start[\s\S]*?<!-- bench:end -->/, section) : `${doc.trimEnd()}\n\n## Latest results\n\n${section}\n`;
+    writeFileSync(docFile, next);
+    log(`wrote docs/benchmarks.md, docs/benchmarks/bench.json and bench.svg`);
+  }
+  const missed = rows.map(judge).filter((row) => !row.met).length;
+  log(`${rows.length - missed}/${rows.length} goals met`);
+}
+
+/** One run streamed to `subscribers` SSE readers; delivery latency is measured from the moment the harness's own Redis subscriber sees the event. */
+async function measureFanout(client: ApiClient, prefix: string, redisUrl: string, subscribers: number, tokens: number) {
+  const published = new Map<number, number>();
+  const redis = new Redis(redisUrl);
+  redis.on('pmessage', (_pattern: string, _channel: string, message: string) => {
+    const now = performance.now();
+    for (const event of JSON.parse(message) as { seq: number }[]) if (!published.has(event.seq)) published.set(event.seq, now);
+  });
+  await redis.psubscribe(`${prefix}:run:*:live`);
+  // Subscribers attach during the first token's wait; then 1 token per ms.
+  mode = { kind: 'text', tokens, ttft: 3_000, interval: 1 };
+  const session = await client.post('/api/sessions', { title: 'fan-out' });
+  const enqueue = await client.post(`/api/sessions/${session.body.id}/runs`, { content: 'fan out' });
+  const runId = enqueue.body.runId as string;
+  const readers = await Promise.all(Array.from({ length: subscribers }, () => openReader(client, runId)));
+  const results = await Promise.all(readers.map((reader) => reader.done));
+  await redis.punsubscribe();
+  redis.disconnect();
+  const delivery: number[] = [];
+  let lost = 0;
+  let duplicated = 0;
+  let outOfOrder = 0;
+  let tokensLost = 0;
+  for (const result of results) {
+    tokensLost += Math.max(0, tokens - result.words);
+    lost += result.lost;
+    duplicated += result.duplicated;
+    outOfOrder += result.outOfOrder;
+    for (const [seq, at] of result.received) {
+      const sent = published.get(seq);
+      if (sent !== undefined) delivery.push(Math.max(0, at - sent));
+    }
+  }
+  return { runId, subscribers, tokens, events: results[0]?.received.size ?? 0, lost, duplicated, outOfOrder, tokensLost, deliveryMs: percentiles(delivery) };
+}
+
+/** An SSE reader that records when each sequence number arrived. */
+async function openReader(client: ApiClient, runId: string, lastEventId?: number) {
+  const response = await fetch(`${client.baseUrl}/api/runs/${runId}/events`, {
+    headers: { cookie: client.cookieHeader, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': String(lastEventId) } : {}) },
+  });
+  if (!response.ok || !response.body) throw new Error(`events ${response.status}`);
+  const body = response.body;
+  const done = (async () => {
+    const received = new Map<number, number>();
+    let duplicated = 0;
+    let outOfOrder = 0;
+    let last = 0;
+    let buffer = '';
+    let text = '';
+    const decoder = new TextDecoder();
+    for await (const bytes of body) {
+      const now = performance.now();
+      buffer += decoder.decode(bytes as Uint8Array, { stream: true });
+      let boundary: number;
+      while ((boundary = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary + 2);
+        const idLine = block.split('\n').find((line) => line.startsWith('id:'));
+        if (!idLine) continue;
+        const dataLine = block.split('\n').find((line) => line.startsWith('data:'));
+        const chunk = dataLine ? (JSON.parse(dataLine.slice(5)) as { type: string; delta?: string }) : undefined;
+        if (chunk?.type === 'text-delta') text += chunk.delta ?? '';
+        const seq = Number(idLine.slice(3));
+        if (received.has(seq)) duplicated++;
+        else if (seq < last) outOfOrder++;
+        received.set(seq, now);
+        last = seq;
+      }
+    }
+    const max = Math.max(0, ...received.keys());
+    const first = Math.min(...received.keys());
+    return { received, duplicated, outOfOrder, lost: max - first + 1 - received.size, words: text.trim().split(/\s+/).filter(Boolean).length };
+  })();
+  return { done };
+}
+
+/** Time to the first event: a fresh subscribe of a finished run vs a resume after `after` events. */
+async function measureResume(client: ApiClient, runId: string, repeats: number, after: number) {
+  const timeToFirst = async (lastEventId?: number) => {
+    const started = performance.now();
+    const result = await client.readEvents(runId, { lastEventId, maxEvents: 1 });
+    if (result.events.length === 0) throw new Error(`no event on ${lastEventId ? 'resume' : 'subscribe'} (HTTP ${result.status})`);
+    if (lastEventId && result.events[0]!.seq !== lastEventId + 1) throw new Error(`resume started at ${result.events[0]!.seq}, not ${lastEventId + 1}`);
+    return performance.now() - started;
+  };
+  const fresh: number[] = [];
+  const resumed: number[] = [];
+  for (let index = 0; index < repeats; index++) {
+    fresh.push(await timeToFirst());
+    resumed.push(await timeToFirst(after));
+  }
+  return { freshMs: percentiles(fresh), resumeMs: percentiles(resumed), after };
+}
+
+/** Converts the page inline (before) and as the fetch tool does now, sampling the event loop's delay meanwhile. */
+async function measureHtml(bytes: number) {
+  const page = samplePage(bytes);
+  const measure = async (convert: () => Promise<unknown> | unknown) => {
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const started = performance.now();
+    await convert();
+    const durationMs = round(performance.now() - started, 1);
+    // Let the histogram record the last stall.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    delay.disable();
+    return { durationMs, delayP99Ms: round(delay.percentile(99) / 1e6, 1), delayMaxMs: round(delay.max / 1e6, 1) };
+  };
+  await warmMarkdownThreads();
+  await convertHtmlToMarkdown(page.slice(0, 100_000));
+  const inline = await measure(() => htmlToMarkdown(page));
+  const offThread = await measure(() => convertHtmlToMarkdown(page));
+  return { pageBytes: page.length, inline, offThread };
+}
+
+/** autocannon against GET /api/health and against the enqueue route (a fresh session per request: one active run per session). */
+async function measureHttp(client: ApiClient, requests: number) {
+  const headers = { cookie: client.cookieHeader, 'content-type': 'application/json', origin: client.baseUrl };
+  const health = await autocannon({ url: `${client.baseUrl}/api/health`, connections: 10, amount: requests * 2, headers });
+  const sessions: string[] = [];
+  for (let index = 0; index < requests; index += 50) {
+    const batch = await Promise.all(Array.from({ length: Math.min(50, requests - index) }, () => client.post('/api/sessions', { title: 'autocannon' })));
+    sessions.push(...batch.map((response) => response.body.id as string));
+  }
+  let next = 0;
+  const enqueue = await autocannon({
+    url: client.baseUrl,
+    connections: 10,
+    amount: requests,
+    requests: [
+      {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ content: 'autocannon' }),
+        setupRequest: (request) => ({ ...request, path: `/api/sessions/${sessions[next++ % sessions.length]}/runs` }),
+      },
+    ],
+  });
+  const summary = (result: Awaited<ReturnType<typeof autocannon>>) => ({ perSec: round(result.requests.average, 0), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors });
+  const enqueueSummary = summary(enqueue);
+  if (enqueueSummary.non2xx || enqueueSummary.errors) throw new Error(`enqueue under autocannon: ${enqueueSummary.non2xx} non-2xx, ${enqueueSummary.errors} errors`);
+  return { health: summary(health), enqueue: enqueueSummary };
+}
+
+main().then(
+  () => {
+    // Everything was closed above; if something still holds the loop, say what instead of hanging.
+    setTimeout(() => {
+      console.error('bench: still running 5 s after finishing; open handles:', process.getActiveResourcesInfo());
+      process.exit(2);
+    }, 5_000).unref();
+  },
+  (error) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);

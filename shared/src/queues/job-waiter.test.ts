@@ -1,0 +1,72 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomPrefix, testRedisUrl } from '../testing';
+import { createJobWaiter, JobWaitTimeoutError, publishJobOutcome, type JobWaiter } from './job-waiter';
+import { createQueues, type Queues } from './queues';
+
+describe('job waiter (results over pub/sub)', () => {
+  let redis: Redis;
+  let queues: Queues;
+  let waiter: JobWaiter;
+  let otherWaiter: JobWaiter;
+  const prefix = randomPrefix('waiter');
+
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    queues = createQueues(redis, prefix);
+    waiter = createJobWaiter(testRedisUrl(), queues);
+    otherWaiter = createJobWaiter(testRedisUrl(), queues);
+  });
+
+  afterAll(async () => {
+    await waiter.close();
+    await otherWaiter.close();
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await queues.close();
+    redis.disconnect();
+  });
+
+  it('delivers an outcome published while the request waits, to the waiter that asked', async () => {
+    const waiting = waiter.wait('toolExecutions', 'job-live', 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = performance.now();
+    await publishJobOutcome(redis, prefix, 'tool-executions', 'job-live', { ok: true, value: { success: true, data: 42 } });
+    await expect(waiting).resolves.toEqual({ success: true, data: 42 });
+    // Pushed, not polled (the re-check runs once a second).
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('finds an outcome published before the wait began (a fast worker)', async () => {
+    await publishJobOutcome(redis, prefix, 'tool-executions', 'job-early', { ok: true, value: 'early' });
+    await expect(waiter.wait('toolExecutions', 'job-early', 5_000)).resolves.toBe('early');
+  });
+
+  it('serves several waiters of one job, in different API processes', async () => {
+    const both = Promise.all([waiter.wait('toolExecutions', 'job-shared', 5_000), otherWaiter.wait('toolExecutions', 'job-shared', 5_000)]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await publishJobOutcome(redis, prefix, 'tool-executions', 'job-shared', { ok: true, value: 7 });
+    await expect(both).resolves.toEqual([7, 7]);
+  });
+
+  it('rejects with the failure of a job that failed for good', async () => {
+    const waiting = waiter.wait('toolExecutions', 'job-failed', 5_000).catch((error: unknown) => error);
+    await publishJobOutcome(redis, prefix, 'tool-executions', 'job-failed', { ok: false, error: 'Run run_x does not exist' });
+    expect(await waiting).toEqual(new Error('Run run_x does not exist'));
+  });
+
+  it('times out with JobWaitTimeoutError and keeps no waiter behind', async () => {
+    await expect(waiter.wait('toolExecutions', 'job-never', 200)).rejects.toBeInstanceOf(JobWaitTimeoutError);
+    // Another job of the same queue still arrives.
+    const waiting = waiter.wait('toolExecutions', 'job-after', 5_000);
+    await publishJobOutcome(redis, prefix, 'tool-executions', 'job-after', { ok: true, value: 'after' });
+    await expect(waiting).resolves.toBe('after');
+  });
+
+  it('keeps outcomes of different prefixes apart', async () => {
+    const waiting = waiter.wait('toolExecutions', 'job-prefixed', 400);
+    await publishJobOutcome(redis, `${prefix}-other`, 'tool-executions', 'job-prefixed', { ok: true, value: 'wrong' });
+    await expect(waiting).rejects.toBeInstanceOf(JobWaitTimeoutError);
+    await redis.del(`${prefix}-other:job-result:tool-executions:job-prefixed`);
+  });
+});

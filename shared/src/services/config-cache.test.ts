@@ -1,0 +1,158 @@
+import { eq } from 'drizzle-orm';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database, DbHandle } from '../db/client';
+import { llmModels } from '../db/schema';
+import { openTestDb, randomPrefix, testRedisUrl } from '../testing';
+import { createAgent, getAgent, resolveAgentTools, updateAgent } from './agents';
+import { ConfigCache, startConfigCache } from './config-cache';
+import { createModel, getModelWithKey, updateModel } from './models';
+import { createToolInputSchema, createTool as createToolRow, getTool, updateTool, type CreateToolInput } from './tools';
+
+const createTool = (db: Database, input: Partial<CreateToolInput> & { name: string; slug: string; type: string }) => createToolRow(db, createToolInputSchema.parse(input));
+
+const APP_SECRET = 'config-cache-secret-0123456789';
+
+/** One "process": its own database pool, its own Redis connections, its own cache. */
+type Process = { database: DbHandle; cache: ConfigCache; close: () => Promise<void> };
+
+async function startProcess(prefix: string): Promise<Process> {
+  const database = await openTestDb();
+  const publisher = new Redis(testRedisUrl());
+  const subscriber = new Redis(testRedisUrl());
+  const { cache, close } = await startConfigCache(database.db, { publisher, subscriber, prefix });
+  return {
+    database,
+    cache,
+    close: async () => {
+      await close();
+      subscriber.disconnect();
+      publisher.disconnect();
+      await database.close();
+    },
+  };
+}
+
+describe('config cache across processes', () => {
+  const prefix = randomPrefix('config');
+  let a: Process;
+  let b: Process;
+  let direct: DbHandle;
+
+  beforeAll(async () => {
+    [a, b, direct] = await Promise.all([startProcess(prefix), startProcess(prefix), openTestDb()]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close(), direct?.close()]);
+  });
+
+  it('serves repeated reads from memory, without the database', async () => {
+    const model = await createModel(a.database.db, { name: 'cached', baseUrl: 'https://one.example/v1', modelId: 'm1' }, APP_SECRET);
+    expect((await getModelWithKey(b.database.db, model.id, APP_SECRET)).baseUrl).toBe('https://one.example/v1');
+    // Let A's invalidation of its own create reach B (it may land after B's first load).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await getModelWithKey(b.database.db, model.id, APP_SECRET);
+    const loads = b.cache.stats.loads;
+    // Written behind the services' back: a cached reader cannot see it, which proves the read is cached.
+    await direct.db.update(llmModels).set({ baseUrl: 'https://sneaky.example/v1' }).where(eq(llmModels.id, model.id));
+    expect((await getModelWithKey(b.database.db, model.id, APP_SECRET)).baseUrl).toBe('https://one.example/v1');
+    expect(b.cache.stats.loads).toBe(loads);
+    expect(b.cache.stats.hits).toBeGreaterThan(0);
+  });
+
+  it('an update through one process invalidates the other process’s cache', async () => {
+    const model = await createModel(a.database.db, { name: 'to change', baseUrl: 'https://before.example/v1', modelId: 'm2' }, APP_SECRET);
+    expect((await getModelWithKey(b.database.db, model.id, APP_SECRET)).baseUrl).toBe('https://before.example/v1');
+    await updateModel(a.database.db, model.id, { baseUrl: 'https://after.example/v1', apiKey: 'sk-new' }, APP_SECRET);
+    // The writer's own cache is cleared before the update returns.
+    expect((await getModelWithKey(a.database.db, model.id, APP_SECRET)).apiKey).toBe('sk-new');
+    await expect.poll(async () => (await getModelWithKey(b.database.db, model.id, APP_SECRET)).baseUrl, { timeout: 2_000 }).toBe('https://after.example/v1');
+    expect((await getModelWithKey(b.database.db, model.id, APP_SECRET)).apiKey).toBe('sk-new');
+  });
+
+  it('agents and tools: what a worker offers follows changes made through the API process', async () => {
+    const suffix = Math.random().toString(36).slice(2, 8);
+    const calc = await createTool(a.database.db, { name: 'Calc', slug: `calc_${suffix}`, type: 'calculator', config: {} });
+    const clock = await createTool(a.database.db, { name: 'Clock', slug: `clock_${suffix}`, type: 'datetime', config: {} });
+    const agent = await createAgent(a.database.db, { name: `agent ${suffix}`, tools: [{ toolId: calc.id }] });
+    expect((await resolveAgentTools(b.database.db, agent.id)).map((entry) => entry.tool.slug)).toEqual([`calc_${suffix}`]);
+
+    await updateAgent(a.database.db, agent.id, { tools: [{ toolId: calc.id }, { toolId: clock.id, needsApproval: true }], maxSteps: 3 });
+    await expect
+      .poll(async () => (await resolveAgentTools(b.database.db, agent.id)).map((entry) => [entry.tool.slug, entry.needsApproval]), { timeout: 2_000 })
+      .toEqual([
+        [`calc_${suffix}`, false],
+        [`clock_${suffix}`, true],
+      ]);
+    expect((await getAgent(b.database.db, agent.id)).maxSteps).toBe(3);
+
+    await updateTool(a.database.db, calc.id, { enabled: false });
+    await expect.poll(async () => (await getTool(b.database.db, calc.id)).enabled, { timeout: 2_000 }).toBe(false);
+    expect((await resolveAgentTools(b.database.db, agent.id)).map((entry) => entry.tool.slug)).toEqual([`clock_${suffix}`]);
+  });
+
+  it('finds a row created a moment ago elsewhere even before the invalidation arrives', async () => {
+    await getTool(b.database.db, (await createTool(a.database.db, { name: 'Warm', slug: `warm_${Date.now()}`, type: 'calculator', config: {} })).id);
+    // Inserted behind the cache's back: no invalidation at all, and still found (a miss reloads once).
+    const created = await createTool(direct.db, { name: 'Fresh', slug: `fresh_${Date.now()}`, type: 'calculator', config: {} });
+    expect((await getTool(b.database.db, created.id)).slug).toBe(created.slug);
+  });
+});
+
+describe('ConfigCache', () => {
+  it('never keeps a value whose load raced an invalidation', async () => {
+    const publisher = new Redis(testRedisUrl());
+    const subscriber = new Redis(testRedisUrl());
+    const cache = new ConfigCache({ publisher, subscriber, prefix: randomPrefix('race') });
+    await cache.start();
+    let release!: () => void;
+    let version = 1;
+    // Reads the data when it starts, answers later (a slow query).
+    const slowLoad = () => {
+      const seen = version;
+      return new Promise<number>((resolve) => (release = () => resolve(seen)));
+    };
+    const first = cache.get('agent-config', slowLoad);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // A change commits while the load is in flight: the loaded value may predate it.
+    version = 2;
+    await cache.invalidate(['agent-config']);
+    release();
+    expect(await first).toBe(1);
+    expect(await cache.get('agent-config', async () => version)).toBe(2);
+    await cache.close();
+    subscriber.disconnect();
+    publisher.disconnect();
+  });
+
+  it('drops its entries when the subscriber connection comes back', async () => {
+    const publisher = new Redis(testRedisUrl());
+    const subscriber = new Redis(testRedisUrl());
+    const cache = new ConfigCache({ publisher, subscriber, prefix: randomPrefix('reconnect') });
+    await cache.start();
+    let loads = 0;
+    const load = async () => ++loads;
+    expect(await cache.get('agent-config', load)).toBe(1);
+    expect(await cache.get('agent-config', load)).toBe(1);
+    const ready = new Promise((resolve) => subscriber.once('ready', resolve));
+    subscriber.disconnect(true);
+    await ready;
+    expect(await cache.get('agent-config', load)).toBe(2);
+    await cache.close();
+    subscriber.disconnect();
+    publisher.disconnect();
+  });
+
+  it('does not cache before its subscription is confirmed', async () => {
+    const publisher = new Redis(testRedisUrl());
+    const subscriber = new Redis(testRedisUrl());
+    const cache = new ConfigCache({ publisher, subscriber, prefix: randomPrefix('unstarted') });
+    let loads = 0;
+    await cache.get('agent-config', async () => ++loads);
+    await cache.get('agent-config', async () => ++loads);
+    expect(loads).toBe(2);
+    subscriber.disconnect();
+    publisher.disconnect();
+  });
+});
