@@ -9,3 +9,5 @@ export * from './models';
 export * from './agents';
 export * from './approvals';
 export * from './documents';
+export * from './tool-secrets';
+export * from './tool-discovery';

@@ -3,10 +3,12 @@ import { z } from 'zod';
 import type { Database } from '../db/client';
 import { agentToolLogs, agentTools, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
 import { newId } from '../ids';
-import type { ToolContext, ToolResult } from '../tools/define-tool-type';
+import type { ExpandedTool, ToolContext, ToolResult } from '../tools/define-tool-type';
 import { InvalidToolConfigError } from '../tools/errors';
+import { discoveryOf, expandToolRows } from '../tools/model-tools';
 import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema } from '../tools/registry';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { openToolSecrets, sealToolSecrets, secretPaths, validateToolSecrets } from './tool-secrets';
 
 export type AgentTool = typeof agentTools.$inferSelect;
 
@@ -25,6 +27,8 @@ const toolFields = {
   needsApproval: z.boolean(),
   approvalTimeoutMs: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).nullable(),
   sortOrder: z.number().int().min(-1_000_000).max(1_000_000),
+  /** Write-only values of types with a `secretsSchema` (auth headers, API keys); replaced as a whole when sent. */
+  secrets: z.record(z.string(), z.unknown()),
 };
 
 const toolFieldsSchema = z.object({
@@ -34,6 +38,7 @@ const toolFieldsSchema = z.object({
   needsApproval: toolFields.needsApproval.default(false),
   approvalTimeoutMs: toolFields.approvalTimeoutMs.default(null),
   sortOrder: toolFields.sortOrder.default(0),
+  secrets: toolFields.secrets.optional(),
 });
 
 /** POST /api/agent-tools: the common fields plus `{ type, config }` checked against the registry. */
@@ -67,9 +72,32 @@ export function validateToolConfig(type: string, config: unknown): Record<string
   return parsed.data as Record<string, unknown>;
 }
 
-/** The row plus the JSON Schema of its input, as the admin UI and the LLM see it. */
-export function toToolView(tool: AgentTool) {
-  return { ...tool, inputSchema: inputJsonSchema(getToolType(tool.type)) };
+/** A discovered tool as the admin sees it: its model name, whether the config allows it and whether it needs approval. */
+export type DiscoveredToolView = { name: string; modelName: string | null; title?: string; description: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown>; effect: string; allowed: boolean; needsApproval: boolean };
+
+/**
+ * The row as clients see it: the JSON Schema of its input, the discovered tools of an MCP/OpenAPI
+ * instance, and which secrets are set (names only; values are write-only and never leave the server).
+ */
+export function toToolView(tool: AgentTool, options: { appSecret?: string } = {}) {
+  const { secretsEncrypted, ...row } = tool;
+  const toolType = getToolType(tool.type);
+  let secretsSet: string[] = [];
+  try {
+    secretsSet = secretPaths(openToolSecrets(tool, options.appSecret));
+  } catch {
+    secretsSet = secretsEncrypted ? ['(unreadable: re-enter the secrets)'] : [];
+  }
+  const discovery = discoveryOf(tool);
+  let discoveredTools: DiscoveredToolView[] | undefined;
+  if (toolType.discover) {
+    const offered = new Map(expandToolRows([tool]).map((modelTool) => [modelTool.call?.name, modelTool]));
+    discoveredTools = (discovery?.tools ?? []).map((found) => {
+      const modelTool = offered.get(found.name);
+      return { ...found, call: undefined, modelName: modelTool?.name ?? null, allowed: modelTool !== undefined, needsApproval: tool.needsApproval || (modelTool?.call?.needsApproval ?? false) };
+    });
+  }
+  return { ...row, inputSchema: inputJsonSchema(toolType), secretsSet, ...(discoveredTools && { discoveredTools }) };
 }
 
 export async function listTools(db: Database, filter: { enabled?: boolean } = {}): Promise<AgentTool[]> {
@@ -86,12 +114,17 @@ export async function getTool(db: Database, id: string): Promise<AgentTool> {
   return tool;
 }
 
-export async function createTool(db: Database, input: CreateToolInput): Promise<AgentTool> {
+/** Where secrets are encrypted; the API passes APP_SECRET. */
+export type ToolWriteOptions = { appSecret?: string };
+
+export async function createTool(db: Database, input: CreateToolInput, options: ToolWriteOptions = {}): Promise<AgentTool> {
+  const { secrets, ...fields } = input;
   const config = validateToolConfig(input.type, input.config);
+  const secretsEncrypted = sealToolSecrets(validateToolSecrets(input.type, secrets), options.appSecret);
   try {
     const [tool] = await db
       .insert(agentTools)
-      .values({ id: newId('tool'), ...input, config })
+      .values({ id: newId('tool'), ...fields, config, secretsEncrypted })
       .returning();
     return tool!;
   } catch (error) {
@@ -100,10 +133,12 @@ export async function createTool(db: Database, input: CreateToolInput): Promise<
   }
 }
 
-export async function updateTool(db: Database, id: string, input: UpdateToolInput): Promise<AgentTool> {
+export async function updateTool(db: Database, id: string, input: UpdateToolInput, options: ToolWriteOptions = {}): Promise<AgentTool> {
   const existing = await getTool(db, id);
-  const changes: Partial<typeof agentTools.$inferInsert> = { ...input };
+  const { secrets, ...fields } = input;
+  const changes: Partial<typeof agentTools.$inferInsert> = { ...fields };
   if (input.config !== undefined) changes.config = validateToolConfig(existing.type, input.config);
+  if (secrets !== undefined) changes.secretsEncrypted = sealToolSecrets(validateToolSecrets(existing.type, secrets), options.appSecret);
   if (Object.keys(changes).length === 0) return existing;
   try {
     const [tool] = await db.update(agentTools).set(changes).where(eq(agentTools.id, id)).returning();
@@ -139,8 +174,18 @@ function logStatus(result: ToolResult): ToolLogStatus {
 export type ExecuteToolOptions = {
   tool: AgentTool;
   input: unknown;
-  context: Omit<ToolContext, 'signal'> & { signal?: AbortSignal };
+  context: Omit<ToolContext, 'signal' | 'secrets' | 'call'> & { signal?: AbortSignal };
+  /** For an expanding instance (MCP, OpenAPI): the discovered tool called, and its model name for the log. */
+  call?: { name: string; tool: ExpandedTool } | null;
+  /** Opens the instance's encrypted secrets. */
+  appSecret?: string;
 };
+
+/** The discovered tool `name` (server name or `<slug>__<name>`) of an expanding instance, if the config offers it. */
+export function findExpandedTool(tool: AgentTool, name: string): { name: string; tool: ExpandedTool } | null {
+  const match = expandToolRows([tool]).find((modelTool) => modelTool.call && (modelTool.name === name || modelTool.call.name === name));
+  return match?.call ? { name: match.name, tool: match.call } : null;
+}
 
 /**
  * Runs one tool call and logs it (seed 000 §3.4). With a run id and tool call id it is
@@ -160,20 +205,32 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
   const started = performance.now();
   let result: ToolResult;
   const toolType = getToolType(tool.type);
+  const loggedName = options.call?.name ?? tool.slug;
   const config = (toolType.configSchema as z.ZodType).safeParse(tool.config);
   const parsedInput = (toolType.inputSchema as z.ZodType).safeParse(input);
-  if (!config.success) {
+  let secrets: Record<string, unknown> = {};
+  let secretsError: string | null = null;
+  try {
+    secrets = openToolSecrets(tool, options.appSecret);
+  } catch (error) {
+    secretsError = error instanceof Error ? error.message : String(error);
+  }
+  if (toolType.expand && !options.call) {
+    result = { success: false, error: `${tool.slug} offers several tools; name the one to call`, metadata: { durationMs: 0 } };
+  } else if (secretsError) {
+    result = { success: false, error: `The tool's secrets cannot be read: ${secretsError}`, metadata: { durationMs: 0 } };
+  } else if (!config.success) {
     result = { success: false, error: new InvalidToolConfigError(tool.type, config.error.issues).message, metadata: { durationMs: 0 } };
   } else if (!parsedInput.success) {
     const issues = parsedInput.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
-    result = { success: false, error: `Invalid input for ${tool.slug}: ${issues}`, metadata: { durationMs: 0 } };
+    result = { success: false, error: `Invalid input for ${loggedName}: ${issues}`, metadata: { durationMs: 0 } };
   } else {
     const timeoutMs = executionTimeoutMs(toolType, config.data);
     const deadline = AbortSignal.timeout(timeoutMs + 1000);
     const signal = context.signal ? AbortSignal.any([context.signal, deadline]) : deadline;
     try {
       result = await Promise.race([
-        toolType.execute(parsedInput.data, config.data, { ...context, signal }),
+        toolType.execute(parsedInput.data, config.data, { ...context, signal, secrets, call: options.call?.tool }),
         new Promise<ToolResult>((resolve) =>
           signal.addEventListener('abort', () =>
             resolve({
@@ -195,7 +252,7 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     .insert(agentToolLogs)
     .values({
       toolId: tool.id,
-      toolSlug: tool.slug,
+      toolSlug: loggedName,
       userId: context.userId,
       runId,
       toolCallId,

@@ -2,3 +2,4 @@ export * from './define-tool-type';
 export * from './errors';
 export * from './registry';
 export { assertSafeUrl, BlockedDestinationError } from './fetch/assert-safe-url';
+export * from './model-tools';

@@ -5,9 +5,10 @@ import { documentToolType } from './document';
 import type { ToolType } from './define-tool-type';
 import { NoSuchToolTypeError } from './errors';
 import { fetchToolType } from './fetch';
+import { mcpToolType } from './mcp';
 
 /** Every tool type agentq knows. Adding a type is one folder and one entry here. */
-export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType] as const;
+export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType, mcpToolType] as const;
 
 export type RegisteredToolType = (typeof toolTypes)[number];
 export type ToolTypeName = RegisteredToolType['type'];
