@@ -12,7 +12,7 @@ import { createApp } from './app';
 export const TEST_APP_SECRET = 'agentq-test-app-secret-0123456789';
 
 /** The real app on the real test database and Redis, with a queue prefix of its own. */
-export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSeconds?: number; metricsToken?: string; logger?: Logger } = {}) {
+export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSeconds?: number; metricsToken?: string; logger?: Logger; allowPrivateNetworks?: boolean } = {}) {
   const database = await openTestDb();
   const redis = createApiRedis(options.redisUrl ?? testRedisUrl());
   redis.on('error', () => {});
@@ -29,7 +29,7 @@ export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSe
     jobs,
     runEvents,
     logger: options.logger ?? silentLogger,
-    config: { secureCookies: false, bodyLimitBytes: 64 * 1024, appSecret: TEST_APP_SECRET, sseHeartbeatSeconds: options.sseHeartbeatSeconds ?? 15, metricsToken: options.metricsToken },
+    config: { secureCookies: false, bodyLimitBytes: 64 * 1024, appSecret: TEST_APP_SECRET, sseHeartbeatSeconds: options.sseHeartbeatSeconds ?? 15, metricsToken: options.metricsToken, allowPrivateNetworks: options.allowPrivateNetworks },
   });
 
   async function signUp(role: 'admin' | 'user' = 'user') {

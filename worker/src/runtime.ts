@@ -20,6 +20,7 @@ export type WorkerRuntimeOptions = {
   logger: Logger;
   concurrency: number;
   allowPrivateNetworks: boolean;
+  mcpStdioCommands?: string[];
   lockDurationMs?: number;
   stalledIntervalMs?: number;
 };
@@ -38,7 +39,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: Worke
     logger: options.logger,
     allowPrivateNetworks: options.allowPrivateNetworks,
     control: new RunControl(subscriber, options.prefix),
-    config: { prefix: options.prefix, appSecret: options.appSecret, approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000 },
+    config: { prefix: options.prefix, appSecret: options.appSecret, approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000, mcpStdioCommands: options.mcpStdioCommands ?? [] },
   };
   const pool = startWorkers(processors, deps, {
     connection: redis,

@@ -14,10 +14,11 @@ export function isTerminal(status: RunStatus): boolean {
 }
 
 /** A standalone tool execution as a run: queued until the tool-exec job picks it up. */
-export async function createToolRun(db: Database, input: { userId: string; toolId: string; input: unknown }): Promise<Run> {
+/** A standalone execution; `toolName` picks one discovered tool of an expanding instance (MCP, OpenAPI). */
+export async function createToolRun(db: Database, input: { userId: string; toolId: string; input: unknown; toolName?: string }): Promise<Run> {
   const [run] = await db
     .insert(runs)
-    .values({ id: newId('run'), kind: 'tool', userId: input.userId, toolId: input.toolId, options: { input: input.input } })
+    .values({ id: newId('run'), kind: 'tool', userId: input.userId, toolId: input.toolId, options: { input: input.input, ...(input.toolName && { toolName: input.toolName }) } })
     .returning();
   return run!;
 }

@@ -27,7 +27,7 @@ import { DelayedError, UnrecoverableError } from 'bullmq';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { WorkerDeps } from '../processor';
 import { assembleMessage, hasContent, hasText } from '../agent/assemble-message';
-import { buildToolSet, runToolCall, type OfferedTool } from '../agent/build-tool-set';
+import { buildToolSet, expandOfferedTools, runToolCall, type OfferedModelTool, type OfferedTool } from '../agent/build-tool-set';
 import { createLanguageModel } from '../agent/language-model';
 import { RunTimelineRecorder } from '../agent/run-timeline';
 
@@ -173,7 +173,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
     });
 
     const supportsReasoning = modelRow.supportsReasoning;
-    const offered = options.enableTools === false ? [] : await offeredTools(deps, run);
+    const offered = options.enableTools === false ? [] : expandOfferedTools(await offeredTools(deps, run));
     const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal: control.signal };
     let stepMessages: ModelMessage[] = [];
     const tools = buildToolSet(deps, offered, {
@@ -192,7 +192,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
       const pending = checkpoint.pendingToolCalls;
       const results: { toolCallId: string; toolName: string; output: ToolOutput }[] = [];
       for (const call of pending) {
-        const instance = offered.find((entry) => entry.tool.slug === call.toolName)?.tool;
+        const instance = offered.find((entry) => entry.name === call.toolName);
         const output: ToolOutput = instance
           ? await runToolCall(deps, instance, call.toolCallId, call.input, callContext)
           : { success: false, text: `Tool ${call.toolName} is no longer available.`, error: 'unavailable', durationMs: 0 };
@@ -219,9 +219,9 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
     const defaultApprovalTimeoutMs = agent?.approvalTimeoutMs ?? deps.config.approvalTimeoutMs;
 
     /** Whether this call needs a human: the tool's flag or the agent's override, or the type's per-input rule; never when granted for the session. */
-    function approvalFor(entry: OfferedTool, grants: Set<string>) {
+    function approvalFor(entry: OfferedModelTool, grants: Set<string>) {
       return (input: unknown) => {
-        if (grants.has(entry.tool.slug)) return 'not-applicable' as const;
+        if (grants.has(entry.name)) return 'not-applicable' as const;
         const toolType = getToolType(entry.tool.type);
         const config = (toolType.configSchema as z.ZodType).safeParse(entry.tool.config);
         const byType = config.success && toolType.needsApproval ? toolType.needsApproval(input, config.data) : false;
@@ -232,7 +232,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
     async function streamStep(messagesForCall: ModelMessage[], stepBudget: number, withTools: boolean) {
       stepMessages = messagesForCall;
       const grants = await sessionGrants(deps.db, run.sessionId!);
-      const toolApproval = Object.fromEntries(offered.map((entry) => [entry.tool.slug, approvalFor(entry, grants)]));
+      const toolApproval = Object.fromEntries(offered.map((entry) => [entry.name, approvalFor(entry, grants)]));
       const inputs = new Map<string, { toolName: string; input: unknown }>();
       const approvalRequests: { sdkApprovalId: string; toolCallId: string }[] = [];
       const result = streamText({
@@ -284,7 +284,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
     async function requestApprovals(requests: { sdkApprovalId: string; toolCallId: string; toolName: string; input: unknown }[]) {
       const awaiting: NonNullable<RunCheckpoint['awaitingApprovals']> = [];
       for (const request of requests) {
-        const entry = offered.find((candidate) => candidate.tool.slug === request.toolName);
+        const entry = offered.find((candidate) => candidate.name === request.toolName);
         const timeoutMs = entry?.approvalTimeoutMs ?? defaultApprovalTimeoutMs;
         const approval = await createApproval(deps.db, {
           runId: run.id,
