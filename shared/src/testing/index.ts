@@ -34,3 +34,4 @@ export const silentLogger = createLogger({ level: 'silent' });
 export function uniqueEmail(label = 'user'): string {
   return `${label}-${randomBytes(4).toString('hex')}@test.local`;
 }
+export { startTestMcpServer, type TestMcpServer } from '../tools/mcp/test-server';
