@@ -35,3 +35,4 @@ export function uniqueEmail(label = 'user'): string {
   return `${label}-${randomBytes(4).toString('hex')}@test.local`;
 }
 export { startTestMcpServer, type TestMcpServer } from '../tools/mcp/test-server';
+export { startPetstoreServer, petstoreSpec, type PetstoreServer } from '../tools/openapi/test-server';

@@ -51,7 +51,7 @@ export type DiscoveredTool = {
 export type ToolDiscovery = {
   tools: DiscoveredTool[];
   discoveredAt: string;
-  server?: { name?: string; version?: string; transport?: string };
+  server?: { name?: string; version?: string; transport?: string; url?: string };
 };
 
 /** A discovered tool the instance offers to the model, after the type's allow-list and approval list. */

@@ -6,9 +6,10 @@ import type { ToolType } from './define-tool-type';
 import { NoSuchToolTypeError } from './errors';
 import { fetchToolType } from './fetch';
 import { mcpToolType } from './mcp';
+import { openApiToolType } from './openapi';
 
 /** Every tool type agentq knows. Adding a type is one folder and one entry here. */
-export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType, mcpToolType] as const;
+export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType, mcpToolType, openApiToolType] as const;
 
 export type RegisteredToolType = (typeof toolTypes)[number];
 export type ToolTypeName = RegisteredToolType['type'];
