@@ -1,5 +1,5 @@
 import type { RunEvent } from '@agentq/shared/events';
-import { startTestMcpServer, type TestMcpServer } from '@agentq/shared/testing';
+import { startPetstoreServer, startTestMcpServer, type PetstoreServer, type TestMcpServer } from '@agentq/shared/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../fake-llm/server';
 import { byLastUserMessage, lastUserMessageText, requestToolNames, toolResultsSinceLastUserMessage, type ChatCompletionRequest } from '../fake-llm/scripts';
@@ -9,6 +9,7 @@ import { startProcessStack, type ProcessStack } from '../testing/process-stack';
 let stack: ProcessStack;
 let llm: FakeLlm;
 let mcp: TestMcpServer;
+let petstore: PetstoreServer;
 let admin: ApiClient;
 let user: ApiClient;
 const offeredTools: string[][] = [];
@@ -43,6 +44,7 @@ function finalText(events: RunEvent[]) {
 
 beforeAll(async () => {
   mcp = await startTestMcpServer();
+  petstore = await startPetstoreServer();
   llm = await startFakeLlm({ script: byLastUserMessage([{ match: /^call /, reply: callRule }]) });
   stack = await startProcessStack({ workers: 1 });
   admin = await ApiClient.login(stack.apiUrl, stack.admin);
@@ -56,6 +58,9 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   expect(created.body.discoveryError).toBeNull();
+  const pets = await admin.post('/api/agent-tools', { name: 'Pets', slug: 'pets', type: 'openapi', config: { specUrl: petstore.specUrl, operations: ['updatePet', 'showPetById'] } });
+  expect(pets.status).toBe(201);
+  expect(pets.body.discoveryError).toBeNull();
   const credentials = { email: `mcp-${Date.now()}@test.local`, password: 'user-password-1' };
   await admin.post('/api/users', { ...credentials, name: 'MCP user' });
   user = await ApiClient.login(stack.apiUrl, credentials);
@@ -65,6 +70,7 @@ afterAll(async () => {
   await stack?.stop();
   await llm?.close();
   await mcp?.close();
+  await petstore?.close();
 });
 
 describe('chat runs with MCP tools', () => {
@@ -118,5 +124,21 @@ describe('chat runs with MCP tools', () => {
     expect((await user.post(`/api/runs/${runId}/cancel`, {})).status).toBeLessThan(300);
     await waitForRun(runId, 'cancelled');
     await expect.poll(() => mcp.cancelled.length, { timeout: 10_000 }).toBe(before + 1);
+  });
+});
+
+describe('chat runs with OpenAPI tools', () => {
+  it('the model calls an operation with path and body parameters and the answer carries the API response', async () => {
+    const runId = await startRun('call pets__updatePet {"petId":"7","body":{"name":"Fido","tag":"dog"}}');
+    await waitForRun(runId);
+    expect(offeredTools.at(-1)).toEqual(expect.arrayContaining(['pets__updatePet', 'pets__showPetById']));
+    expect(offeredTools.at(-1)).not.toContain('pets__createPet');
+    const request = petstore.requests.at(-1)!;
+    expect(request).toMatchObject({ method: 'PUT', url: '/pets/7' });
+    expect(JSON.parse(request.body)).toEqual({ name: 'Fido', tag: 'dog' });
+    const { events } = await user.readEvents(runId);
+    expect(finalText(events)).toContain('{"updated":{"id":"7","name":"Fido","tag":"dog"}');
+    const logs = await admin.get(`/api/tool-logs?runId=${runId}`);
+    expect(logs.body.items[0]).toMatchObject({ toolSlug: 'pets__updatePet', status: 'success' });
   });
 });
