@@ -1,6 +1,6 @@
 import { agentToolLogs, agentTools } from '@agentq/shared/db';
 import { decryptSecret } from '@agentq/shared/services';
-import { startTestMcpServer, type TestMcpServer } from '@agentq/shared/testing';
+import { startPetstoreServer, startTestMcpServer, type TestMcpServer } from '@agentq/shared/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -15,7 +15,8 @@ beforeAll(async () => {
   t = await createTestApp({ allowPrivateNetworks: true });
   admin = await t.signUp('admin');
   mcp = await startTestMcpServer();
-});
+  worker = await t.startWorker();
+}, 90_000);
 
 afterAll(async () => {
   await worker?.stop();
@@ -116,7 +117,6 @@ describe('MCP tool instances', () => {
   });
 
   it('executes one MCP tool through the queue and logs it under its model name', async () => {
-    worker ??= await t.startWorker();
     const toolSlug = slug('exec');
     const instance = await (await post('/api/agent-tools', { name: 'Exec', slug: toolSlug, type: 'mcp', config: { url: mcp.url } })).json();
     const response = await post(`/api/agent-tools/${instance.id}/execute`, { tool: 'get_weather', input: { city: 'Coimbra' } });
@@ -128,5 +128,45 @@ describe('MCP tool instances', () => {
     expect(failed.result).toMatchObject({ success: false, error: 'broken reported an error: database unavailable' });
     const [log] = await t.db.select().from(agentToolLogs).where(eq(agentToolLogs.runId, runId));
     expect(log).toMatchObject({ toolSlug: `${toolSlug}__get_weather`, status: 'success' });
+  }, 60_000);
+});
+
+describe('OpenAPI tool instances', () => {
+  it('imports a petstore spec: operations listed in GET /api/agent-tools/:id with schemas, allow-list and approval flags; token write-only', async () => {
+    const petstore = await startPetstoreServer();
+    try {
+      const toolSlug = slug('pets');
+      const created = await post('/api/agent-tools', {
+        name: 'Pets',
+        slug: toolSlug,
+        type: 'openapi',
+        config: { specUrl: petstore.specUrl, operations: ['listPets', 'updatePet'], approvalRequired: ['updatePet'], auth: { type: 'bearer' } },
+        secrets: { token: 'pets-token-value' },
+      });
+      expect(created.status).toBe(201);
+      const id = (await created.json()).id;
+      const response = await get(`/api/agent-tools/${id}`);
+      const text = await response.text();
+      expect(text).not.toContain('pets-token-value');
+      const body = JSON.parse(text);
+      expect(body.secretsSet).toEqual(['token']);
+      expect(body.discovery.server).toMatchObject({ name: 'Petstore' });
+      const tools = Object.fromEntries((body.discoveredTools as DiscoveredView[]).map((tool) => [tool.name, tool]));
+      expect(Object.keys(tools)).toEqual(['listPets', 'createPet', 'showPetById', 'updatePet', 'delete_pets_petId']);
+      expect(tools.updatePet).toMatchObject({ modelName: `${toolSlug}__updatePet`, allowed: true, needsApproval: true, effect: 'idempotent' });
+      expect(tools.updatePet!.inputSchema).toMatchObject({ required: ['petId', 'body'] });
+      expect(tools.createPet).toMatchObject({ allowed: false, modelName: null, effect: 'non-idempotent' });
+      expect(tools.listPets).toMatchObject({ allowed: true, needsApproval: false, effect: 'none' });
+      const listed = (await (await get('/api/agent-tools')).json()).items.find((item: { id: string }) => item.id === id);
+      expect(listed.discoveredTools).toHaveLength(5);
+    } finally {
+      await petstore.close();
+    }
+  });
+
+  it('answers 400 with the issue for an invalid openapi config', async () => {
+    const response = await post('/api/agent-tools', { name: 'Bad', slug: slug('badapi'), type: 'openapi', config: { auth: { type: 'oauth' } } });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.issues[0].path).toEqual(['config', 'auth', 'type']);
   });
 });
