@@ -70,6 +70,10 @@ export function describeToolTypes() {
     configSchema: configJsonSchema(toolType as ToolType),
     inputSchema: inputJsonSchema(toolType as ToolType),
     defaults: (toolType.configSchema as z.ZodType).parse({}) as Record<string, unknown>,
+    /** Write-only values (auth headers, tokens) a type takes beside its config. */
+    ...((toolType as ToolType).secretsSchema && { secretsSchema: z.toJSONSchema((toolType as ToolType).secretsSchema as z.ZodType, JSON_SCHEMA_OPTIONS) }),
+    /** Whether instances ask a server what they offer (MCP, OpenAPI) and expand into several model tools. */
+    discovers: (toolType as ToolType).discover !== undefined,
   }));
 }
 
