@@ -216,7 +216,7 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     secretsError = error instanceof Error ? error.message : String(error);
   }
   if (toolType.expand && !options.call) {
-    result = { success: false, error: `${tool.slug} offers several tools; name the one to call`, metadata: { durationMs: 0 } };
+    result = { success: false, error: `${tool.slug} does not offer that tool (not discovered, or not in its allow-list); refresh the tool or check its config`, metadata: { durationMs: 0 } };
   } else if (secretsError) {
     result = { success: false, error: `The tool's secrets cannot be read: ${secretsError}`, metadata: { durationMs: 0 } };
   } else if (!config.success) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import type { ToolType } from './define-tool-type';
 import { NoSuchToolTypeError } from './errors';
 import { describeToolTypes, getToolType, inputJsonSchema, toolTypeConfigSchema, toolTypes } from './registry';
 
@@ -26,6 +27,15 @@ describe('tool type registry', () => {
       expect(input.type === 'object' || Array.isArray(input.oneOf) || Array.isArray(input.anyOf)).toBe(true);
       // What the LLM gets must be an object schema at the top (function-calling APIs require it).
       expect(inputJsonSchema(toolType as never).type).toBe('object');
+    });
+
+    it('declares discovery and expansion together, and a secrets schema that converts to JSON Schema', () => {
+      const type = toolType as ToolType;
+      expect(type.discover === undefined).toBe(type.expand === undefined);
+      if (type.expand) expect(type.expand((type.configSchema as z.ZodType).parse({}), null)).toEqual([]);
+      if (type.secretsSchema) expect(z.toJSONSchema(type.secretsSchema as z.ZodType, { io: 'input' }).type).toBe('object');
+      const effect = typeof type.effect === 'function' ? type.effect({}, (type.configSchema as z.ZodType).parse({})) : (type.effect ?? 'non-idempotent');
+      expect(['none', 'idempotent', 'non-idempotent']).toContain(effect);
     });
 
     it('is validated through the derived { type, config } union', () => {

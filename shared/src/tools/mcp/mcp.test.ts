@@ -1,4 +1,5 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { DiscoverContext, ExpandedTool, ToolContext } from '../define-tool-type';
@@ -183,10 +184,17 @@ describe('mcp tool type: fallback, failures and refusals', () => {
   });
 
   it('starts stdio servers only when the operator allows the command', async () => {
-    const stdio = config({ transport: 'stdio', command: 'node', args: ['server.js'] });
-    await expect(mcpToolType.discover!(stdio, discoverContext())).rejects.toThrow(/'node' is not in MCP_STDIO_COMMANDS/);
+    const stdio = config({ transport: 'stdio', command: process.execPath, args: ['--import', 'tsx', fileURLToPath(new URL('./stdio-test-server.ts', import.meta.url))] });
+    await expect(mcpToolType.discover!(stdio, discoverContext())).rejects.toThrow(/is not in MCP_STDIO_COMMANDS/);
     await expect(mcpToolType.discover!(stdio, discoverContext({ services: { mcpStdioCommands: ['uvx'] } }))).rejects.toThrow(/allowed: uvx/);
-  });
+
+    const allowed = { services: { mcpStdioCommands: [process.execPath] }, secrets: { env: { TEST_TOKEN: 'stdio-secret' } } };
+    const discovery = await mcpToolType.discover!(stdio, discoverContext({ ...allowed, signal: AbortSignal.timeout(30_000) }));
+    expect(discovery.server).toMatchObject({ name: 'agentq-stdio-test', transport: 'stdio' });
+    const whoami = mcpToolType.expand!(stdio, discovery)[0]!;
+    const result = await mcpToolType.execute({ greeting: 'hello' }, stdio, callContext(whoami, allowed));
+    expect(result.data).toContain('hello from stdio, token=stdio-secret');
+  }, 60_000);
 });
 
 describe('expanding rows into model tools', () => {
