@@ -65,6 +65,18 @@ describe('admin tools UI: MCP servers and OpenAPI imports', () => {
     expect(await page.content()).not.toContain('never-shown-token');
   });
 
+  it('executes one operation by hand: the admin picks it and fills its own input form', async () => {
+    await page.goto(`${stack.url}/admin/tools`);
+    await page.getByTestId('tool-row-pets').getByTestId('tool-action-execute').click();
+    const picker = page.getByTestId('execute-pick-tool');
+    expect(await picker.locator('option').allTextContents()).toEqual(['pets__listPets', 'pets__updatePet']);
+    await picker.selectOption('listPets');
+    await page.getByTestId('execute-run').click();
+    await page.getByTestId('execute-result').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('execute-result').textContent()).toContain('"name":"Rex"');
+    expect(petstore.requests.at(-1)).toMatchObject({ method: 'GET', url: '/pets' });
+  });
+
   it('refreshes an MCP server after it adds a tool, and shows why a refresh failed', async () => {
     await openEditor('wx');
     const section = page.getByTestId('discovered-tools');
