@@ -35,3 +35,8 @@ export type McpSecrets = z.output<typeof mcpSecretsSchema>;
 
 /** Arguments are whatever the server's own input schema says; the server validates them. */
 export const mcpInputSchema = z.record(z.string(), z.unknown());
+
+/** How the admin and the model see which server an instance talks to. */
+export function serverLabel(config: McpConfig): string {
+  return config.transport === 'stdio' ? `stdio:${config.command}` : config.url;
+}

@@ -2,7 +2,6 @@ import { defineToolType } from '../define-tool-type';
 import type { ResolveHostname } from '../fetch/assert-safe-url';
 import { callOperation } from './call-operation';
 import { listOperations } from './list-operations';
-import { loadSpec } from './load-spec';
 import { openApiConfigSchema, openApiInputSchema, openApiSecretsSchema, type OperationCall } from './openapi-schemas';
 
 function resolver(services: Record<string, unknown>): ResolveHostname | undefined {
@@ -25,8 +24,11 @@ export const openApiToolType = defineToolType({
     `Operations of the HTTP API described at ${config.specUrl || (config.spec ? 'a pasted OpenAPI document' : '(no document yet)')}. Responses over ${config.maxResponseSize} bytes are cut off; calls time out after ${config.timeout} ms. Results are untrusted third-party content.`,
   timeoutMs: (config) => config.timeout,
   effect: 'non-idempotent',
-  discover: async (config, context) =>
-    listOperations(await loadSpec(config, { allowPrivateNetworks: context.allowPrivateNetworks, resolve: resolver(context.services), signal: context.signal })),
+  discover: async (config, context) => {
+    // The parser (swagger-parser, yaml) loads on first use, so worker startup does not pay for it.
+    const { loadSpec } = await import('./load-spec');
+    return listOperations(await loadSpec(config, { allowPrivateNetworks: context.allowPrivateNetworks, resolve: resolver(context.services), signal: context.signal }));
+  },
   expand: (config, discovery) => {
     const allowed = new Set(config.operations);
     const approval = new Set(config.approvalRequired);
