@@ -1,6 +1,8 @@
 import { approvals, runs } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { enqueue, type Queues } from '@agentq/shared/queues';
+import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
+import { setRunJobId } from '@agentq/shared/services';
 import type { Database } from '@agentq/shared/db';
 import { Job } from 'bullmq';
 import { and, eq, inArray, lt } from 'drizzle-orm';
@@ -18,7 +20,7 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
   const active = await db
     .select({ id: runs.id, kind: runs.kind, status: runs.status, queueJobId: runs.queueJobId })
     .from(runs)
-    .where(and(inArray(runs.status, ['queued', 'running', 'awaiting_approval']), lt(runs.createdAt, new Date(Date.now() - GRACE_MS))));
+    .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), lt(runs.createdAt, new Date(Date.now() - GRACE_MS))));
   const restored: string[] = [];
   for (const run of active) {
     const queueKey = run.kind === 'chat' ? 'chatTurns' : 'toolExecutions';
@@ -41,7 +43,7 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
     }
     const jobName = run.kind === 'chat' ? 'chat-turn' : 'tool-exec';
     const added = await enqueue(queues, queueKey, jobName as never, { runId: run.id } as never, { jobId: run.id, delay });
-    if (run.queueJobId !== added.id) await db.update(runs).set({ queueJobId: added.id ?? run.id }).where(eq(runs.id, run.id));
+    if (run.queueJobId !== added.id) await setRunJobId(db, run.id, added.id ?? run.id);
     restored.push(run.id);
     logger.warn({ runId: run.id, status: run.status, delayMs: delay }, 'run had no job in Redis; re-enqueued');
   }

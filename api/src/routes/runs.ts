@@ -1,7 +1,5 @@
-import { runs } from '@agentq/shared/db';
 import { publishCancel } from '@agentq/shared/run-stream';
-import { getRunFor, isTerminal, toRunView } from '@agentq/shared/services';
-import { and, eq, inArray } from 'drizzle-orm';
+import { getRunFor, isTerminal, toRunView, transitionRun } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -32,10 +30,10 @@ export const runRoutes = new Hono<AppEnv>()
   .post('/:id/cancel', describeRoute({ tags: ['runs'], summary: 'Stop a run: aborts the model call and running tools, keeps partial output' }), validate('param', idParam), async (c) => {
     const run = await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c));
     if (isTerminal(run.status)) throw new ApiError(409, 'run_finished', `Run ${run.id} already ${run.status}`);
-    await c.var.db
-      .update(runs)
-      .set({ status: 'cancelled', finishReason: 'cancelled', finishedAt: new Date() })
-      .where(and(eq(runs.id, run.id), inArray(runs.status, ['queued', 'running', 'awaiting_approval'])));
+    const cancelled = await transitionRun(c.var.db, run.id, 'cancelled', { finishReason: 'cancelled' });
+    if (!cancelled.ok && cancelled.reason === 'not-allowed' && cancelled.status !== 'cancelled') {
+      throw new ApiError(409, 'run_finished', `Run ${run.id} already ${cancelled.status}`);
+    }
     await publishCancel(c.var.redis, c.var.queues.prefix, run.id);
     // A parked or queued run wakes up, sees it was cancelled and closes its stream.
     await wakeParkedRun(c.var.queues, run);

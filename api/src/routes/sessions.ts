@@ -11,6 +11,7 @@ import {
   listSessionMessages,
   startChatRun,
   startRunInputSchema,
+  transitionRun,
 } from '@agentq/shared/services';
 import { runs } from '@agentq/shared/db';
 import { eq } from 'drizzle-orm';
@@ -80,7 +81,7 @@ export const sessionRoutes = new Hono<AppEnv>()
         await enqueue(c.var.queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
       } catch (error) {
         // Nothing will run it: end the run so the session is not blocked, then report the outage.
-        await c.var.db.update(runs).set({ status: 'failed', error: 'Could not enqueue the run (queue unavailable)', finishedAt: new Date() }).where(eq(runs.id, run.id));
+        await transitionRun(c.var.db, run.id, 'failed', { error: 'Could not enqueue the run (queue unavailable)' });
         if (isDependencyDown(error)) throw new ApiError(503, 'service_unavailable', 'The queue is unavailable; try again shortly');
         throw error;
       }

@@ -3,6 +3,7 @@ export * from './passwords';
 export * from './users';
 export * from './tools';
 export * from './runs';
+export * from './run-lifecycle';
 export * from './chat';
 export * from './secrets';
 export * from './models';

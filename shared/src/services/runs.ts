@@ -1,17 +1,12 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { ACTIVE_RUN_STATUSES, runs, type RunStatus } from '../db/schema';
+import { runs } from '../db/schema';
 import { newId } from '../ids';
 import type { ToolResult } from '../tools/define-tool-type';
 import { NotFoundError } from './errors';
+import { transitionRun } from './run-lifecycle';
 
 export type Run = typeof runs.$inferSelect;
-
-export const TERMINAL_RUN_STATUSES = ['succeeded', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
-
-export function isTerminal(status: RunStatus): boolean {
-  return (TERMINAL_RUN_STATUSES as readonly RunStatus[]).includes(status);
-}
 
 /** A standalone tool execution as a run: queued until the tool-exec job picks it up. */
 /** A standalone execution; `toolName` picks one discovered tool of an expanding instance (MCP, OpenAPI). */
@@ -40,27 +35,9 @@ export async function setRunJobId(db: Database, runId: string, queueJobId: strin
   await db.update(runs).set({ queueJobId }).where(eq(runs.id, runId));
 }
 
-/** queued/awaiting_approval → running; returns false when the run already ended (e.g. cancelled). */
-export async function markRunRunning(db: Database, runId: string): Promise<boolean> {
-  const updated = await db
-    .update(runs)
-    .set({ status: 'running', startedAt: new Date() })
-    .where(and(eq(runs.id, runId), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
-    .returning({ id: runs.id });
-  return updated.length > 0;
-}
-
 /** Stores a standalone execution's result and ends its run. */
 export async function finishToolRun(db: Database, runId: string, result: ToolResult): Promise<void> {
-  await db
-    .update(runs)
-    .set({
-      status: result.success ? 'succeeded' : 'failed',
-      result,
-      error: result.success ? null : (result.error ?? 'failed'),
-      finishedAt: new Date(),
-    })
-    .where(eq(runs.id, runId));
+  await transitionRun(db, runId, result.success ? 'succeeded' : 'failed', { result, error: result.success ? null : (result.error ?? 'failed') });
 }
 
 /** The API's view of a run: no checkpoint (model messages can be large and are internal). */

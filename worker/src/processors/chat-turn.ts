@@ -17,6 +17,7 @@ import {
   resolveAgentTools,
   sessionGrants,
   type AgentTool,
+  transitionRun,
   type Run,
 } from '@agentq/shared/services';
 import { getToolType } from '@agentq/shared/tools';
@@ -122,20 +123,15 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
       if (message.parts.length > 0) {
         await tx.insert(messages).values({ id: newId('message'), sessionId: run.sessionId!, role: 'assistant', parts: message.parts, runId: run.id });
       }
-      await tx
-        .update(runs)
-        .set({
-          status: outcome.status,
-          finishReason: outcome.finishReason ?? null,
-          error: outcome.error ?? null,
-          hitStepLimit: outcome.hitStepLimit ?? false,
-          steps,
-          usage,
-          finishedAt: new Date(),
-          // The final timeline (approval responses, the last tool results) outlives the event stream.
-          checkpoint: { ...(checkpoint ?? { messages: [], steps }), timeline: timeline.snapshot() },
-        })
-        .where(and(eq(runs.id, run.id), inArray(runs.status, ['queued', 'running', 'awaiting_approval', ...(outcome.status === 'cancelled' ? (['cancelled'] as const) : [])])));
+      await transitionRun(tx, run.id, outcome.status, {
+        finishReason: outcome.finishReason ?? null,
+        error: outcome.error ?? null,
+        hitStepLimit: outcome.hitStepLimit ?? false,
+        steps,
+        usage,
+        // The final timeline (approval responses, the last tool results) outlives the event stream.
+        checkpoint: { ...(checkpoint ?? { messages: [], steps }), timeline: timeline.snapshot() },
+      });
       await tx.update(chatSessions).set({ updatedAt: new Date() }).where(eq(chatSessions.id, run.sessionId!));
     });
     if (outcome.error) emit({ type: 'error', errorText: outcome.error });
@@ -343,7 +339,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
         const resolved = await resolveApprovals(awaiting);
         if (!resolved) {
           // Park: the job leaves the worker (no slot held) until a decision promotes it or the earliest approval expires.
-          await deps.db.update(runs).set({ status: 'awaiting_approval' }).where(and(eq(runs.id, run.id), eq(runs.status, 'running')));
+          await transitionRun(deps.db, run.id, 'awaiting_approval');
           status({ status: 'awaiting_approval' });
           await publisher.flush();
           const pendingRows = (await approvalsForRun(deps.db, run.id)).filter((row) => row.status === 'pending');

@@ -1,0 +1,96 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { runs, type RunStatus } from '../db/schema';
+import { isDependencyDown } from './errors';
+
+type Run = typeof runs.$inferSelect;
+
+/**
+ * Every status a run may move to from each status: the only place run status transitions are
+ * decided. The API (enqueue failure, cancel), the worker (start, park, finish) and the reconciler
+ * all go through `transitionRun`, whose UPDATE only matches a run in an allowed source status, so
+ * two writers racing (a cancel and a finishing worker) can never both win.
+ */
+export const RUN_TRANSITIONS = {
+  queued: ['running', 'failed', 'cancelled'],
+  // running → running: a retried or resumed job picks the run up again.
+  running: ['running', 'awaiting_approval', 'succeeded', 'failed', 'cancelled'],
+  awaiting_approval: ['running', 'failed', 'cancelled'],
+  succeeded: [],
+  failed: [],
+  // cancelled → cancelled: the worker settles a run the API cancelled (partial answer, steps, usage).
+  cancelled: ['cancelled'],
+} as const satisfies Record<RunStatus, readonly RunStatus[]>;
+
+export const TERMINAL_RUN_STATUSES = ['succeeded', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
+export type TerminalRunStatus = (typeof TERMINAL_RUN_STATUSES)[number];
+
+export function isTerminal(status: RunStatus): boolean {
+  return (TERMINAL_RUN_STATUSES as readonly RunStatus[]).includes(status);
+}
+
+/** Whether the table allows `from → to`. */
+export function canTransition(from: RunStatus, to: RunStatus): boolean {
+  return (RUN_TRANSITIONS[from] as readonly RunStatus[]).includes(to);
+}
+
+/** The statuses a run may be in for a move to `to`. */
+export function sourcesOf(to: RunStatus): RunStatus[] {
+  return (Object.keys(RUN_TRANSITIONS) as RunStatus[]).filter((from) => canTransition(from, to));
+}
+
+/** What a transition may write besides the status (outcome, progress). */
+export type RunTransitionFields = Partial<Pick<Run, 'finishReason' | 'error' | 'hitStepLimit' | 'steps' | 'usage' | 'checkpoint' | 'result' | 'queueJobId'>>;
+
+export type RunTransition = { ok: true; run: Run } | { ok: false; reason: 'not-found' } | { ok: false; reason: 'not-allowed'; status: RunStatus };
+
+/**
+ * Moves a run to `to` when the table allows it from its current status, in one conditional UPDATE
+ * (pass a transaction as `db` to commit it with other writes). Sets startedAt on the first start
+ * and finishedAt on a terminal status. Refusals are values: the caller decides what they mean.
+ * @example
+ * const moved = await transitionRun(db, runId, 'cancelled', { finishReason: 'cancelled' });
+ * if (!moved.ok && moved.reason === 'not-allowed') // already finished: 409
+ */
+export async function transitionRun(db: Database, runId: string, to: RunStatus, fields: RunTransitionFields = {}): Promise<RunTransition> {
+  const terminal = isTerminal(to);
+  const [run] = await db
+    .update(runs)
+    .set({
+      ...fields,
+      ...(terminal && fields.error !== undefined ? { error: fields.error === null ? null : toRunErrorText(fields.error) } : {}),
+      status: to,
+      ...(to === 'running' ? { startedAt: sql`coalesce(${runs.startedAt}, now())` } : {}),
+      ...(terminal ? { finishedAt: new Date() } : {}),
+    })
+    .where(and(eq(runs.id, runId), inArray(runs.status, sourcesOf(to))))
+    .returning();
+  if (run) return { ok: true, run };
+  const [current] = await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId));
+  return current ? { ok: false, reason: 'not-allowed', status: current.status } : { ok: false, reason: 'not-found' };
+}
+
+/** queued/awaiting_approval/running → running; false when the run already ended (e.g. cancelled). */
+export async function markRunRunning(db: Database, runId: string, fields: RunTransitionFields = {}): Promise<boolean> {
+  return (await transitionRun(db, runId, 'running', fields)).ok;
+}
+
+/** The database cancel flag: whether the run was cancelled (checked by a running worker at step and tool boundaries). */
+export async function isRunCancelled(db: Database, runId: string): Promise<boolean> {
+  const [row] = await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId));
+  return row?.status === 'cancelled';
+}
+
+/**
+ * The text stored on a run or shown to a user for an error: never SQL or its parameters (drizzle's
+ * "Failed query: … params: …" and PostgreSQL's own fields stay in the logs).
+ */
+export function toRunErrorText(error: unknown): string {
+  if (isDependencyDown(error)) return 'A service the run needs (database or queue) was unavailable; try again shortly';
+  let current: unknown = error;
+  // drizzle wraps the driver's error in a message that quotes the query: report the cause instead.
+  while (current instanceof Error && /^Failed query: /.test(current.message) && current.cause) current = current.cause;
+  const text = current instanceof Error ? current.message : String(current);
+  if (/^Failed query: /.test(text) || /\b(select|insert|update|delete)\b[\s\S]*\b(from|into|set)\b[\s\S]*\$\d/i.test(text)) return 'The run hit a database error';
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
