@@ -1,4 +1,4 @@
-import type { Queues } from '@agentq/shared/queues';
+import { RUN_KIND_JOBS, type Queues, type RunKind } from '@agentq/shared/queues';
 import { Job } from 'bullmq';
 
 /**
@@ -6,7 +6,7 @@ import { Job } from 'bullmq';
  * apply; the worker re-checks PostgreSQL right after parking, so the decision is never lost.
  */
 export async function wakeParkedRun(queues: Queues, run: { id: string; kind: string; queueJobId: string | null }): Promise<boolean> {
-  const queue = run.kind === 'chat' ? queues.chatTurns : queues.toolExecutions;
+  const queue = queues[RUN_KIND_JOBS[run.kind as RunKind].queue];
   const job = await Job.fromId(queue, run.queueJobId ?? run.id);
   if (!job || !(await job.isDelayed())) return false;
   try {

@@ -36,8 +36,8 @@ export const envSchema = z.object({
   API_URL: z.string().url().optional(),
   /** Cookies get `Secure` when the public origin is https. */
   PUBLIC_ORIGIN: z.string().url().optional(),
-  /** How long a stopping worker waits for active jobs before it exits anyway. */
-  WORKER_SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** How long a stopping worker lets active jobs finish before it aborts their tools and hands the runs over. */
+  WORKER_SHUTDOWN_DEADLINE_MS: z.coerce.number().int().min(0).default(30_000),
   /** A job's lock lasts this long without renewal; a crashed worker's job moves on after lock + stall interval. */
   WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(30_000),
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(1000).default(15_000),

@@ -1,6 +1,6 @@
 import { approvals, runs } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
-import { enqueue, type Queues } from '@agentq/shared/queues';
+import { enqueue, RUN_KIND_JOBS, type Queues } from '@agentq/shared/queues';
 import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
 import { setRunJobId } from '@agentq/shared/services';
 import type { Database } from '@agentq/shared/db';
@@ -23,7 +23,7 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
     .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), lt(runs.createdAt, new Date(Date.now() - GRACE_MS))));
   const restored: string[] = [];
   for (const run of active) {
-    const queueKey = run.kind === 'chat' ? 'chatTurns' : 'toolExecutions';
+    const { queue: queueKey, job: jobName } = RUN_KIND_JOBS[run.kind];
     const queue = queues[queueKey];
     const jobId = run.queueJobId ?? run.id;
     const job = await Job.fromId(queue, jobId);
@@ -41,7 +41,6 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
         .where(and(eq(approvals.runId, run.id), eq(approvals.status, 'pending')));
       if (pending.length > 0) delay = Math.max(0, Math.min(...pending.map((row) => row.expiresAt.getTime())) - Date.now() + 250);
     }
-    const jobName = run.kind === 'chat' ? 'chat-turn' : 'tool-exec';
     const added = await enqueue(queues, queueKey, jobName as never, { runId: run.id } as never, { jobId: run.id, delay });
     if (run.queueJobId !== added.id) await setRunJobId(db, run.id, added.id ?? run.id);
     restored.push(run.id);

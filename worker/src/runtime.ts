@@ -2,6 +2,7 @@ import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { createQueues, startWorkerHeartbeat } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
+import { WorkerStoppingError } from '@agentq/shared/services';
 import { disposeToolTypes } from '@agentq/shared/tools';
 import { RunControl } from './agent/run-control';
 import type { WorkerDeps } from './processor';
@@ -56,7 +57,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: Worke
     close: async (deadlineMs) => {
       reconciler?.stop();
       await heartbeat.stop();
-      const outcome = await pool.close(deadlineMs);
+      const outcome = await pool.close(deadlineMs, { onDeadline: () => deps.control.abortAll(new WorkerStoppingError()) });
       await deps.control.close();
       await disposeToolTypes();
       await queues.close().catch(() => {});

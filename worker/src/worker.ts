@@ -5,8 +5,11 @@ import type { ProcessorMap, WorkerDeps } from './processor';
 
 export type WorkerPool = {
   workers: Worker[];
-  /** Stops taking jobs and waits for active ones, but never longer than `deadlineMs`. */
-  close: (deadlineMs?: number) => Promise<{ timedOut: boolean }>;
+  /**
+   * Stops taking jobs and lets active ones finish for `deadlineMs`; then calls `onDeadline` (abort
+   * running tools so their jobs hand over) and waits up to `handoverMs` more before force-closing.
+   */
+  close: (deadlineMs?: number, options?: { onDeadline?: () => void; handoverMs?: number }) => Promise<{ timedOut: boolean }>;
 };
 
 export type WorkerOptions = {
@@ -59,14 +62,27 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
 
   return {
     workers,
-    close: async (deadlineMs = 10_000) => {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), deadlineMs);
-      });
+    close: async (deadlineMs = 30_000, closeOptions = {}) => {
+      const waitFor = (ms: number) => {
+        let timer: NodeJS.Timeout | undefined;
+        const promise = new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), ms);
+        });
+        return { promise, cancel: () => clearTimeout(timer) };
+      };
       // BullMQ's close() has no timeout of its own and can hang while Redis is unreachable.
-      const outcome = await Promise.race([Promise.all(workers.map((worker) => worker.close())).then(() => 'closed' as const), deadline]);
-      clearTimeout(timer);
+      const closed = Promise.all(workers.map((worker) => worker.close())).then(() => 'closed' as const);
+      const deadline = waitFor(deadlineMs);
+      let outcome = await Promise.race([closed, deadline.promise]);
+      deadline.cancel();
+      if (outcome === 'timeout' && closeOptions.onDeadline) {
+        // Active jobs outlived the deadline: abort their tools; each job records its calls as interrupted and hands over.
+        closeOptions.onDeadline();
+        const handover = waitFor(closeOptions.handoverMs ?? 5_000);
+        outcome = await Promise.race([closed, handover.promise]);
+        handover.cancel();
+        if (outcome === 'closed') return { timedOut: true };
+      }
       if (outcome === 'timeout') {
         // Force-close without waiting on jobs that ignore the deadline; their locks expire and stall recovery hands them on.
         const forced = Promise.allSettled(workers.map((worker) => worker.close(true)));

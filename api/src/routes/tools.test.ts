@@ -52,6 +52,24 @@ describe('tool types', () => {
     expect(fetchType.inputSchema.properties.url).toBeTruthy();
     expect(fetchType.defaults).toMatchObject({ defaultMethod: 'GET', timeout: 10000, parseMode: 'markdown' });
   });
+
+  it('shows the effect of each type\'s calls', async () => {
+    const { items } = await (await t.app.request('/api/tool-types', { headers: admin.headers })).json();
+    const effects = Object.fromEntries(items.map((item: { type: string; effect: { possible: string[] } }) => [item.type, item.effect.possible]));
+    expect(effects).toMatchObject({ calculator: ['none'], datetime: ['none'], fetch: ['idempotent', 'non-idempotent'], document: ['none', 'non-idempotent'] });
+    expect(items.find((item: { type: string }) => item.type === 'fetch').effect.summary).toMatch(/POST/);
+  });
+});
+
+describe('retryInterrupted', () => {
+  it('defaults to never, is admin-settable and rejects other values with 400', async () => {
+    const created = await (await post('/api/agent-tools', { name: 'Pay', slug: slug('pay'), type: 'fetch' })).json();
+    expect(created.retryInterrupted).toBe('never');
+    const updated = await put(`/api/agent-tools/${created.id}`, { retryInterrupted: 'with-idempotency-key' });
+    expect(updated.status).toBe(200);
+    expect((await updated.json()).retryInterrupted).toBe('with-idempotency-key');
+    expect((await put(`/api/agent-tools/${created.id}`, { retryInterrupted: 'always' })).status).toBe(400);
+  });
 });
 
 describe('agent tools CRUD', () => {

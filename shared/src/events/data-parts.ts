@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { StepRetryData } from './step-retry';
 
 /** Run lifecycle as seen by clients; the last one a run emits has a terminal status. */
 export const runStatusDataSchema = z.object({
@@ -37,6 +38,7 @@ export type ApprovalResponseData = z.infer<typeof approvalResponseDataSchema>;
 export type RunDataChunk =
   | { type: 'data-run-status'; id?: string; data: RunStatusData; transient?: boolean }
   | { type: 'data-approval-request'; id?: string; data: ApprovalRequestData }
-  | { type: 'data-approval-response'; id?: string; data: ApprovalResponseData };
+  | { type: 'data-approval-response'; id?: string; data: ApprovalResponseData }
+  | { type: 'data-step-retry'; id?: string; data: StepRetryData; transient?: boolean };
 
 export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;

@@ -2,3 +2,4 @@ export * from './data-parts';
 export * from './run-event';
 export * from './message-to-chunks';
 export * from './run-timeline';
+export * from './step-retry';

@@ -26,4 +26,6 @@ export type ToolOutput = {
   metadata?: Record<string, unknown>;
   /** The recorded result was reused: the call had already run before a retry. */
   replayed?: boolean;
+  /** A crash interrupted the call and it is non-idempotent: it was not repeated (it may or may not have taken effect). */
+  interrupted?: boolean;
 };

@@ -34,7 +34,8 @@ export type TimelineStep = {
   approvals: TimelineApproval[];
 };
 
-export type TimelineToolCallStatus = 'running' | 'awaiting_approval' | 'success' | 'error' | 'denied';
+/** `interrupted`: a crash cut the call short and it is non-idempotent, so it was not repeated (it may or may not have taken effect). */
+export type TimelineToolCallStatus = 'running' | 'awaiting_approval' | 'success' | 'error' | 'denied' | 'interrupted';
 
 export type TimelineToolCall = {
   toolCallId: string;

@@ -25,6 +25,13 @@ export const toolExecutions = defineQueue({
 /** Every queue the worker serves; adding one here makes a missing processor a compile error. */
 export const queueCatalog = { chatTurns, toolExecutions } as const;
 
+/** The queue and job that run each kind of run (under the run's id), so nothing branches on the kind. */
+export const RUN_KIND_JOBS = {
+  chat: { queue: 'chatTurns', job: 'chat-turn' },
+  tool: { queue: 'toolExecutions', job: 'tool-exec' },
+} as const satisfies Record<'chat' | 'tool', { queue: keyof typeof queueCatalog; job: string }>;
+export type RunKind = keyof typeof RUN_KIND_JOBS;
+
 export type QueueCatalog = typeof queueCatalog;
 export type QueueKey = keyof QueueCatalog;
 export type JobName<Q extends QueueKey> = keyof QueueCatalog[Q]['jobs'] & string;

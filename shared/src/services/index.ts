@@ -4,6 +4,7 @@ export * from './users';
 export * from './tools';
 export * from './runs';
 export * from './run-lifecycle';
+export * from './tool-journal';
 export * from './chat';
 export * from './secrets';
 export * from './models';

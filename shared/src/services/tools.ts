@@ -1,14 +1,15 @@
 import { and, asc, count, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { agentToolLogs, agentTools, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
+import { agentToolLogs, agentTools, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
 import { newId } from '../ids';
-import type { ExpandedTool, ToolContext, ToolResult } from '../tools/define-tool-type';
-import { InvalidToolConfigError } from '../tools/errors';
+import { effectOf, type ExpandedTool, type ToolContext, type ToolResult } from '../tools/define-tool-type';
 import { discoveryOf, expandToolRows } from '../tools/model-tools';
-import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema } from '../tools/registry';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { openToolSecrets, sealToolSecrets, secretPaths, validateToolSecrets } from './tool-secrets';
+import { InvalidToolConfigError } from '../tools/errors';
+import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema } from '../tools/registry';
+import { ConflictError, InvalidInputError, isDependencyDown, NotFoundError } from './errors';
+import { beginToolCall, completeToolCall, interruptToolCall, toolCallIdempotencyKey, WorkerStoppingError } from './tool-journal';
 
 export type AgentTool = typeof agentTools.$inferSelect;
 
@@ -27,6 +28,8 @@ const toolFields = {
   needsApproval: z.boolean(),
   approvalTimeoutMs: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).nullable(),
   sortOrder: z.number().int().min(-1_000_000).max(1_000_000),
+  /** A non-idempotent call interrupted by a crash: report it to the model ("never"), or re-send it with the same Idempotency-Key. */
+  retryInterrupted: z.enum(RETRY_INTERRUPTED),
   /** Write-only values of types with a `secretsSchema` (auth headers, API keys); replaced as a whole when sent. */
   secrets: z.record(z.string(), z.unknown()),
 };
@@ -38,6 +41,7 @@ const toolFieldsSchema = z.object({
   needsApproval: toolFields.needsApproval.default(false),
   approvalTimeoutMs: toolFields.approvalTimeoutMs.default(null),
   sortOrder: toolFields.sortOrder.default(0),
+  retryInterrupted: toolFields.retryInterrupted.default('never'),
   secrets: toolFields.secrets.optional(),
 });
 
@@ -117,7 +121,7 @@ export async function getTool(db: Database, id: string): Promise<AgentTool> {
 /** Where secrets are encrypted; the API passes APP_SECRET. */
 export type ToolWriteOptions = { appSecret?: string };
 
-export async function createTool(db: Database, input: CreateToolInput, options: ToolWriteOptions = {}): Promise<AgentTool> {
+export async function createTool(db: Database, input: Omit<CreateToolInput, 'retryInterrupted'> & { retryInterrupted?: CreateToolInput['retryInterrupted'] }, options: ToolWriteOptions = {}): Promise<AgentTool> {
   const { secrets, ...fields } = input;
   const config = validateToolConfig(input.type, input.config);
   const secretsEncrypted = sealToolSecrets(validateToolSecrets(input.type, secrets), options.appSecret);
@@ -137,8 +141,8 @@ export async function updateTool(db: Database, id: string, input: UpdateToolInpu
   const existing = await getTool(db, id);
   const { secrets, ...fields } = input;
   const changes: Partial<typeof agentTools.$inferInsert> = { ...fields };
-  if (input.config !== undefined) changes.config = validateToolConfig(existing.type, input.config);
   if (secrets !== undefined) changes.secretsEncrypted = sealToolSecrets(validateToolSecrets(existing.type, secrets), options.appSecret);
+  if (input.config !== undefined) changes.config = validateToolConfig(existing.type, input.config);
   if (Object.keys(changes).length === 0) return existing;
   try {
     const [tool] = await db.update(agentTools).set(changes).where(eq(agentTools.id, id)).returning();
@@ -187,27 +191,44 @@ export function findExpandedTool(tool: AgentTool, name: string): { name: string;
   return match?.call ? { name: match.name, tool: match.call } : null;
 }
 
+export type ExecutedToolResult = ToolResult & { replayed?: boolean; interrupted?: boolean };
+
+/** Rolls a transactional call's writes back while still answering with its result. */
+class RollbackWithResult extends Error {
+  constructor(readonly result: ToolResult) {
+    super('tool call rolled back');
+  }
+}
+
 /**
- * Runs one tool call and logs it (seed 000 §3.4). With a run id and tool call id it is
- * effectively-once: a call already recorded returns its stored result without executing again.
+ * Runs one tool call and logs it (seed 000 §3.4). With a run id and tool call id the call is
+ * journaled first (tool-journal.ts): a completed call returns its stored result, an interrupted
+ * non-idempotent one its interrupted error, and a transactional type's writes commit together with
+ * the journal completion. A stopping worker's abort (WorkerStoppingError) is rethrown: the job is handed over.
  */
-export async function executeTool(db: Database, options: ExecuteToolOptions): Promise<ToolResult & { replayed?: boolean }> {
+export async function executeTool(db: Database, options: ExecuteToolOptions): Promise<ExecutedToolResult> {
   const { tool, input, context } = options;
   const { runId, toolCallId } = context;
+  const toolType = getToolType(tool.type);
+  const config = (toolType.configSchema as z.ZodType).safeParse(tool.config);
+  const parsedInput = (toolType.inputSchema as z.ZodType).safeParse(input);
+  // A discovered tool (MCP annotations, OpenAPI method) carries its own effect.
+  const effect = options.call?.tool.effect ?? effectOf(toolType, parsedInput.success ? parsedInput.data : input, config.success ? config.data : {});
+  const loggedName = options.call?.name ?? tool.slug;
+  const journaled = Boolean(runId && toolCallId);
+  let attempt = 1;
   if (runId && toolCallId) {
-    const [previous] = await db
-      .select({ result: agentToolLogs.result })
-      .from(agentToolLogs)
-      .where(and(eq(agentToolLogs.runId, runId), eq(agentToolLogs.toolCallId, toolCallId)));
-    if (previous?.result) return { ...(previous.result as ToolResult), replayed: true };
+    const begun = await beginToolCall(db, { runId, toolCallId, toolId: tool.id, toolSlug: loggedName, input, effect, retryInterrupted: tool.retryInterrupted });
+    if (begun.kind === 'completed') return { ...begun.result, replayed: true };
+    if (begun.kind === 'interrupted') {
+      await writeToolLog(db, tool, context, input, begun.result, loggedName);
+      return { ...begun.result, interrupted: true };
+    }
+    attempt = begun.attempt;
   }
 
   const started = performance.now();
   let result: ToolResult;
-  const toolType = getToolType(tool.type);
-  const loggedName = options.call?.name ?? tool.slug;
-  const config = (toolType.configSchema as z.ZodType).safeParse(tool.config);
-  const parsedInput = (toolType.inputSchema as z.ZodType).safeParse(input);
   let secrets: Record<string, unknown> = {};
   let secretsError: string | null = null;
   try {
@@ -228,34 +249,70 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     const timeoutMs = executionTimeoutMs(toolType, config.data);
     const deadline = AbortSignal.timeout(timeoutMs + 1000);
     const signal = context.signal ? AbortSignal.any([context.signal, deadline]) : deadline;
-    try {
-      result = await Promise.race([
-        toolType.execute(parsedInput.data, config.data, { ...context, signal, secrets, call: options.call?.tool }),
-        new Promise<ToolResult>((resolve) =>
-          signal.addEventListener('abort', () =>
-            resolve({
-              success: false,
-              error: deadline.aborted ? `Timed out after ${timeoutMs} ms` : 'Cancelled',
-              metadata: { durationMs: Math.round(performance.now() - started), timedOut: deadline.aborted, cancelled: !deadline.aborted },
-            }),
+    const idempotencyKey = runId && toolCallId ? toolCallIdempotencyKey(runId, toolCallId) : null;
+    const run = async (services: Record<string, unknown>): Promise<ToolResult> => {
+      try {
+        return await Promise.race([
+          toolType.execute(parsedInput.data, config.data, { ...context, services, signal, idempotencyKey, effect, attempt, secrets, call: options.call?.tool }),
+          new Promise<ToolResult>((resolve) =>
+            signal.addEventListener('abort', () =>
+              resolve({
+                success: false,
+                error: deadline.aborted ? `Timed out after ${timeoutMs} ms` : 'Cancelled',
+                metadata: { durationMs: Math.round(performance.now() - started), timedOut: deadline.aborted, cancelled: !deadline.aborted },
+              }),
+            ),
           ),
-        ),
-      ]);
-    } catch (error) {
-      // A type's execute should return failures as values; a throw is still a failure, not a crash.
-      result = { success: false, error: error instanceof Error ? error.message : String(error), metadata: { durationMs: 0 } };
+        ]);
+      } catch (error) {
+        // A database outage is not the tool's failure: keep its identity so the job retries from the checkpoint.
+        if (isDependencyDown(error)) throw error;
+        // A type's execute should return failures as values; a throw is still a failure, not a crash.
+        return { success: false, error: error instanceof Error ? error.message : String(error), metadata: { durationMs: 0 } };
+      }
+    };
+    if (toolType.transactional && journaled) {
+      // The type's writes and the journal completion commit together, or neither does.
+      result = await db
+        .transaction(async (tx) => {
+          const outcome = await run({ ...context.services, db: tx });
+          if (!outcome.success) throw new RollbackWithResult(outcome);
+          await completeToolCall(tx, runId!, toolCallId!, outcome);
+          return outcome;
+        })
+        .catch((error: unknown) => {
+          if (error instanceof RollbackWithResult) return error.result;
+          throw error;
+        });
+    } else {
+      result = await run(context.services);
     }
   }
   result.metadata.durationMs ||= Math.round(performance.now() - started);
+  if (attempt > 1) result.metadata.attempt = attempt;
 
+  const stopping = context.signal?.aborted && context.signal.reason instanceof WorkerStoppingError;
+  if (runId && toolCallId) {
+    if (stopping) {
+      // Not completed here: the worker that resumes the run decides by the call's effect.
+      await interruptToolCall(db, runId, toolCallId);
+      throw context.signal!.reason;
+    }
+    if (!(toolType.transactional && result.success)) await completeToolCall(db, runId, toolCallId, result);
+  }
+  await writeToolLog(db, tool, context, input, result, loggedName);
+  return result;
+}
+
+async function writeToolLog(db: Database, tool: AgentTool, context: ExecuteToolOptions['context'], input: unknown, result: ToolResult, loggedName = tool.slug): Promise<void> {
   await db
     .insert(agentToolLogs)
     .values({
       toolId: tool.id,
       toolSlug: loggedName,
       userId: context.userId,
-      runId,
-      toolCallId,
+      runId: context.runId,
+      toolCallId: context.toolCallId,
       input: input as object,
       output: truncate(outputText(result)),
       status: logStatus(result),
@@ -264,7 +321,6 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
       result,
     })
     .onConflictDoNothing();
-  return result;
 }
 
 export const toolLogQuerySchema = z.object({

@@ -8,6 +8,23 @@ export type ToolResult = {
   metadata: { durationMs: number; [key: string]: unknown };
 };
 
+/**
+ * What a call may do to the world, which decides whether a call a crash interrupted may run again:
+ * `none` reads only, `idempotent` may repeat with the same outcome (RFC 9110 §9.2.2), anything else is
+ * `non-idempotent` and is never blindly repeated.
+ */
+export const TOOL_EFFECTS = ['none', 'idempotent', 'non-idempotent'] as const;
+export type ToolEffect = (typeof TOOL_EFFECTS)[number];
+
+/** A type's effect rule: every effect its calls can have, one line saying which, and the rule per call. */
+export type ToolEffectRule<Config = any, Input = any> = {
+  /** Every effect a call of this type can have (shown in GET /api/tool-types and the admin page). */
+  possible: readonly [ToolEffect, ...ToolEffect[]];
+  summary: string;
+  /** The effect of one call; required when `possible` has more than one entry. */
+  of?: (input: Input, config: Config) => ToolEffect;
+};
+
 /** Services a tool may use while it runs; supplied by the worker (chat) or the tool-exec processor. */
 export type ToolContext = {
   /** The user the run belongs to; null for system executions. */
@@ -17,6 +34,12 @@ export type ToolContext = {
   toolCallId: string | null;
   /** Aborted when the run is cancelled or the tool times out. */
   signal: AbortSignal;
+  /** `<runId>:<toolCallId>`, identical on every attempt of one call: sent where the protocol dedupes (HTTP Idempotency-Key). */
+  idempotencyKey?: string | null;
+  /** The effect of this call as the type's rule decided it. */
+  effect?: ToolEffect;
+  /** 1 on the first attempt; higher when a resumed run re-sends the call. */
+  attempt?: number;
   /** Operator escape hatch (FETCH_ALLOW_PRIVATE_NETWORKS): lets tests reach loopback servers. */
   allowPrivateNetworks: boolean;
   /** Dependencies a type needs from outside (e.g. the database for `document`), keyed by name. */
@@ -26,12 +49,6 @@ export type ToolContext = {
   /** For a type that expands into several model tools: which discovered tool this call is for. */
   call?: DiscoveredTool;
 };
-
-/**
- * What running a tool does to the outside world, so a retry after a crash knows whether it may
- * repeat the call: `none` (read-only), `idempotent` (same effect twice), `non-idempotent`.
- */
-export type ToolEffect = 'none' | 'idempotent' | 'non-idempotent';
 
 /** One tool found on a server (an MCP tool, an OpenAPI operation), stored in the instance's snapshot. */
 export type DiscoveredTool = {
@@ -77,10 +94,15 @@ export type ToolType<Name extends string = string, Config = any, Input = any> = 
   describe: (config: Config) => string;
   /** Upper bound for one execution; the runner aborts after it (default 30 s). */
   timeoutMs?: (config: Config) => number;
+  /** What a call does to the world; a type without a rule counts as non-idempotent. */
+  effect?: ToolEffectRule<Config, Input>;
+  /**
+   * The type writes only to agentq's own database through `context.services.db`: the runner then
+   * executes it inside the transaction that completes its journal row, so the write is exactly-once.
+   */
+  transactional?: boolean;
   /** Per-input approval rule, e.g. the document tool's `approvalRequiredActions`. */
   needsApproval?: (input: Input, config: Config) => boolean;
-  /** Side effects of a call (default `non-idempotent`); expanding types declare it per discovered tool. */
-  effect?: ToolEffect | ((input: Input, config: Config) => ToolEffect);
   /**
    * Write-only values (auth headers, API keys): sent as `secrets` on create/update, stored encrypted with
    * APP_SECRET, never returned by the API, handed decrypted to `execute` and `discover` as `context.secrets`.
@@ -111,4 +133,18 @@ export function defineToolType<const Name extends string, Config, Input>(
   definition: ToolType<Name, Config, Input>,
 ): ToolType<Name, Config, Input> {
   return definition;
+}
+
+/** The effect of one call: the type's rule, or non-idempotent when the type has none or the rule cannot tell. */
+export function effectOf(toolType: Pick<ToolType, 'effect'>, input: unknown, config: unknown): ToolEffect {
+  const rule = toolType.effect;
+  if (!rule) return 'non-idempotent';
+  if (rule.of) {
+    try {
+      return rule.of(input, config);
+    } catch {
+      return 'non-idempotent';
+    }
+  }
+  return rule.possible.length === 1 ? rule.possible[0] : 'non-idempotent';
 }

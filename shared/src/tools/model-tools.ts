@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ExpandedTool, ToolDiscovery, ToolEffect, ToolType } from './define-tool-type';
+import { effectOf, type ExpandedTool, type ToolDiscovery, type ToolEffect, type ToolType } from './define-tool-type';
 import { getToolType, inputJsonSchema } from './registry';
 
 /** The fields of a tool row that decide which model tools it offers. */
@@ -68,12 +68,9 @@ export function expandToolRows<Row extends ToolRowLike>(rows: readonly Row[]): M
   return result;
 }
 
-/** The effect class of one call: the discovered tool's, else the type's declaration, else the safe default. */
+/** The effect class of one call: the discovered tool's own, else the type's rule. */
 export function toolEffect(toolType: ToolType, config: unknown, input: unknown, call?: ExpandedTool | null): ToolEffect {
-  if (call) return call.effect;
-  const declared = toolType.effect;
-  if (typeof declared === 'function') return declared(input, config);
-  return declared ?? 'non-idempotent';
+  return call ? call.effect : effectOf(toolType, input, config);
 }
 
 /** Function-calling APIs require an object schema at the top; servers sometimes omit `type`. */

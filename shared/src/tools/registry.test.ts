@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import type { ToolType } from './define-tool-type';
+import { effectOf, TOOL_EFFECTS, type ToolType } from './define-tool-type';
 import { NoSuchToolTypeError } from './errors';
 import { describeToolTypes, getToolType, inputJsonSchema, toolTypeConfigSchema, toolTypes } from './registry';
 
@@ -34,8 +34,18 @@ describe('tool type registry', () => {
       expect(type.discover === undefined).toBe(type.expand === undefined);
       if (type.expand) expect(type.expand((type.configSchema as z.ZodType).parse({}), null)).toEqual([]);
       if (type.secretsSchema) expect(z.toJSONSchema(type.secretsSchema as z.ZodType, { io: 'input' }).type).toBe('object');
-      const effect = typeof type.effect === 'function' ? type.effect({}, (type.configSchema as z.ZodType).parse({})) : (type.effect ?? 'non-idempotent');
-      expect(['none', 'idempotent', 'non-idempotent']).toContain(effect);
+    });
+
+    it('declares the effect of its calls, and every call gets one of the declared effects', () => {
+      const rule = (toolType as ToolType).effect;
+      expect(rule, `${toolType.type} must declare its effect`).toBeDefined();
+      expect(rule!.possible.length).toBeGreaterThan(0);
+      for (const effect of rule!.possible) expect(TOOL_EFFECTS).toContain(effect);
+      expect(rule!.summary.length).toBeGreaterThan(10);
+      // A type with more than one possible effect must say which applies per call.
+      if (rule!.possible.length > 1) expect(rule!.of).toBeTypeOf('function');
+      const defaults = (toolType.configSchema as z.ZodType).parse({});
+      expect(rule!.possible).toContain(effectOf(toolType as ToolType, {}, defaults));
     });
 
     it('is validated through the derived { type, config } union', () => {
@@ -54,5 +64,21 @@ describe('tool type registry', () => {
     const described = describeToolTypes();
     expect(described.map((item) => item.type)).toEqual(toolTypes.map((toolType) => toolType.type));
     for (const item of described) expect(item.defaults).toEqual((getToolType(item.type).configSchema as z.ZodType).parse({}));
+    for (const item of described) expect(item.effect.possible.length).toBeGreaterThan(0);
+  });
+
+  it('classifies calls by effect: reads none, RFC 9110 idempotent methods idempotent, writes and POST non-idempotent', () => {
+    const effect = (type: string, input: unknown, config: Record<string, unknown> = {}) =>
+      effectOf(getToolType(type), input, (getToolType(type).configSchema as z.ZodType).parse(config));
+    expect(effect('calculator', { expression: '1+1' })).toBe('none');
+    expect(effect('datetime', {})).toBe('none');
+    for (const action of ['read', 'list', 'search']) expect(effect('document', { action })).toBe('none');
+    for (const action of ['create', 'update', 'delete', 'str_replace', 'insert', 'restore']) expect(effect('document', { action })).toBe('non-idempotent');
+    for (const method of ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']) expect(effect('fetch', { url: 'https://example.com', method })).toBe('idempotent');
+    for (const method of ['POST', 'PATCH']) expect(effect('fetch', { url: 'https://example.com', method })).toBe('non-idempotent');
+    // No method in the call: the configured default decides.
+    expect(effect('fetch', { url: 'https://example.com' }, { defaultMethod: 'POST' })).toBe('non-idempotent');
+    // A type without a rule is treated as the worst case.
+    expect(effectOf({ effect: undefined }, {}, {})).toBe('non-idempotent');
   });
 });

@@ -74,6 +74,7 @@ export function describeToolTypes() {
     ...((toolType as ToolType).secretsSchema && { secretsSchema: z.toJSONSchema((toolType as ToolType).secretsSchema as z.ZodType, JSON_SCHEMA_OPTIONS) }),
     /** Whether instances ask a server what they offer (MCP, OpenAPI) and expand into several model tools. */
     discovers: (toolType as ToolType).discover !== undefined,
+    effect: { possible: [...((toolType as ToolType).effect?.possible ?? ['non-idempotent'])], summary: (toolType as ToolType).effect?.summary ?? 'Unknown effect: treated as non-idempotent.' },
   }));
 }
 

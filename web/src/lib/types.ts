@@ -41,6 +41,8 @@ export type ToolTypeInfo = {
   inputSchema: JsonSchema;
   /** The config a new tool of this type starts from. */
   defaults: Record<string, unknown>;
+  /** What a call can do to the world (decides whether a call a crash interrupted may run again). */
+  effect: { possible: ('none' | 'idempotent' | 'non-idempotent')[]; summary: string };
   /** Write-only values the type takes beside its config (MCP headers, OpenAPI token). */
   secretsSchema?: JsonSchema;
   /** Instances ask a server what they offer (MCP, OpenAPI) and expand into several model tools. */
@@ -73,6 +75,8 @@ export type AgentTool = {
   needsApproval: boolean;
   approvalTimeoutMs: number | null;
   sortOrder: number;
+  /** A non-idempotent call a crash interrupted: reported to the model (never) or re-sent with the same Idempotency-Key. */
+  retryInterrupted: 'never' | 'with-idempotency-key';
   createdAt: string;
   updatedAt: string;
   /** Only on `GET /api/agent-tools/:id`: the input JSON Schema the model sees. */

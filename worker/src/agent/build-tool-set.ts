@@ -33,12 +33,14 @@ export type ToolCallContext = {
   userId: string;
   sessionId: string | null;
   signal: AbortSignal;
-  /** Called before a tool executes, so a crash after it never repeats the call (see checkpoint.ts). */
+  /** A tool boundary: checks the cancel flag before a call starts. */
   beforeExecute: (call: { toolCallId: string; toolName: string; input: unknown }) => Promise<void>;
+  /** A call failed in a way the model must not see as a tool error (database down, worker stopping): the run loop rethrows it. */
+  onFatal: (error: unknown) => void;
 };
 
 /** Runs one tool call effectively-once, keyed by (run id, tool call id), and shapes what the model reads. */
-export async function runToolCall(deps: WorkerDeps, offered: OfferedModelTool, toolCallId: string, input: unknown, context: Omit<ToolCallContext, 'beforeExecute'>): Promise<ToolOutput> {
+export async function runToolCall(deps: WorkerDeps, offered: OfferedModelTool, toolCallId: string, input: unknown, context: Omit<ToolCallContext, 'beforeExecute' | 'onFatal'>): Promise<ToolOutput> {
   const result = await executeTool(deps.db, {
     tool: offered.tool,
     input,
@@ -67,7 +69,13 @@ export function buildToolSet(deps: WorkerDeps, offered: OfferedModelTool[], cont
       execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
         await context.beforeExecute({ toolCallId: options.toolCallId, toolName: entry.name, input });
         const signal = options.abortSignal ? AbortSignal.any([options.abortSignal, context.signal]) : context.signal;
-        return runToolCall(deps, entry, options.toolCallId, input, { ...context, signal });
+        try {
+          return await runToolCall(deps, entry, options.toolCallId, input, { ...context, signal });
+        } catch (error) {
+          // The AI SDK would turn a throw into tool-error text and lose it: hand it to the run loop instead.
+          context.onFatal(error);
+          throw error;
+        }
       },
       toModelOutput: ({ output }: { output: ToolOutput }) => ({ type: 'text', value: output.text }),
     });

@@ -75,7 +75,8 @@ export class RunTimelineRecorder {
         return;
       }
       case 'tool-input-available': {
-        if (!open) return;
+        // A resumed run shows a journaled call again: it is still the same call.
+        if (!open || this.findCall(chunk.toolCallId)) return;
         open.toolCalls.push({ toolCallId: chunk.toolCallId, toolName: chunk.toolName, startedAt: at, status: 'running' });
         return;
       }
@@ -89,7 +90,8 @@ export class RunTimelineRecorder {
         if (!call) return;
         const output = chunk.output as Partial<ToolOutput> | undefined;
         call.endedAt = at;
-        call.status = output?.success === false ? 'error' : 'success';
+        // A non-idempotent call a crash interrupted was not repeated: neither a success nor an ordinary failure.
+        call.status = output?.interrupted ? 'interrupted' : output?.success === false ? 'error' : 'success';
         if (output?.success === false && output.error) call.error = String(output.error);
         call.durationMs = typeof output?.durationMs === 'number' ? Math.round(output.durationMs) : at - call.startedAt;
         return;

@@ -5,8 +5,12 @@ import type { ToolResult } from '@agentq/shared/tools';
  * What the model reads (seed 000 §3.4): a failure is an explicit instruction to stop retrying;
  * a success carries the HTTP status and size when the tool reports them.
  */
-export function toToolOutput(toolName: string, result: ToolResult & { replayed?: boolean }): ToolOutput {
+export function toToolOutput(toolName: string, result: ToolResult & { replayed?: boolean; interrupted?: boolean }): ToolOutput {
   const { durationMs, ...metadata } = result.metadata;
+  if (result.interrupted || metadata.interrupted === true) {
+    // Not a failure to give up on: the model should check whether the call took effect before repeating it.
+    return { success: false, text: `${toolName} ${result.error}`, error: result.error, durationMs, metadata, interrupted: true };
+  }
   if (!result.success) {
     return {
       success: false,

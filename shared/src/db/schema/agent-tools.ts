@@ -2,6 +2,9 @@ import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, varchar } f
 import type { ToolDiscovery } from '../../tools/define-tool-type';
 import { createdAt, timestamps } from './columns';
 
+export const RETRY_INTERRUPTED = ['never', 'with-idempotency-key'] as const;
+export type RetryInterrupted = (typeof RETRY_INTERRUPTED)[number];
+
 /** Tool instances (seed 000 §2.1): `type` names a registered tool type, `config` is validated against it. */
 export const agentTools = pgTable(
   'agent_tools',
@@ -23,6 +26,8 @@ export const agentTools = pgTable(
     discoveryError: text('discovery_error'),
     /** The type's write-only secrets as one JSON object, encrypted with APP_SECRET; never sent to clients. */
     secretsEncrypted: text('secrets_encrypted'),
+    /** What a resumed run does with a non-idempotent call a crash interrupted: report it, or re-send it with the same Idempotency-Key. */
+    retryInterrupted: varchar('retry_interrupted', { length: 30, enum: RETRY_INTERRUPTED }).notNull().default('never'),
     ...timestamps,
   },
   (table) => [uniqueIndex('agent_tools_slug_idx').on(table.slug), index('agent_tools_enabled_idx').on(table.enabled)],

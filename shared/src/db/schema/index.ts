@@ -7,3 +7,4 @@ export * from './chat';
 export * from './runs';
 export * from './approvals';
 export * from './documents';
+export * from './tool-calls';

@@ -10,8 +10,6 @@ export type RunCheckpoint = {
   messages: unknown[];
   /** Steps completed so far (counts against the agent's step limit). */
   steps: number;
-  /** Tool calls the model made in the step in progress, recorded before they execute. */
-  pendingToolCalls?: { toolCallId: string; toolName: string; input: unknown }[];
   /** Approval requests the last step ended with; the run is parked until each is decided or expires. */
   awaitingApprovals?: { approvalId: string; sdkApprovalId: string; toolCallId: string }[];
   usage?: Record<string, number | undefined>;
@@ -19,6 +17,10 @@ export type RunCheckpoint = {
   lastSeq?: number;
   /** The assistant message so far (UI parts): what a resumed run rebuilds from when the stream is gone. */
   parts?: unknown[];
+  /** The last model step ended and is stored here: a resumed run goes straight to finishing. */
+  done?: boolean;
+  finishReason?: string;
+  hitStepLimit?: boolean;
   /** Per-step timings (model latency, tokens, tool calls, approval waits) for the operators' run view. */
   timeline?: RunTimeline;
 };

@@ -40,6 +40,7 @@ export const calculatorToolType = defineToolType({
     'Evaluate a math expression with mathjs syntax: arithmetic, powers (^), functions such as sqrt, log, sin, ' +
     'factorial, combinations, mean, unit conversion ("5 km to mile") and matrices. Use it instead of doing ' +
     `arithmetic in your head. Answers are rounded to ${config.precision} significant digits.`,
+  effect: { possible: ['none'], summary: 'Pure computation: no effect outside the call.' },
   execute: async (input, config, context) => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);

@@ -170,6 +170,7 @@ export const datetimeToolType = defineToolType({
     '"difference" (time between two date-times) and "add" (shift by an amount of a unit). ' +
     `Use ISO 8601 date-times; ones without an offset are read in ${config.defaultTimezone} unless a time zone is given. ` +
     'Use this rather than guessing today\'s date or doing calendar arithmetic yourself.',
+  effect: { possible: ['none'], summary: 'Reads the clock and calendar: no effect outside the call.' },
   execute: async (input, config) => {
     const started = performance.now();
     const metadata = () => ({ durationMs: Math.round(performance.now() - started) });

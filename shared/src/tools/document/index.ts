@@ -7,6 +7,8 @@ import { tokenCounter } from './token-budget';
 
 export { DOCUMENT_ACTIONS, documentConfigSchema, documentInputSchema, type DocumentToolConfig, type DocumentToolInput } from './schemas';
 
+const READ_ONLY_ACTIONS = new Set(['read', 'list', 'search']);
+
 export const NEEDS_LOGIN_ERROR = 'This tool needs a logged-in session: documents belong to a user, and this run has none.';
 
 function describeDocumentTool(config: DocumentToolConfig): string {
@@ -51,6 +53,12 @@ export const documentToolType = defineToolType({
   configSchema: documentConfigSchema,
   inputSchema: documentInputSchema,
   describe: describeDocumentTool,
+  effect: {
+    possible: ['none', 'non-idempotent'],
+    summary: 'read, list and search change nothing; every other action writes (exactly once: the write commits with the call journal).',
+    of: (input) => (READ_ONLY_ACTIONS.has((input as { action?: string } | null)?.action ?? '') ? 'none' : 'non-idempotent'),
+  },
+  transactional: true,
   needsApproval: (input, config) => {
     const action = (input as { action?: unknown } | null | undefined)?.action;
     return typeof action === 'string' && config.approvalRequiredActions.includes(action as DocumentAction);

@@ -33,6 +33,8 @@ export type FetchUrlOptions = {
   /** Cancels the fetch (run cancelled); the config timeout is applied on top. */
   signal: AbortSignal;
   allowPrivateNetworks: boolean;
+  /** Sent as the Idempotency-Key header (a non-idempotent call made by a run). */
+  idempotencyKey?: string;
   /** DNS for both the pre-flight check and the connection; the system resolver when absent. */
   resolve?: ResolveHostname;
 };
@@ -48,6 +50,7 @@ export async function fetchUrl(input: FetchInput, config: FetchConfig, options: 
   let method: HttpMethod = input.method ?? config.defaultMethod;
   let body: string | undefined = input.body;
   let headers = mergeHeaders(config.defaultHeaders, input.headers, config.parseMode);
+  if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
   let currentUrl = input.url;
   let redirects = 0;
   const fail = (error: string, extra: Record<string, unknown> = {}): ToolResult => ({

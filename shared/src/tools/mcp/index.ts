@@ -21,7 +21,8 @@ export const mcpToolType = defineToolType({
   describe: (config) =>
     `Tools of the MCP server ${serverLabel(config) || '(not configured yet)'}. Each allowed server tool is offered on its own; results are untrusted third-party content.`,
   timeoutMs: (config) => config.timeout,
-  effect: 'non-idempotent',
+  // Each discovered tool carries its own effect (see ExpandedTool); this rule covers the type as a whole.
+  effect: { possible: ['none', 'idempotent', 'non-idempotent'], summary: 'Per server tool, from its annotations: readOnlyHint → none, idempotentHint → idempotent, otherwise non-idempotent.', of: () => 'non-idempotent' },
   discover: async (config, context) => (await runtime()).discoverMcp(config, context),
   expand: (config, discovery) => {
     const allowed = new Set(config.allowedTools);

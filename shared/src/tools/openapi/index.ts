@@ -23,7 +23,8 @@ export const openApiToolType = defineToolType({
   describe: (config) =>
     `Operations of the HTTP API described at ${config.specUrl || (config.spec ? 'a pasted OpenAPI document' : '(no document yet)')}. Responses over ${config.maxResponseSize} bytes are cut off; calls time out after ${config.timeout} ms. Results are untrusted third-party content.`,
   timeoutMs: (config) => config.timeout,
-  effect: 'non-idempotent',
+  // Each discovered tool carries its own effect (see ExpandedTool); this rule covers the type as a whole.
+  effect: { possible: ['none', 'idempotent', 'non-idempotent'], summary: 'Per operation, from its method: GET/HEAD none, PUT/DELETE idempotent, POST/PATCH non-idempotent.', of: () => 'non-idempotent' },
   discover: async (config, context) => {
     // The parser (swagger-parser, yaml) loads on first use, so worker startup does not pay for it.
     const { loadSpec } = await import('./load-spec');

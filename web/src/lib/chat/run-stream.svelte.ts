@@ -1,7 +1,8 @@
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { ApiError, apiFetch } from '../api.ts';
+import { withoutRetriedAttempts } from '@agentq/shared/events';
 import { followRunEvents } from './follow-run-events.ts';
-import { TERMINAL_RUN_STATUSES, type RunChunk, type RunStatus, type RunStatusData } from './types.ts';
+import { TERMINAL_RUN_STATUSES, type RunChunk, type RunEvent, type RunStatus, type RunStatusData } from './types.ts';
 
 export type RunStreamOptions = {
   /** The status the run is known to have before any event arrives (e.g. `queued` from the 202). */
@@ -82,10 +83,18 @@ export class RunStream {
     }
   }
 
-  async #follow(): Promise<void> {
+  /** A reducer fed with this run's chunks; replaced when a step is retried. */
+  #startReducer(): Reducer {
     let input!: ReadableStreamDefaultController<UIMessageChunk>;
     const chunks = new ReadableStream<UIMessageChunk>({ start: (controller) => void (input = controller) });
-    const building = this.#build(chunks);
+    const reducer: Reducer = { input, building: Promise.resolve(), stale: false };
+    reducer.building = this.#build(chunks, reducer);
+    return reducer;
+  }
+
+  async #follow(): Promise<void> {
+    let reducer = this.#startReducer();
+    const received: RunEvent[] = [];
     const url = this.#options.eventsUrl ?? `/api/runs/${encodeURIComponent(this.runId)}/events`;
     try {
       const events = followRunEvents(url, {
@@ -93,18 +102,26 @@ export class RunStream {
         fetch: this.#options.fetch,
         onConnection: (state) => (this.reconnecting = state === 'reconnecting'),
       });
-      for await (const { chunk } of events) this.#apply(chunk, input);
+      for await (const event of events) {
+        received.push(event);
+        if (event.chunk.type !== 'data-step-retry') {
+          this.#apply(event.chunk, reducer.input);
+          continue;
+        }
+        // A worker re-runs a step a crash cut short: rebuild the message without the abandoned attempt.
+        reducer.stale = true;
+        closeQuietly(reducer.input);
+        this.#pending = undefined;
+        reducer = this.#startReducer();
+        for (const kept of withoutRetriedAttempts(received)) this.#apply(kept.chunk, reducer.input);
+      }
     } catch (caught) {
       if (!this.#abort.signal.aborted) this.error ??= caught instanceof Error ? caught.message : String(caught);
     } finally {
       this.reconnecting = false;
-      try {
-        input.close();
-      } catch {
-        // The reducer already stopped (it reported why through onError).
-      }
+      closeQuietly(reducer.input);
     }
-    await building;
+    await reducer.building;
     this.#flush();
     this.stopping = false;
     this.closed = true;
@@ -133,14 +150,14 @@ export class RunStream {
     }
   }
 
-  async #build(chunks: ReadableStream<UIMessageChunk>): Promise<void> {
+  async #build(chunks: ReadableStream<UIMessageChunk>, reducer: Reducer): Promise<void> {
     const messages = readUIMessageStream<UIMessage>({
       stream: chunks,
       onError: (error) => {
         this.error ??= `Part of this answer could not be shown: ${error instanceof Error ? error.message : String(error)}`;
       },
     });
-    for await (const snapshot of messages) this.#schedule(snapshot);
+    for await (const snapshot of messages) if (!reducer.stale) this.#schedule(snapshot);
   }
 
   // A replay delivers hundreds of chunks at once: render at most one snapshot per frame.
@@ -156,6 +173,16 @@ export class RunStream {
     this.#frame = undefined;
     if (this.#pending) this.message = this.#pending;
     this.#pending = undefined;
+  }
+}
+
+type Reducer = { input: ReadableStreamDefaultController<UIMessageChunk>; building: Promise<void>; stale: boolean };
+
+function closeQuietly(input: ReadableStreamDefaultController<UIMessageChunk>): void {
+  try {
+    input.close();
+  } catch {
+    // The reducer already stopped (it reported why through onError).
   }
 }
 

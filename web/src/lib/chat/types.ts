@@ -81,4 +81,6 @@ export type ToolOutput = {
   durationMs?: number;
   metadata?: { statusCode?: number; responseSize?: number; [key: string]: unknown };
   replayed?: boolean;
+  /** A crash interrupted the call and it was not repeated: it may or may not have taken effect. */
+  interrupted?: boolean;
 };

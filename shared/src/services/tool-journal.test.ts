@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DbHandle } from '../db/client';
+import { agentDocuments, toolCalls } from '../db/schema';
+import { openTestDb, uniqueEmail } from '../testing';
+import { startLoopbackServer, type LoopbackServer } from '../tools/fetch/test-server';
+import { createTool, executeTool, type AgentTool } from './tools';
+import { beginToolCall, INTERRUPTED_ERROR, toolCallsOfRun, WorkerStoppingError } from './tool-journal';
+import { createUser } from './users';
+
+let database: DbHandle;
+let server: LoopbackServer;
+let userId: string;
+let postTool: AgentTool;
+let keyedPostTool: AgentTool;
+let getTool: AgentTool;
+let documentTool: AgentTool;
+let slowTool: AgentTool;
+
+const slug = (base: string) => `${base}_${randomBytes(4).toString('hex')}`;
+const fields = { description: '', enabled: true, needsApproval: false, approvalTimeoutMs: null, sortOrder: 0 };
+const newRunId = () => `run_${randomBytes(6).toString('hex')}`;
+
+function context(runId: string, toolCallId: string, signal?: AbortSignal) {
+  return { userId, runId, sessionId: null, toolCallId, signal, allowPrivateNetworks: true, services: { db: database.db } };
+}
+
+/** What a crash between "started" and "completed" leaves behind: the journal row of attempt 1, no result. */
+async function crashAfterStart(tool: AgentTool, runId: string, toolCallId: string, input: unknown, effect: 'idempotent' | 'non-idempotent') {
+  await beginToolCall(database.db, { runId, toolCallId, toolId: tool.id, toolSlug: tool.slug, input, effect, retryInterrupted: tool.retryInterrupted });
+}
+
+beforeAll(async () => {
+  database = await openTestDb();
+  userId = (await createUser(database.db, { email: uniqueEmail('journal'), name: 'Journal', password: 'password-123', role: 'user' })).id;
+  server = await startLoopbackServer((request, response) => {
+    if (request.url === '/slow') return void setTimeout(() => response.end('late'), 5_000);
+    response.setHeader('content-type', 'text/plain');
+    response.end(`hit ${request.method}`);
+  });
+  postTool = await createTool(database.db, { ...fields, name: 'Post', slug: slug('post'), type: 'fetch', config: { defaultMethod: 'POST', parseMode: 'raw' } });
+  keyedPostTool = await createTool(database.db, { ...fields, name: 'Keyed', slug: slug('keyed'), type: 'fetch', config: { defaultMethod: 'POST', parseMode: 'raw' }, retryInterrupted: 'with-idempotency-key' });
+  getTool = await createTool(database.db, { ...fields, name: 'Get', slug: slug('get'), type: 'fetch', config: { parseMode: 'raw' } });
+  slowTool = await createTool(database.db, { ...fields, name: 'Slow', slug: slug('slow'), type: 'fetch', config: { parseMode: 'raw', timeout: 60_000 } });
+  documentTool = await createTool(database.db, { ...fields, name: 'Docs', slug: slug('docs'), type: 'document', config: {} });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await database?.close();
+});
+
+const hits = (path: string) => server.requests.filter((request) => request.url === path);
+
+describe('the tool-call journal', () => {
+  it('journals a call before it runs and completes it; a second attempt reuses the result without executing', async () => {
+    const runId = newRunId();
+    const input = { url: `${server.origin}/once-${runId}` };
+    const first = await executeTool(database.db, { tool: postTool, input, context: context(runId, 'call_1') });
+    expect(first.success && String(first.data)).toContain('hit POST');
+    const again = await executeTool(database.db, { tool: postTool, input, context: context(runId, 'call_1') });
+    expect(again).toMatchObject({ success: true, data: first.data, replayed: true });
+    expect(hits(`/once-${runId}`)).toHaveLength(1);
+    expect(await toolCallsOfRun(database.db, runId)).toMatchObject([{ toolCallId: 'call_1', state: 'completed', attempt: 1, effect: 'non-idempotent' }]);
+  });
+
+  it('sends the same Idempotency-Key on every attempt of a non-idempotent call, a different one per call, none on a GET', async () => {
+    const runId = newRunId();
+    await executeTool(database.db, { tool: postTool, input: { url: `${server.origin}/key-${runId}` }, context: context(runId, 'call_a') });
+    await executeTool(database.db, { tool: postTool, input: { url: `${server.origin}/key-${runId}` }, context: context(runId, 'call_b') });
+    await executeTool(database.db, { tool: getTool, input: { url: `${server.origin}/get-${runId}` }, context: context(runId, 'call_c') });
+    expect(hits(`/key-${runId}`).map((request) => request.headers['idempotency-key'])).toEqual([`${runId}:call_a`, `${runId}:call_b`]);
+    expect(hits(`/get-${runId}`)[0]!.headers['idempotency-key']).toBeUndefined();
+  });
+
+  it('never repeats a non-idempotent call a crash interrupted: it completes as the interrupted error', async () => {
+    const runId = newRunId();
+    const input = { url: `${server.origin}/crashed-${runId}` };
+    await crashAfterStart(postTool, runId, 'call_1', input, 'non-idempotent');
+    const resumed = await executeTool(database.db, { tool: postTool, input, context: context(runId, 'call_1') });
+    expect(resumed).toMatchObject({ success: false, error: INTERRUPTED_ERROR, interrupted: true, metadata: { interrupted: true } });
+    expect(hits(`/crashed-${runId}`)).toHaveLength(0);
+    // Later attempts keep answering the same way, still without a request.
+    expect(await executeTool(database.db, { tool: postTool, input, context: context(runId, 'call_1') })).toMatchObject({ error: INTERRUPTED_ERROR, replayed: true });
+    expect(hits(`/crashed-${runId}`)).toHaveLength(0);
+  });
+
+  it('re-sends an interrupted non-idempotent call with the same key when the tool says so', async () => {
+    const runId = newRunId();
+    const input = { url: `${server.origin}/keyed-${runId}` };
+    await crashAfterStart(keyedPostTool, runId, 'call_1', input, 'non-idempotent');
+    const resumed = await executeTool(database.db, { tool: keyedPostTool, input, context: context(runId, 'call_1') });
+    expect(resumed).toMatchObject({ success: true, metadata: { attempt: 2 } });
+    expect(hits(`/keyed-${runId}`).map((request) => request.headers['idempotency-key'])).toEqual([`${runId}:call_1`]);
+    expect(await toolCallsOfRun(database.db, runId)).toMatchObject([{ state: 'completed', attempt: 2 }]);
+  });
+
+  it('re-executes an interrupted idempotent call', async () => {
+    const runId = newRunId();
+    const input = { url: `${server.origin}/idem-${runId}` };
+    await crashAfterStart(getTool, runId, 'call_1', input, 'idempotent');
+    const resumed = await executeTool(database.db, { tool: getTool, input, context: context(runId, 'call_1') });
+    expect(resumed.success && String(resumed.data)).toContain('hit GET');
+    expect(hits(`/idem-${runId}`)).toHaveLength(1);
+  });
+
+  it('a stopping worker aborts the call, records it interrupted and hands over; the next worker decides by effect', async () => {
+    const runId = newRunId();
+    const controller = new AbortController();
+    const input = { url: `${server.origin}/slow` };
+    const running = executeTool(database.db, { tool: slowTool, input, context: context(runId, 'call_1', controller.signal) });
+    setTimeout(() => controller.abort(new WorkerStoppingError()), 200);
+    await expect(running).rejects.toBeInstanceOf(WorkerStoppingError);
+    expect(await toolCallsOfRun(database.db, runId)).toMatchObject([{ state: 'interrupted', result: null }]);
+  });
+
+  it('a fetch with timeout 60000 is not cut at the runner default of 30 s', async () => {
+    const runId = newRunId();
+    // /slow answers after 5 s: the tool's own timeout (60 s) governs, so it succeeds.
+    const result = await executeTool(database.db, { tool: slowTool, input: { url: `${server.origin}/slow` }, context: context(runId, 'call_1') });
+    expect(result.success && String(result.data)).toContain('late');
+    const { executionTimeoutMs, getToolType } = await import('../tools/registry');
+    expect(executionTimeoutMs(getToolType('fetch'), slowTool.config)).toBe(60_000);
+  }, 15_000);
+
+  it('a document write commits with its journal completion: exactly once, even when the call is retried', async () => {
+    const runId = newRunId();
+    const input = { action: 'create', title: `Exactly once ${runId}`, content: 'body', type: 'document' };
+    const created = await executeTool(database.db, { tool: documentTool, input, context: context(runId, 'call_1') });
+    expect(created.success).toBe(true);
+    const retried = await executeTool(database.db, { tool: documentTool, input, context: context(runId, 'call_1') });
+    expect(retried).toMatchObject({ success: true, replayed: true });
+    const rows = await database.db.select().from(agentDocuments).where(and(eq(agentDocuments.userId, userId), eq(agentDocuments.title, input.title)));
+    expect(rows).toHaveLength(1);
+  });
+
+  it('a document write a crash interrupted is not repeated', async () => {
+    const runId = newRunId();
+    const input = { action: 'create', title: `Rolled back ${runId}`, content: 'body', type: 'document' };
+    // The attempt that crashed: journaled as started; its transaction never committed, so no document exists.
+    const begun = await beginToolCall(database.db, { runId, toolCallId: 'call_1', toolId: documentTool.id, toolSlug: documentTool.slug, input, effect: 'non-idempotent', retryInterrupted: 'never' });
+    expect(begun.kind).toBe('execute');
+    // A crashed attempt: the next one must not create it blindly (non-idempotent, never): it reports interrupted.
+    const resumed = await executeTool(database.db, { tool: documentTool, input, context: context(runId, 'call_1') });
+    expect(resumed).toMatchObject({ success: false, error: INTERRUPTED_ERROR });
+    const rows = await database.db.select().from(agentDocuments).where(eq(agentDocuments.title, input.title));
+    expect(rows).toHaveLength(0);
+    const [entry] = await database.db.select().from(toolCalls).where(and(eq(toolCalls.runId, runId), eq(toolCalls.toolCallId, 'call_1')));
+    expect(entry).toMatchObject({ state: 'completed', effect: 'non-idempotent' });
+  });
+});

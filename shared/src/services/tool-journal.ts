@@ -1,0 +1,85 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { toolCalls, type RetryInterrupted } from '../db/schema';
+import type { ToolEffect, ToolResult } from '../tools/define-tool-type';
+
+export type ToolCallEntry = typeof toolCalls.$inferSelect;
+
+/** What the model and the user read for a non-idempotent call a crash interrupted. */
+export const INTERRUPTED_ERROR = 'interrupted: the previous attempt may or may not have taken effect; check before trying again';
+
+/** The abort reason a stopping worker gives running tools: the call is handed over, not cancelled. */
+export class WorkerStoppingError extends Error {
+  override name = 'WorkerStoppingError';
+  constructor() {
+    super('The worker is stopping; the run continues on another worker');
+  }
+}
+
+/** The key a non-idempotent call carries on every attempt (HTTP Idempotency-Key). */
+export function toolCallIdempotencyKey(runId: string, toolCallId: string): string {
+  return `${runId}:${toolCallId}`;
+}
+
+export type BeginToolCall =
+  /** Execute now (attempt counts from 1). */
+  | { kind: 'execute'; attempt: number }
+  /** Already completed: reuse the stored result, never run it again. */
+  | { kind: 'completed'; result: ToolResult }
+  /** A previous attempt may have taken effect and the call is non-idempotent: it completed as the interrupted error. */
+  | { kind: 'interrupted'; result: ToolResult };
+
+/**
+ * Journals a call before it runs. First attempt: a `started` row. A call a previous attempt left
+ * `started`/`interrupted` runs again only when its effect is none/idempotent, or the tool re-sends
+ * with the same Idempotency-Key; otherwise it completes as the interrupted error value.
+ */
+export async function beginToolCall(
+  db: Database,
+  call: { runId: string; toolCallId: string; toolId: string | null; toolSlug: string; input: unknown; effect: ToolEffect; retryInterrupted: RetryInterrupted },
+): Promise<BeginToolCall> {
+  const [inserted] = await db
+    .insert(toolCalls)
+    .values({ runId: call.runId, toolCallId: call.toolCallId, toolId: call.toolId, toolSlug: call.toolSlug, input: call.input as object, effect: call.effect, state: 'started' })
+    .onConflictDoNothing()
+    .returning({ attempt: toolCalls.attempt });
+  if (inserted) return { kind: 'execute', attempt: inserted.attempt };
+
+  const [existing] = await db.select().from(toolCalls).where(and(eq(toolCalls.runId, call.runId), eq(toolCalls.toolCallId, call.toolCallId)));
+  if (!existing) throw new Error(`tool call ${call.toolCallId} vanished from the journal`);
+  if (existing.state === 'completed' && existing.result) return { kind: 'completed', result: existing.result as ToolResult };
+
+  const mayRepeat = existing.effect !== 'non-idempotent' || call.retryInterrupted === 'with-idempotency-key';
+  if (mayRepeat) {
+    const [again] = await db
+      .update(toolCalls)
+      .set({ state: 'started', attempt: sql`${toolCalls.attempt} + 1`, startedAt: new Date() })
+      .where(and(eq(toolCalls.runId, call.runId), eq(toolCalls.toolCallId, call.toolCallId), inArray(toolCalls.state, ['started', 'interrupted'])))
+      .returning({ attempt: toolCalls.attempt });
+    if (again) return { kind: 'execute', attempt: again.attempt };
+  }
+  const result: ToolResult = { success: false, error: INTERRUPTED_ERROR, metadata: { durationMs: 0, interrupted: true, attempt: existing.attempt } };
+  await completeToolCall(db, call.runId, call.toolCallId, result);
+  return { kind: 'interrupted', result };
+}
+
+/** Stores a call's result; pass the transaction of the call's own writes to make them exactly-once. */
+export async function completeToolCall(db: Database, runId: string, toolCallId: string, result: ToolResult): Promise<void> {
+  await db
+    .update(toolCalls)
+    .set({ state: 'completed', result, completedAt: new Date() })
+    .where(and(eq(toolCalls.runId, runId), eq(toolCalls.toolCallId, toolCallId)));
+}
+
+/** A stopping worker aborted the call: it did not complete here; the next attempt decides by its effect. */
+export async function interruptToolCall(db: Database, runId: string, toolCallId: string): Promise<void> {
+  await db
+    .update(toolCalls)
+    .set({ state: 'interrupted' })
+    .where(and(eq(toolCalls.runId, runId), eq(toolCalls.toolCallId, toolCallId), eq(toolCalls.state, 'started')));
+}
+
+/** The run's journal, oldest first (the admin run view and resume use it). */
+export async function toolCallsOfRun(db: Database, runId: string): Promise<ToolCallEntry[]> {
+  return db.select().from(toolCalls).where(eq(toolCalls.runId, runId)).orderBy(toolCalls.startedAt);
+}

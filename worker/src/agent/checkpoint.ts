@@ -1,0 +1,40 @@
+import { runs, type RunCheckpoint } from '@agentq/shared/db';
+import type { Run } from '@agentq/shared/services';
+import { eq } from 'drizzle-orm';
+import type { WorkerDeps } from '../processor';
+import { assembleMessage } from './assemble-message';
+import type { RunStream } from './open-run-stream';
+
+export type Checkpointer = {
+  readonly current: RunCheckpoint | null;
+  /**
+   * Makes the progress so far durable: flushes the stream (so lastSeq covers every published event)
+   * and writes the checkpoint in one UPDATE that also reads the run's status, which is the database
+   * cancel flag checked at every step boundary for free. Resolves to whether the run was cancelled.
+   */
+  save: (next: RunCheckpoint) => Promise<{ cancelled: boolean }>;
+};
+
+/** A run's checkpoint writer; a retried job continues from the last saved value. */
+export function createCheckpointer(deps: WorkerDeps, run: Run, stream: RunStream): Checkpointer {
+  let current: RunCheckpoint | null = run.checkpoint ?? null;
+  return {
+    get current() {
+      return current;
+    },
+    async save(next) {
+      await stream.publisher.flush();
+      // The message parts only matter if Redis loses the stream while the run waits for a human, so they are
+      // assembled when parking; on the hot path a checkpoint is one UPDATE (see docs/benchmarks.md).
+      const parts = next.awaitingApprovals?.length ? (await assembleMessage(run.id, stream.chunks())).parts : current?.parts;
+      next = { ...next, lastSeq: stream.publisher.lastSeq, parts, timeline: stream.timeline.snapshot() };
+      const [row] = await deps.db
+        .update(runs)
+        .set({ checkpoint: next, steps: next.steps, usage: next.usage ?? null })
+        .where(eq(runs.id, run.id))
+        .returning({ status: runs.status });
+      current = next;
+      return { cancelled: row?.status === 'cancelled' };
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { agents, messages, type RunCheckpoint } from '@agentq/shared/db';
+import { getModelWithKey, listTools, NotFoundError, resolveAgentTools, sessionGrants, type LlmModelWithKey, type Run } from '@agentq/shared/services';
+import type { UIMessage } from 'ai';
+import { asc, eq } from 'drizzle-orm';
+import type { WorkerDeps } from '../processor';
+import { expandOfferedTools, type OfferedModelTool, type OfferedTool } from './build-tool-set';
+
+export type RunOptions = { enableTools?: boolean; enableThinking?: boolean; systemPrompt?: string };
+
+/** Everything a chat run needs before its first model call. */
+export type RunSetup = {
+  model: LlmModelWithKey | null;
+  /** The agent's settings (step limit, instructions, approval timeout); null for no agent or a deleted one. */
+  agent: typeof agents.$inferSelect | null;
+  /** Model tools: MCP/OpenAPI instances expanded into one per discovered tool (`<slug>__<name>`). */
+  offered: OfferedModelTool[];
+  /** Tools the user allowed for the whole session ("remember for this session"). */
+  grants: Set<string>;
+  /** The session's messages as UI messages (the new user message included), unless the checkpoint has the history. */
+  history: Pick<UIMessage, 'id' | 'role' | 'parts'>[] | null;
+};
+
+const orNull = <T>(promise: Promise<T>): Promise<T | null> =>
+  promise.catch((error: unknown) => {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  });
+
+/** The tools a run offers: the agent's associations (with approval overrides), or every enabled tool for the default agent. */
+async function offeredTools(deps: WorkerDeps, run: Run): Promise<OfferedTool[]> {
+  const resolved = run.agentId ? await orNull(resolveAgentTools(deps.db, run.agentId)) : null;
+  if (resolved) return resolved;
+  // No agent, or it was deleted meanwhile: behave like the default agent.
+  return (await listTools(deps.db, { enabled: true })).map((tool) => ({ tool, needsApproval: tool.needsApproval }));
+}
+
+/**
+ * Loads model, agent, tools, grants and history in parallel: they are independent, so the path
+ * before the model call costs one round trip instead of five. Goes through the service loaders,
+ * so caches under them apply.
+ */
+export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCheckpoint | null): Promise<RunSetup> {
+  const options = run.options as RunOptions;
+  const [model, agent, offered, grants, history] = await Promise.all([
+    run.modelId ? orNull(getModelWithKey(deps.db, run.modelId, deps.config.appSecret)) : null,
+    run.agentId ? deps.db.select().from(agents).where(eq(agents.id, run.agentId)).then(([row]) => row ?? null) : null,
+    options.enableTools === false ? [] : offeredTools(deps, run).then(expandOfferedTools),
+    sessionGrants(deps.db, run.sessionId!),
+    checkpoint?.messages.length ? null : sessionHistory(deps, run),
+  ]);
+  return { model, agent, offered, grants, history };
+}
+
+/** The session's persisted messages, this run's own assistant message excluded (it is being written). */
+async function sessionHistory(deps: WorkerDeps, run: Run) {
+  const rows = await deps.db.select().from(messages).where(eq(messages.sessionId, run.sessionId!)).orderBy(asc(messages.createdAt), asc(messages.id));
+  return rows.filter((row) => row.runId !== run.id || row.role === 'user').map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
+}

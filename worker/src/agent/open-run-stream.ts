@@ -1,0 +1,69 @@
+import type { Run } from '@agentq/shared/services';
+import { messageToChunks, survivesStepRetry, withoutRetriedAttempts, type RunChunk, type RunEvent, type RunStatusData } from '@agentq/shared/events';
+import { lastRunEventSeq, readRunEvents, RunEventPublisher } from '@agentq/shared/run-stream';
+import type { WorkerDeps } from '../processor';
+import { RunTimelineRecorder } from './run-timeline';
+
+/** A run's event stream as this attempt continues it: publisher, the events so far and the timeline fed from them. */
+export type RunStream = {
+  publisher: RunEventPublisher;
+  timeline: RunTimelineRecorder;
+  emit: (chunk: RunChunk) => void;
+  status: (data: RunStatusData) => void;
+  /** The chunks the assistant message is built from: abandoned attempts already dropped. */
+  chunks: () => RunChunk[];
+  /** Events were published before this attempt (a resume, not a first start). */
+  resumed: boolean;
+  /** Whether the stream already ended with `finish`. */
+  finished: () => boolean;
+};
+
+const PAGE = 1000;
+
+async function readAll(deps: WorkerDeps, runId: string): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for (;;) {
+    const page = await readRunEvents(deps.redis, deps.config.prefix, runId, events.at(-1)?.seq ?? 0, PAGE);
+    events.push(...page);
+    if (page.length < PAGE) return events;
+  }
+}
+
+/**
+ * Opens the run's stream where the last attempt left it. When that attempt published model output
+ * after its last checkpoint (it died mid-step), the step runs again: a `data-step-retry` marker tells
+ * every reader to drop the abandoned output, so the answer is never shown or stored twice.
+ */
+export async function openRunStream(deps: WorkerDeps, run: Run, attempt: number): Promise<RunStream> {
+  const checkpoint = run.checkpoint;
+  const timeline = new RunTimelineRecorder(checkpoint?.timeline);
+  let events: { seq: number; chunk: RunChunk }[] = [];
+  let lastSeq = await lastRunEventSeq(deps.redis, deps.config.prefix, run.id);
+  if (checkpoint?.lastSeq && lastSeq < checkpoint.lastSeq) {
+    // Redis lost the run's stream (restart without persistence): continue the numbering and the message from the checkpoint.
+    events = messageToChunks(run.id, checkpoint.parts ?? []).map((chunk) => ({ seq: 0, chunk }));
+    lastSeq = checkpoint.lastSeq;
+  } else if (lastSeq > 0) {
+    const stored = await readAll(deps, run.id);
+    events = stored;
+    timeline.replay(stored);
+  }
+  const publisher = new RunEventPublisher(deps.redis, deps.config.prefix, run.id, lastSeq, (event) => {
+    events.push(event);
+    timeline.apply(event);
+  });
+  const emit = (chunk: RunChunk) => publisher.emit(chunk);
+  const checkpointSeq = checkpoint?.lastSeq ?? 0;
+  const abandoned = events.some((event) => event.seq > checkpointSeq && !survivesStepRetry(event.chunk));
+  const finished = () => events.at(-1)?.chunk.type === 'finish';
+  if (abandoned && !finished()) emit({ type: 'data-step-retry', data: { discardAfterSeq: checkpointSeq, attempt }, transient: true });
+  return {
+    publisher,
+    timeline,
+    emit,
+    status: (data) => emit({ type: 'data-run-status', data, transient: true }),
+    chunks: () => withoutRetriedAttempts(events).map((event) => event.chunk),
+    resumed: lastSeq > 0,
+    finished,
+  };
+}

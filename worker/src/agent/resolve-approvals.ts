@@ -1,0 +1,35 @@
+import { approvalsForRun, expireApprovals, type Run } from '@agentq/shared/services';
+import type { ModelMessage } from 'ai';
+import type { WorkerDeps } from '../processor';
+import type { RunStream } from './open-run-stream';
+import type { AwaitingApprovals } from './park-for-approval';
+
+/**
+ * Turns decided approvals into the AI SDK's tool-approval-response message (edited input applied
+ * to the call in history) and tells followers. Returns null while any approval is still pending and unexpired.
+ */
+export async function resolveApprovals(deps: WorkerDeps, options: { run: Run; stream: RunStream; history: ModelMessage[]; awaiting: AwaitingApprovals }): Promise<ModelMessage[] | null> {
+  const { run, stream, history, awaiting } = options;
+  await expireApprovals(deps.db, run.id);
+  const rows = new Map((await approvalsForRun(deps.db, run.id)).map((row) => [row.id, row]));
+  if (awaiting.some((entry) => rows.get(entry.approvalId)?.status === 'pending')) return null;
+  const edits = new Map<string, unknown>();
+  const responses = awaiting.map((entry) => {
+    const row = rows.get(entry.approvalId)!;
+    const approved = row.status === 'approved';
+    if (approved && row.editedInput !== null && row.editedInput !== undefined) edits.set(entry.toolCallId, row.editedInput);
+    const reason = row.status === 'expired' ? 'expired: nobody approved this tool call in time' : (row.reason ?? undefined);
+    stream.emit({
+      type: 'data-approval-response',
+      id: `${row.id}-response`,
+      data: { approvalId: row.id, toolCallId: entry.toolCallId, status: row.status as 'approved' | 'denied' | 'expired', reason: row.reason ?? undefined, decidedBy: row.decidedBy ?? undefined, editedInput: row.editedInput ?? undefined },
+    });
+    return { type: 'tool-approval-response' as const, approvalId: entry.sdkApprovalId, approved, reason: approved ? undefined : reason };
+  });
+  const withEdits = history.map((message) =>
+    message.role === 'assistant' && Array.isArray(message.content)
+      ? { ...message, content: message.content.map((part) => (part.type === 'tool-call' && edits.has(part.toolCallId) ? { ...part, input: edits.get(part.toolCallId) } : part)) }
+      : message,
+  ) as ModelMessage[];
+  return [...withEdits, { role: 'tool' as const, content: responses }] as ModelMessage[];
+}

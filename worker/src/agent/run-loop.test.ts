@@ -1,0 +1,192 @@
+import { approvalsForRun, beginToolCall, decideApproval, INTERRUPTED_ERROR, markRunRunning, toolCallsOfRun } from '@agentq/shared/services';
+import { RunEventPublisher } from '@agentq/shared/run-stream';
+import { startLoopbackServer, type LoopbackServer } from '../../../shared/src/tools/fetch/test-server';
+import { Job } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sequence, type Turn } from '../../../infra/fake-llm/scripts';
+import { messages } from '@agentq/shared/db';
+import { and, eq } from 'drizzle-orm';
+import { cancelInDatabase, rebuildMessage, startAgentHarness, textOf, type AgentHarness } from './testing';
+
+let harness: AgentHarness;
+let server: LoopbackServer;
+
+const script = (turns: Turn[]) => harness.llm.setScript(sequence(turns, { countFrom: 'last-user-message' }));
+
+async function persistedParts(runId: string) {
+  const [row] = await harness.db.select().from(messages).where(and(eq(messages.runId, runId), eq(messages.role, 'assistant')));
+  return row?.parts;
+}
+
+beforeAll(async () => {
+  harness = await startAgentHarness([{ text: 'unused' }]);
+  server = await startLoopbackServer((request, response) => {
+    if (request.url?.startsWith('/cancel-')) void cancelInDatabase(harness.db, request.url.slice('/cancel-'.length)).then(() => response.end('cancelled meanwhile'));
+    else response.end(`ok ${request.method}`);
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await harness?.close();
+});
+
+const hits = (prefix: string) => server.requests.filter((request) => request.url?.startsWith(prefix));
+
+describe('run loop', () => {
+  it('streams a text answer, checkpoints the last step before finishing, and stores the answer once', async () => {
+    const pool = harness.startWorker();
+    script([{ text: 'Hello there, friend.' }]);
+    const run = await harness.createRun('say hello');
+    await harness.enqueueRun(run.id);
+    const ended = await harness.waitForEnd(run.id);
+    await pool.close(5000);
+    expect(ended).toMatchObject({ status: 'succeeded', finishReason: 'stop', steps: 1 });
+    expect(ended.checkpoint).toMatchObject({ done: true, finishReason: 'stop' });
+    const events = await harness.events(run.id);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    const rebuilt = await rebuildMessage(events);
+    expect(textOf(rebuilt)).toBe('Hello there, friend.');
+    expect(await persistedParts(run.id)).toEqual(rebuilt.parts);
+  });
+
+  it('journals every tool call and sends a non-idempotent one with its Idempotency-Key', async () => {
+    const pool = harness.startWorker();
+    const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' } });
+    script([{ toolCalls: [{ name: tool.slug, input: { url: `${server.origin}/order`, method: 'POST' }, id: 'call_order' }] }, { text: 'Ordered.' }]);
+    const run = await harness.createRun('order something', [tool]);
+    await harness.enqueueRun(run.id);
+    expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded', steps: 2 });
+    await pool.close(5000);
+    const orders = hits('/order').filter((request) => request.headers['idempotency-key']?.toString().startsWith(run.id));
+    expect(orders.map((request) => request.headers['idempotency-key'])).toEqual([`${run.id}:call_order`]);
+    expect(await toolCallsOfRun(harness.db, run.id)).toMatchObject([{ toolCallId: 'call_order', state: 'completed', effect: 'non-idempotent', attempt: 1 }]);
+  });
+});
+
+describe('resume after a crash (checkpoint + tool journal)', () => {
+  it('drops the partial step, does not repeat the interrupted non-idempotent call, and answers once', async () => {
+    const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' } });
+    const run = await harness.createRun('pay the invoice', [tool]);
+    const input = { url: `${server.origin}/pay-${run.id}`, method: 'POST' };
+    // What a worker killed mid-call leaves: the run running, its stream with a partial step, the call journaled as started.
+    await markRunRunning(harness.db, run.id);
+    const crashed = new RunEventPublisher(harness.deps.redis, harness.deps.config.prefix, run.id, 0);
+    crashed.emit({ type: 'start', messageId: run.id });
+    crashed.emit({ type: 'start-step' });
+    crashed.emit({ type: 'text-start', id: 'txt-0' });
+    crashed.emit({ type: 'text-delta', id: 'txt-0', delta: 'Paying now.' });
+    crashed.emit({ type: 'text-end', id: 'txt-0' });
+    crashed.emit({ type: 'tool-input-available', toolCallId: 'call_pay', toolName: tool.slug, input });
+    await crashed.flush();
+    await beginToolCall(harness.db, { runId: run.id, toolCallId: 'call_pay', toolId: tool.id, toolSlug: tool.slug, input, effect: 'non-idempotent', retryInterrupted: 'never' });
+
+    // The resumed model sees the call and its interrupted result (one assistant message) and answers.
+    script([{ text: 'WRONG: the step was re-run' }, { text: 'The payment may or may not have gone through; please check.' }]);
+    const pool = harness.startWorker();
+    await harness.enqueueRun(run.id);
+    expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded' });
+    await pool.close(5000);
+
+    expect(hits(`/pay-${run.id}`)).toHaveLength(0);
+    const events = await harness.events(run.id);
+    expect(events.find((event) => event.chunk.type === 'data-step-retry')?.chunk).toMatchObject({ data: { discardAfterSeq: 0 } });
+    const rebuilt = await rebuildMessage(events);
+    expect(textOf(rebuilt)).toBe('The payment may or may not have gone through; please check.');
+    const toolPart = rebuilt.parts.find((part) => part.type === `tool-${tool.slug}`) as { output?: { interrupted?: boolean; error?: string } } | undefined;
+    expect(toolPart?.output).toMatchObject({ interrupted: true, error: INTERRUPTED_ERROR });
+    expect(await persistedParts(run.id)).toEqual(rebuilt.parts);
+    const lastRequest = harness.llm.requests.at(-1)!;
+    expect(JSON.stringify(lastRequest.messages)).toContain('interrupted: the previous attempt may or may not have taken effect');
+    const { timeline } = (await harness.waitForEnd(run.id)).checkpoint!;
+    expect(timeline!.steps.flatMap((step) => step.toolCalls)).toEqual([expect.objectContaining({ toolCallId: 'call_pay', status: 'interrupted' })]);
+  });
+
+  it('never re-runs a last step that was checkpointed before the crash', async () => {
+    const run = await harness.createRun('finish me');
+    await markRunRunning(harness.db, run.id);
+    const crashed = new RunEventPublisher(harness.deps.redis, harness.deps.config.prefix, run.id, 0);
+    crashed.emit({ type: 'start', messageId: run.id });
+    crashed.emit({ type: 'text-start', id: 'txt-0' });
+    crashed.emit({ type: 'text-delta', id: 'txt-0', delta: 'Already answered.' });
+    crashed.emit({ type: 'text-end', id: 'txt-0' });
+    await crashed.flush();
+    const { runs } = await import('@agentq/shared/db');
+    await harness.db.update(runs).set({ steps: 1, checkpoint: { messages: [{ role: 'user', content: 'finish me' }], steps: 1, lastSeq: crashed.lastSeq, done: true, finishReason: 'stop' } }).where(eq(runs.id, run.id));
+    script([{ text: 'WRONG: the last step ran twice' }]);
+    const requestsBefore = harness.llm.requests.length;
+    const pool = harness.startWorker();
+    await harness.enqueueRun(run.id);
+    expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded', finishReason: 'stop' });
+    await pool.close(5000);
+    expect(harness.llm.requests.length).toBe(requestsBefore);
+    const events = await harness.events(run.id);
+    expect(events.some((event) => event.chunk.type === 'data-step-retry')).toBe(false);
+    expect(textOf(await rebuildMessage(events))).toBe('Already answered.');
+    expect(textOf({ parts: (await persistedParts(run.id)) as never })).toBe('Already answered.');
+  });
+});
+
+describe('cancel and outages', () => {
+  it('a run cancelled only in the database stops at the next boundary and never reports success', async () => {
+    const pool = harness.startWorker();
+    const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' } });
+    const run = await harness.createRun('cancel me midway', [tool]);
+    script([{ toolCalls: [{ name: tool.slug, input: { url: `${server.origin}/cancel-${run.id}` } }] }, { text: 'WRONG: ran after cancel' }]);
+    const requestsBefore = harness.llm.requests.length;
+    await harness.enqueueRun(run.id);
+    const ended = await harness.waitForEnd(run.id);
+    await pool.close(5000);
+    expect(ended.status).toBe('cancelled');
+    expect(harness.llm.requests.length - requestsBefore).toBe(1);
+    const statuses = (await harness.events(run.id)).filter((event) => event.chunk.type === 'data-run-status').map((event) => (event.chunk as { data: { status: string } }).data.status);
+    expect(statuses).not.toContain('succeeded');
+    expect(statuses.at(-1)).toBe('cancelled');
+  });
+
+  it('a database outage on the first read retries the job from the checkpoint instead of failing the run', async () => {
+    let failures = 2;
+    const outage = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const flaky = new Proxy(harness.db, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property === 'select' && failures > 0) {
+          return (...args: unknown[]) => {
+            failures -= 1;
+            throw outage;
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const pool = harness.startWorker(flaky);
+    script([{ text: 'Survived the outage.' }]);
+    const run = await harness.createRun('outage please');
+    await harness.enqueueRun(run.id);
+    const ended = await harness.waitForEnd(run.id);
+    await pool.close(5000);
+    expect(failures).toBe(0);
+    expect(ended).toMatchObject({ status: 'succeeded', error: null });
+    const job = await Job.fromId(harness.deps.queues.chatTurns, run.id);
+    expect(job!.attemptsMade).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('approvals', () => {
+  it('parks for approval, resumes after the decision and runs the approved call once', async () => {
+    const pool = harness.startWorker();
+    const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' }, needsApproval: true });
+    const run = await harness.createRun('book it', [tool]);
+    script([{ toolCalls: [{ name: tool.slug, input: { url: `${server.origin}/book-${run.id}`, method: 'POST' } }] }, { text: 'Booked.' }]);
+    await harness.enqueueRun(run.id);
+    await expect.poll(async () => (await approvalsForRun(harness.db, run.id)).length, { timeout: 15_000 }).toBe(1);
+    await expect.poll(async () => (await Job.fromId(harness.deps.queues.chatTurns, run.id))?.isDelayed(), { timeout: 15_000 }).toBe(true);
+    const [approval] = await approvalsForRun(harness.db, run.id);
+    await decideApproval(harness.db, approval!.id, { id: harness.userId, role: 'user' }, { decision: 'approve' });
+    await (await Job.fromId(harness.deps.queues.chatTurns, run.id))!.promote();
+    expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded' });
+    await pool.close(5000);
+    expect(hits(`/book-${run.id}`)).toHaveLength(1);
+    expect(textOf(await rebuildMessage(await harness.events(run.id)))).toBe('Booked.');
+  });
+});

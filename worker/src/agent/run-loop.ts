@@ -1,0 +1,165 @@
+import { isRunCancelled, markRunRunning, sessionGrants, type Run } from '@agentq/shared/services';
+import { convertToModelMessages, type ModelMessage, type UIMessage } from 'ai';
+import type { Job } from 'bullmq';
+import type { WorkerDeps } from '../processor';
+import { assembleMessage, hasContent, hasText } from './assemble-message';
+import { buildToolSet } from './build-tool-set';
+import { createCheckpointer } from './checkpoint';
+import { finishRun } from './finish-run';
+import { createLanguageModel } from './language-model';
+import { loadRunSetup, type RunOptions } from './load-run-setup';
+import type { RunStream } from './open-run-stream';
+import { parkForApproval, requestApprovals } from './park-for-approval';
+import { RunCancelledError } from './run-control';
+import { resolveApprovals } from './resolve-approvals';
+import { streamStep, type RunProgress, type Usage } from './stream-step';
+import { finishJournaledCalls } from './tool-journal';
+
+const DEFAULT_MAX_STEPS = 8;
+export const STEP_LIMIT_NOTE = '(The tool-call limit was reached before the model could write a final answer. The tool results above are what it found.)';
+
+export type RunLoopOptions = {
+  run: Run;
+  job: Job;
+  token: string | undefined;
+  stream: RunStream;
+  /** The run's abort signal (cancel, worker stopping) and how to fire it from inside. */
+  signal: AbortSignal;
+  abort: (reason: unknown) => void;
+};
+
+/**
+ * The tool loop for one chat run (SPEC §3): loads what the run needs, continues from the checkpoint
+ * (journaled tool calls, approvals), streams model steps and checkpoints each one before anything
+ * else happens, parks for approvals and finishes. Throws what must reach BullMQ: DelayedError
+ * (parked), a dependency-down error (retry from the checkpoint), the abort reason (cancel/stop).
+ */
+export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promise<{ status: string }> {
+  const { run, job, token, stream, signal } = options;
+  const checkpointer = createCheckpointer(deps, run, stream);
+  const checkpoint = checkpointer.current;
+  const progress: RunProgress = { steps: checkpoint?.steps ?? 0, usage: (checkpoint?.usage as Usage) ?? {} };
+  const finish = (outcome: Parameters<typeof finishRun>[1]['outcome'], message?: UIMessage) => finishRun(deps, { run, stream, checkpointer, progress, outcome, message });
+  const cancelIfFlagged = (cancelled: boolean) => {
+    if (cancelled) options.abort(new RunCancelledError());
+    if (signal.aborted) throw signal.reason;
+  };
+
+  // The status write and every lookup are independent: one round trip before the first chunk.
+  const [started, setup] = await Promise.all([markRunRunning(deps.db, run.id), loadRunSetup(deps, run, checkpoint)]);
+  if (!started) return { status: 'cancelled' };
+  if (!stream.resumed) stream.emit({ type: 'start', messageId: run.id });
+  stream.status({ status: 'running', resumed: stream.resumed || undefined });
+
+  if (!setup.model) return { status: await finish({ status: 'failed', error: 'The run has no model (it was deleted); choose another model' }) };
+  const { agent, offered } = setup;
+  let grants = setup.grants;
+  const options_ = run.options as RunOptions;
+  const maxSteps = agent?.maxSteps ?? DEFAULT_MAX_STEPS;
+  const instructions = options_.systemPrompt ?? agent?.systemPrompt ?? undefined;
+  const model = createLanguageModel(setup.model);
+  // The thinking toggle asks a reasoning-capable model to reason (OpenAI-compatible `reasoning_effort`).
+  const providerOptions = options_.enableThinking && setup.model.supportsReasoning ? { agentq: { reasoningEffort: 'medium' } } : undefined;
+
+  let fatal: unknown;
+  const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal };
+  const tools = buildToolSet(deps, offered, {
+    ...callContext,
+    // A tool boundary: a run cancelled in the database never starts another tool.
+    beforeExecute: async () => cancelIfFlagged(await isRunCancelled(deps.db, run.id)),
+    onFatal: (error) => {
+      fatal ??= error;
+      options.abort(error);
+    },
+  });
+  const withTools = Object.keys(tools).length > 0;
+
+  let history: ModelMessage[] =
+    (checkpoint?.messages as ModelMessage[] | undefined)?.length ? (checkpoint!.messages as ModelMessage[]) : await convertToModelMessages(setup.history as UIMessage[], { tools, ignoreIncompleteToolCalls: true });
+
+  // A previous attempt died while tools ran: finish those calls through the journal before asking the model again.
+  const resumedCalls = stream.resumed ? await finishJournaledCalls(deps, { run, history, offered, context: callContext, stream }) : null;
+  if (resumedCalls) {
+    history = resumedCalls.history;
+    if (resumedCalls.announced) progress.steps += 1;
+    cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage })).cancelled);
+  }
+
+  const step = async (messages: ModelMessage[], stepBudget: number, useTools: boolean) => {
+    const outcome = await streamStep({
+      model,
+      instructions,
+      messages,
+      stepBudget,
+      tools: useTools ? tools : undefined,
+      offered,
+      grants,
+      signal,
+      providerOptions,
+      stream,
+      progress,
+      fatal: () => fatal,
+      onStepBoundary: async (current) => cancelIfFlagged((await checkpointer.save({ messages: current, steps: progress.steps, usage: progress.usage })).cancelled),
+    });
+    history = outcome.messages;
+    return outcome;
+  };
+
+  let hitStepLimit = false;
+  let finishReason: string | undefined = checkpoint?.finishReason;
+  // The last step finished and was checkpointed before a crash: never run it again.
+  if (!checkpoint?.done) {
+    for (;;) {
+      const awaiting = checkpointer.current?.awaitingApprovals ?? [];
+      if (awaiting.length > 0) {
+        const resolved = await resolveApprovals(deps, { run, stream, history, awaiting });
+        if (!resolved) {
+          await parkForApproval(deps, { run, job, token, stream });
+          continue;
+        }
+        history = resolved;
+        cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage })).cancelled);
+        if (!(await markRunRunning(deps.db, run.id))) throw new RunCancelledError();
+        stream.status({ status: 'running' });
+        // A decision may have granted the tool for the session.
+        grants = await sessionGrants(deps.db, run.sessionId!);
+      }
+      const remaining = maxSteps - progress.steps;
+      if (remaining <= 0) {
+        if (finishReason === 'tool-calls' || finishReason === undefined) {
+          // The step limit was spent on tool calls: one last step without tools so the model answers with what it has.
+          hitStepLimit = true;
+          finishReason = (await step(history, 1, false)).finishReason;
+        }
+        break;
+      }
+      const outcome = await step(history, remaining, withTools);
+      finishReason = outcome.finishReason;
+      if (outcome.approvalRequests.length > 0) {
+        const awaitingApprovals = await requestApprovals(deps, { run, stream, offered, defaultTimeoutMs: agent?.approvalTimeoutMs ?? deps.config.approvalTimeoutMs, requests: outcome.approvalRequests });
+        cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage, awaitingApprovals })).cancelled);
+        continue;
+      }
+      if (finishReason !== 'tool-calls' || progress.steps < maxSteps) break;
+      cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage })).cancelled);
+    }
+    // The last step's output is durable before anything else happens: a crash from here on never re-runs it.
+    cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage, finishReason, hitStepLimit, done: true })).cancelled);
+  } else {
+    hitStepLimit = checkpoint.hitStepLimit ?? false;
+  }
+
+  await stream.publisher.flush();
+  const message = await assembleMessage(run.id, stream.chunks());
+  if (!hasContent(message)) {
+    return { status: await finish({ status: 'failed', finishReason, error: 'The model returned no content (no text and no tool calls). Try again or choose another model.' }, message) };
+  }
+  const addNote = hitStepLimit && !hasText(message);
+  if (addNote) {
+    const id = `limit-${run.id}`;
+    stream.emit({ type: 'text-start', id });
+    stream.emit({ type: 'text-delta', id, delta: STEP_LIMIT_NOTE });
+    stream.emit({ type: 'text-end', id });
+  }
+  return { status: await finish({ status: 'succeeded', finishReason, hitStepLimit }, addNote ? undefined : message) };
+}

@@ -1,0 +1,111 @@
+import type { RunChunk } from '@agentq/shared/events';
+import { getToolType } from '@agentq/shared/tools';
+import { isStepCount, streamText, toUIMessageStream, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import type { z } from 'zod';
+import type { OfferedModelTool } from './build-tool-set';
+import type { RunStream } from './open-run-stream';
+
+export type Usage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; reasoningTokens?: number };
+type StepUsage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; outputTokenDetails?: { reasoningTokens?: number } };
+
+/** Progress that survives steps: what the checkpoint stores. */
+export type RunProgress = { steps: number; usage: Usage };
+
+export function addUsage(total: Usage, usage: StepUsage | undefined): Usage {
+  if (!usage) return total;
+  const sum = (a?: number, b?: number) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
+  return {
+    inputTokens: sum(total.inputTokens, usage.inputTokens),
+    outputTokens: sum(total.outputTokens, usage.outputTokens),
+    totalTokens: sum(total.totalTokens, usage.totalTokens),
+    reasoningTokens: sum(total.reasoningTokens, usage.outputTokenDetails?.reasoningTokens),
+  };
+}
+
+/** Whether this call needs a human: the tool's flag or the agent's override, or the type's per-input rule; never when granted for the session. */
+function approvalFor(entry: OfferedModelTool, grants: Set<string>) {
+  return (input: unknown) => {
+    if (grants.has(entry.name)) return 'not-applicable' as const;
+    const toolType = getToolType(entry.tool.type);
+    const config = (toolType.configSchema as z.ZodType).safeParse(entry.tool.config);
+    const byType = config.success && toolType.needsApproval ? toolType.needsApproval(input, config.data) : false;
+    return entry.needsApproval || byType ? ('user-approval' as const) : ('not-applicable' as const);
+  };
+}
+
+export type StepCall = {
+  model: LanguageModel;
+  instructions?: string;
+  messages: ModelMessage[];
+  /** Steps this call may take (the AI SDK loops through tool results on its own). */
+  stepBudget: number;
+  tools?: ToolSet;
+  offered: OfferedModelTool[];
+  grants: Set<string>;
+  signal: AbortSignal;
+  providerOptions?: Record<string, Record<string, string>>;
+  stream: RunStream;
+  progress: RunProgress;
+  /** Called before every step after the first with the messages so far (tool results included): the step checkpoint. */
+  onStepBoundary: (messages: ModelMessage[]) => Promise<void>;
+  /** What a tool reported as fatal during the call (see build-tool-set onFatal), rethrown instead of the SDK's error text. */
+  fatal: () => unknown;
+};
+
+export type StepOutcome = {
+  finishReason: string | undefined;
+  messages: ModelMessage[];
+  approvalRequests: { sdkApprovalId: string; toolCallId: string; toolName: string; input: unknown }[];
+};
+
+/** One streamText call: every UI chunk becomes a run event; usage and step counts go into `progress`. */
+export async function streamStep(call: StepCall): Promise<StepOutcome> {
+  const { stream, progress } = call;
+  const toolApproval = call.tools ? Object.fromEntries(call.offered.map((entry) => [entry.name, approvalFor(entry, call.grants)])) : undefined;
+  const inputs = new Map<string, { toolName: string; input: unknown }>();
+  const approvalRequests: { sdkApprovalId: string; toolCallId: string }[] = [];
+  const reasoningStarted = new Map<string, number>();
+  const result = streamText({
+    model: call.model,
+    instructions: call.instructions,
+    messages: call.messages,
+    tools: call.tools,
+    toolApproval: toolApproval as never,
+    stopWhen: isStepCount(call.stepBudget),
+    abortSignal: call.signal,
+    providerOptions: call.providerOptions,
+    prepareStep: async ({ messages, stepNumber }) => {
+      if (stepNumber > 0) await call.onStepBoundary(messages as ModelMessage[]);
+      return undefined;
+    },
+    onStepStart: () => stream.timeline.stepStarting(),
+    onStepEnd: (step: { usage?: StepUsage; finishReason?: string }) => {
+      progress.steps += 1;
+      progress.usage = addUsage(progress.usage, step.usage);
+      stream.timeline.stepEnded(step);
+    },
+  });
+  const uiStream = toUIMessageStream({ stream: result.stream, sendStart: false, sendFinish: false, sendReasoning: true, onError: (error) => (error instanceof Error ? error.message : String(error)) });
+  for await (const chunk of uiStream as AsyncIterable<RunChunk>) {
+    if (call.fatal()) throw call.fatal();
+    if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
+    if (chunk.type === 'reasoning-end') {
+      const started = reasoningStarted.get(chunk.id);
+      const durationMs = started === undefined ? undefined : Math.round(performance.now() - started);
+      stream.emit({ ...chunk, providerMetadata: { ...chunk.providerMetadata, agentq: { durationMs: durationMs ?? 0 } } });
+      continue;
+    }
+    if (chunk.type === 'tool-input-available') inputs.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
+    if (chunk.type === 'tool-approval-request') approvalRequests.push({ sdkApprovalId: chunk.approvalId, toolCallId: chunk.toolCallId });
+    if (chunk.type === 'error') throw call.fatal() ?? new Error(chunk.errorText);
+    stream.emit(chunk);
+  }
+  if (call.fatal()) throw call.fatal();
+  const finalStep = await result.finalStep;
+  const responseMessages = (await result.responseMessages) as ModelMessage[];
+  return {
+    finishReason: finalStep.finishReason,
+    messages: [...call.messages, ...responseMessages],
+    approvalRequests: approvalRequests.map((request) => ({ ...request, ...inputs.get(request.toolCallId)! })),
+  };
+}

@@ -1,0 +1,60 @@
+import type { ToolOutput } from '@agentq/shared/events';
+import { toolCallsOfRun, type Run } from '@agentq/shared/services';
+import type { ModelMessage } from 'ai';
+import type { WorkerDeps } from '../processor';
+import { runToolCall, type OfferedModelTool, type ToolCallContext } from './build-tool-set';
+import type { RunStream } from './open-run-stream';
+
+type ContentPart = { type: string; toolCallId?: string };
+
+function toolCallIdsIn(history: ModelMessage[], type: 'tool-call' | 'tool-result'): Set<string> {
+  return new Set(
+    history
+      .flatMap((message) => (Array.isArray(message.content) ? (message.content as ContentPart[]) : []))
+      .filter((part) => part.type === type && part.toolCallId)
+      .map((part) => part.toolCallId!),
+  );
+}
+
+/**
+ * A previous attempt died while its step's tools ran: the journal has calls the checkpointed history
+ * has no result for. Finishes each one through the journal (a completed call returns its result, an
+ * interrupted non-idempotent one its interrupted error, the rest run again) and returns the history
+ * with those calls and results, so the model continues instead of re-running the step. Null when
+ * nothing was pending.
+ */
+export async function finishJournaledCalls(
+  deps: WorkerDeps,
+  options: { run: Run; history: ModelMessage[]; offered: OfferedModelTool[]; context: Omit<ToolCallContext, 'beforeExecute' | 'onFatal'>; stream: RunStream },
+): Promise<{ history: ModelMessage[]; announced: boolean } | null> {
+  const { run, history, offered, context, stream } = options;
+  const answered = toolCallIdsIn(history, 'tool-result');
+  const pending = (await toolCallsOfRun(deps.db, run.id)).filter((entry) => !answered.has(entry.toolCallId));
+  if (pending.length === 0) return null;
+  const results: { toolCallId: string; toolName: string; output: ToolOutput }[] = [];
+  for (const call of pending) {
+    const instance = offered.find((entry) => entry.name === call.toolSlug);
+    // The abandoned attempt's parts were dropped (data-step-retry): show the call again, then its outcome.
+    stream.emit({ type: 'tool-input-available', toolCallId: call.toolCallId, toolName: call.toolSlug, input: call.input });
+    const output: ToolOutput = instance
+      ? await runToolCall(deps, instance, call.toolCallId, call.input, context)
+      : { success: false, text: `Tool ${call.toolSlug} is no longer available.`, error: 'unavailable', durationMs: 0 };
+    stream.emit({ type: 'tool-output-available', toolCallId: call.toolCallId, output });
+    results.push({ toolCallId: call.toolCallId, toolName: call.toolSlug, output });
+  }
+  const known = toolCallIdsIn(history, 'tool-call');
+  const unannounced = pending.filter((call) => !known.has(call.toolCallId));
+  return {
+    announced: unannounced.length > 0,
+    history: [
+      ...history,
+      ...(unannounced.length
+        ? [{ role: 'assistant' as const, content: unannounced.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolSlug, input: call.input })) }]
+        : []),
+      {
+        role: 'tool' as const,
+        content: results.map((result) => ({ type: 'tool-result' as const, toolCallId: result.toolCallId, toolName: result.toolName, output: { type: 'text' as const, value: result.output.text } })),
+      },
+    ],
+  };
+}
