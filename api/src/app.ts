@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps, AppEnv } from './deps';
 import { ApiError, handleError } from './errors';
 import { identify } from './middleware/auth';
+import { jsonBody } from './middleware/json-body';
+import { securityHeaders } from './middleware/security-headers';
 import { observeRequests } from './middleware/observe-requests';
 import { sameOriginWrites } from './middleware/same-origin';
 import { createAppMetrics } from './operations/metrics';
@@ -64,8 +66,11 @@ export function createApp(deps: AppDeps) {
     const incoming = c.req.header('x-request-id');
     c.set('requestId', incoming && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID());
     c.set('user', null);
+    c.set('credential', null);
+    c.set('metrics', metrics);
     await next();
   });
+  app.use(securityHeaders({ https: deps.config.publicOrigin?.startsWith('https:') ?? deps.config.secureCookies }));
   app.use(observeRequests(metrics));
   app.use(
     '/api/*',
@@ -76,6 +81,8 @@ export function createApp(deps: AppDeps) {
       },
     }),
   );
+  // The one JSON parser, after the size limit: depth-limited, parsed once, handed to the validators.
+  app.use('/api/*', jsonBody(deps.config.jsonMaxDepth));
   app.use('/api/*', sameOriginWrites);
   app.use('/api/*', identify);
 

@@ -3,6 +3,8 @@ import type { Logger } from '@agentq/shared/logger';
 import type { JobWaiter, Queues } from '@agentq/shared/queues';
 import type { RunEventHub } from '@agentq/shared/run-stream';
 import type { Redis } from 'ioredis';
+import type { AppMetrics } from './operations/metrics';
+import type { LoginThrottleOptions } from './security/login-throttle';
 
 /** Everything the app needs from outside; only entry files build these. */
 export type AppDeps = {
@@ -32,11 +34,23 @@ export type AppDeps = {
     mcpStdioCommands?: string[];
     /** Adds Node process metrics (CPU, memory, event loop) to /metrics; off in tests that build many apps. */
     processMetrics?: boolean;
+    /** Failed sign-ins allowed per account and per client address in a window; defaults in security/login-throttle.ts. */
+    loginThrottle?: LoginThrottleOptions;
+    /** PUBLIC_ORIGIN: an https origin adds Strict-Transport-Security; also an accepted Origin for cookie writes. */
+    publicOrigin?: string;
+    /** Deepest nesting of objects and arrays accepted in a JSON request body. */
+    jsonMaxDepth?: number;
   };
 };
 
 export type AuthUser = { id: string; email: string; name: string; role: 'admin' | 'user' };
 
 export type AppEnv = {
-  Variables: AppDeps & { user: AuthUser | null; requestId: string };
+  Variables: AppDeps & {
+    user: AuthUser | null;
+    requestId: string;
+    /** How the caller authenticated: a session cookie (then which one) or an API token. */
+    credential: { kind: 'session'; token: string } | { kind: 'api-token' } | null;
+    metrics: AppMetrics;
+  };
 };

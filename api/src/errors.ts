@@ -35,6 +35,9 @@ const CODE_BY_STATUS: Record<number, string> = {
   503: 'service_unavailable',
 };
 
+/** Seconds a client is asked to wait after a 503 for a backing service. */
+export const RETRY_AFTER_SECONDS = 2;
+
 function postgresCode(error: unknown): string | undefined {
   const candidate = error as { code?: unknown; cause?: { code?: unknown } };
   const code = typeof candidate?.code === 'string' ? candidate.code : candidate?.cause?.code;
@@ -60,6 +63,8 @@ export function handleError(error: Error, c: Context<AppEnv>) {
   if (error instanceof InvalidInputError) return render(c, 400, { error: { code: 'validation_failed', message: error.message, issues: error.issues } });
   if (isDependencyDown(error)) {
     c.var.logger?.warn({ err: error, requestId: c.var.requestId }, 'dependency unavailable');
+    // Redis/PostgreSQL restarts take seconds: tell clients (and EventSource-style retry loops) when to come back.
+    c.header('retry-after', String(RETRY_AFTER_SECONDS));
     return render(c, 503, { error: { code: 'service_unavailable', message: 'A backing service is unavailable; try again shortly' } });
   }
   const pgCode = postgresCode(error);

@@ -1,20 +1,22 @@
 import { serve } from '@hono/node-server';
 import { createDb } from '@agentq/shared/db';
-import { getEnv } from '@agentq/shared/env';
-import { createLogger } from '@agentq/shared/logger';
+import { getEnvOrExit } from '@agentq/shared/env';
+import { createLogger, guardProcess } from '@agentq/shared/logger';
+import { redisTargetFromEnv } from '@agentq/shared/redis';
+import { countAdmins } from '@agentq/shared/services';
 import { createApiRuntime } from './runtime';
 
-/** Production API process (docker-compose `api`); `npm start` runs the all-in-one server instead. */
+/** Production API process (docker-compose `api`, `npm run start:api`); `npm start` runs the all-in-one server instead. */
 async function main() {
-  const env = getEnv();
+  const env = getEnvOrExit(['DATABASE_URL', 'REDIS_URL', 'APP_SECRET']);
   const logger = createLogger({ level: env.LOG_LEVEL, name: 'agentq-api' });
-  if (!env.DATABASE_URL || !env.REDIS_URL) {
-    logger.fatal('A separate API process needs DATABASE_URL (PostgreSQL) and REDIS_URL; use `npm start` for the all-in-one mode');
-    process.exit(1);
-  }
-  const database = await createDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE });
+  guardProcess(logger);
+  const database = await createDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, prepare: env.DATABASE_PREPARE });
   await database.migrate();
-  const runtime = await createApiRuntime({ env, db: database.db, redisUrl: env.REDIS_URL, logger });
+  const runtime = await createApiRuntime({ env, db: database.db, redisUrl: redisTargetFromEnv(env)!, logger });
+  if ((await countAdmins(database.db)) === 0) {
+    logger.warn('no admin account exists yet: create one with `npm run create-admin -- --email you@example.com --password-stdin` (or set ADMIN_EMAIL and ADMIN_PASSWORD)');
+  }
   const server = serve({ fetch: runtime.app.fetch, port: env.PORT, hostname: env.HOST }, (info) =>
     logger.info({ port: info.port }, 'api listening'),
   );

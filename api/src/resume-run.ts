@@ -1,18 +1,19 @@
-import { RUN_KIND_JOBS, type Queues, type RunKind } from '@agentq/shared/queues';
-import { Job } from 'bullmq';
+import type { Logger } from '@agentq/shared/logger';
+import { wakeRunJob, type Queues } from '@agentq/shared/queues';
+import { isDependencyDown } from '@agentq/shared/services';
 
 /**
- * Wakes a parked run's job now. When the job has not finished parking yet, promote() cannot
- * apply; the worker re-checks PostgreSQL right after parking, so the decision is never lost.
+ * Wakes a parked run's job now, best effort. The decision or cancel is already committed to
+ * PostgreSQL, so when Redis is down the answer still reports it and the reconciler wakes the run
+ * once Redis is back. When the job has not finished parking yet, the worker re-checks PostgreSQL
+ * right after parking, so the decision is never lost.
  */
-export async function wakeParkedRun(queues: Queues, run: { id: string; kind: string; queueJobId: string | null }): Promise<boolean> {
-  const queue = queues[RUN_KIND_JOBS[run.kind as RunKind].queue];
-  const job = await Job.fromId(queue, run.queueJobId ?? run.id);
-  if (!job || !(await job.isDelayed())) return false;
+export async function wakeParkedRun(queues: Queues, run: { id: string; kind: 'chat' | 'tool'; queueJobId: string | null }, logger?: Logger): Promise<boolean> {
   try {
-    await job.promote();
-    return true;
-  } catch {
+    return await wakeRunJob(queues, run);
+  } catch (error) {
+    if (!isDependencyDown(error)) throw error;
+    logger?.warn({ runId: run.id, err: error }, 'could not wake the run now (Redis unavailable); the reconciler will');
     return false;
   }
 }

@@ -2,10 +2,11 @@ import type { Database } from '@agentq/shared/db';
 import type { Env } from '@agentq/shared/env';
 import type { Logger } from '@agentq/shared/logger';
 import { createJobWaiter, createQueues } from '@agentq/shared/queues';
-import { checkEvictionPolicy, createApiRedis, createWorkerRedis } from '@agentq/shared/redis';
+import { checkEvictionPolicy, createApiRedis, createSubscriberRedis, keyPrefixFor } from '@agentq/shared/redis';
 import { RunEventHub } from '@agentq/shared/run-stream';
 import { ensureAdmin, ensureDefaultAgent, seedModelFromEnv } from '@agentq/shared/services';
 import { createApp } from './app';
+import { startApprovalSweeper } from './approval-sweeper';
 
 /** Wires the app to its connections; used by the API process and the all-in-one server. */
 export async function createApiRuntime(options: { env: Env; db: Database; redisUrl: string; logger: Logger }) {
@@ -20,12 +21,13 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
   const redis = createApiRedis(options.redisUrl);
   redis.on('error', (error) => logger.debug({ err: error }, 'api redis connection error'));
   void checkEvictionPolicy(redis, logger);
-  const queues = createQueues(redis, env.QUEUE_PREFIX);
+  const prefix = keyPrefixFor(options.redisUrl, env.QUEUE_PREFIX);
+  const queues = createQueues(redis, prefix);
   const jobs = createJobWaiter(options.redisUrl, queues);
   // Subscriber connections must keep retrying: SSE followers resume when Redis comes back.
-  const subscriber = createWorkerRedis(options.redisUrl);
+  const subscriber = createSubscriberRedis(options.redisUrl);
   subscriber.on('error', (error) => logger.debug({ err: error }, 'api subscriber connection error'));
-  const runEvents = new RunEventHub(subscriber, env.QUEUE_PREFIX);
+  const runEvents = new RunEventHub(subscriber, prefix);
   if (env.ADMIN_EMAIL && env.ADMIN_PASSWORD && (await ensureAdmin(db, env.ADMIN_EMAIL, env.ADMIN_PASSWORD))) {
     logger.info({ email: env.ADMIN_EMAIL }, 'bootstrap admin created');
   }
@@ -49,11 +51,14 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
       processMetrics: true,
       allowPrivateNetworks: env.FETCH_ALLOW_PRIVATE_NETWORKS,
       mcpStdioCommands: env.MCP_STDIO_COMMANDS,
+      publicOrigin: env.PUBLIC_ORIGIN,
     },
   });
+  const sweeper = startApprovalSweeper(db, queues, logger);
   return {
     app,
     close: async () => {
+      sweeper.stop();
       await jobs.close();
       subscriber.disconnect();
       await queues.close().catch(() => {});

@@ -6,13 +6,15 @@ import { RunEventHub } from '@agentq/shared/run-stream';
 import type { Logger } from '@agentq/shared/logger';
 import { createUser } from '@agentq/shared/services';
 import { openTestDb, randomPrefix, silentLogger, testDatabaseUrl, testRedisUrl, uniqueEmail } from '@agentq/shared/testing';
-import { createApp } from './app';
+import { createApp, type AppDeps } from './app';
 
 /** The fixed APP_SECRET of test apps, so tests can decrypt what the API stored. */
 export const TEST_APP_SECRET = 'agentq-test-app-secret-0123456789';
 
 /** The real app on the real test database and Redis, with a queue prefix of its own. */
-export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSeconds?: number; metricsToken?: string; logger?: Logger; allowPrivateNetworks?: boolean } = {}) {
+export async function createTestApp(
+  options: { redisUrl?: string; sseHeartbeatSeconds?: number; metricsToken?: string; logger?: Logger; config?: Partial<AppDeps['config']>; allowPrivateNetworks?: boolean } = {},
+) {
   const database = await openTestDb();
   const redis = createApiRedis(options.redisUrl ?? testRedisUrl());
   redis.on('error', () => {});
@@ -29,7 +31,15 @@ export async function createTestApp(options: { redisUrl?: string; sseHeartbeatSe
     jobs,
     runEvents,
     logger: options.logger ?? silentLogger,
-    config: { secureCookies: false, bodyLimitBytes: 64 * 1024, appSecret: TEST_APP_SECRET, sseHeartbeatSeconds: options.sseHeartbeatSeconds ?? 15, metricsToken: options.metricsToken, allowPrivateNetworks: options.allowPrivateNetworks },
+    config: {
+      secureCookies: false,
+      bodyLimitBytes: 64 * 1024,
+      appSecret: TEST_APP_SECRET,
+      sseHeartbeatSeconds: options.sseHeartbeatSeconds ?? 15,
+      metricsToken: options.metricsToken,
+      allowPrivateNetworks: options.allowPrivateNetworks,
+      ...options.config,
+    },
   });
 
   async function signUp(role: 'admin' | 'user' = 'user') {

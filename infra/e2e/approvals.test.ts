@@ -157,14 +157,19 @@ describe('decisions', () => {
     expect(stored.decidedBy).toBeTruthy();
   });
 
-  it('two concurrent decisions: exactly one 200 and one 409, and the tool runs once', async () => {
+  it('the same decision twice (a retry) answers the stored state both times, a different one is 409, and the tool runs once', async () => {
     const { runId } = await startRun('order delta');
     const approval = await pendingApproval(runId);
     const [first, second] = await Promise.all([
       user.post(`/api/approvals/${approval.id}`, { decision: 'approve' }),
       user.post(`/api/approvals/${approval.id}`, { decision: 'approve' }),
     ]);
-    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(first.body.decidedAt).toBe(second.body.decidedAt);
+    expect(first.body.status).toBe('approved');
+    const contrary = await user.post(`/api/approvals/${approval.id}`, { decision: 'deny' });
+    expect(contrary.status).toBe(409);
+    expect(contrary.body.error.details.status).toBe('approved');
     await waitForRun(runId);
     expect(hits.filter((hit) => hit === '/delta')).toHaveLength(1);
   });

@@ -1,6 +1,6 @@
 /**
  * Serves the scripted demo model for manual use, so the whole flow can be watched without
- * an API key: `tsx infra/fake-llm/main.ts --port 4010 [--host 0.0.0.0] [--ttft 300 --interval 30]`.
+ * an API key: `npm run demo-model -- --port 4010 [--host 0.0.0.0] [--ttft 300 --interval 30]`.
  * Point an OpenAI-compatible model at http://127.0.0.1:4010/v1 with any API key and model id.
  * The directives it understands are listed in demo-model.ts.
  */
@@ -20,7 +20,7 @@ const { values } = parseArgs({
 
 if (values.help) {
   console.log(
-    'Usage: tsx infra/fake-llm/main.ts [--port 4010] [--host 127.0.0.1] [--ttft ms] [--interval ms]\n' +
+    'Usage: npm run demo-model -- [--port 4010] [--host 127.0.0.1] [--ttft ms] [--interval ms]\n' +
       'Serves the scripted demo model (no LLM involved).\n' +
       'Directives: [[tool:NAME {json}]], [[think]], [[fail]], [[empty]], [[drop]], [[slow]] (see demo-model.ts).',
   );

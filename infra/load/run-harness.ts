@@ -71,7 +71,8 @@ async function main() {
   }
 }
 
-main().catch((error) => {
+// `npm run loadtest -- scale ...`: the scale-out measurements (scale.ts) instead of one scenario.
+(process.argv[2] === 'scale' ? import('./scale').then(({ runScale }) => runScale(process.argv.slice(3))) : main()).catch((error) => {
   console.error(error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -4,13 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
+import { securityHeaders } from '@agentq/shared/http';
 import { createApiRuntime } from '@agentq/api/runtime';
 import { createDb } from '@agentq/shared/db';
 import type { Env } from '@agentq/shared/env';
 import type { Logger } from '@agentq/shared/logger';
-import { countUsers, createUser } from '@agentq/shared/services';
+import { countUsers, createUser, seedModelFromEnv } from '@agentq/shared/services';
 import { startWorkerRuntime } from '@agentq/worker/runtime';
 import { startDemoModel } from './demo-model';
+import { ensureStarterTools } from './starter-tools';
 import { hasRedisServer, REDIS_MISSING_MESSAGE, startRedisChild } from './redis-child';
 
 const API_PREFIXES = ['/api/', '/api', '/metrics', '/admin/queues'];
@@ -71,9 +73,17 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
   await database.migrate();
   const firstAdmin = env.ADMIN_EMAIL ? undefined : await ensureFirstAdmin(database.db, dataDir, logger);
 
+  // The operator's model first, so the demo model can see that a real one exists.
+  const seeded = await seedModelFromEnv(database.db, { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL }, env.APP_SECRET);
+  if (seeded?.created) logger.info({ modelId: seeded.model.modelId, baseUrl: seeded.model.baseUrl }, 'model seeded from LLM_BASE_URL/LLM_MODEL (the default model)');
   if (env.DEMO_MODEL) {
     const demo = await startDemoModel(database.db);
-    cleanups.unshift(() => demo.close());
+    if (demo.started) cleanups.unshift(() => demo.llm.close());
+    else logger.info(`scripted demo model not registered: ${demo.reason}`);
+  }
+  if (env.STARTER_TOOLS) {
+    const created = await ensureStarterTools(database.db);
+    if (created) logger.info({ count: created }, 'created the starter tools (web fetch, calculator, date and time, documents and memory)');
   }
   const api = await createApiRuntime({ env, db: database.db, redisUrl, logger });
   cleanups.unshift(api.close);
@@ -98,12 +108,16 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
 
   const apiListener = getRequestListener(api.app.fetch);
   const webHandler = await loadWebHandler(repoRoot);
+  // Web responses (static assets included) carry the same security headers as the API's; pages add
+  // their own CSP (kit.csp). No default CSP here: a 304 would replace a cached page's policy with it.
+  const webHeaders = Object.entries(securityHeaders({ https: env.PUBLIC_ORIGIN?.startsWith('https:') ?? false }));
   const server = createServer((request, response) => {
     const path = request.url ?? '/';
     if (API_PREFIXES.some((prefix) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`) || path.startsWith(`${prefix}?`))) {
       void apiListener(request, response);
       return;
     }
+    for (const [name, value] of webHeaders) response.setHeader(name, value);
     webHandler(request, response, () => {
       response.statusCode = 404;
       response.end('Not found');

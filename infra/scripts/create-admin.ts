@@ -1,33 +1,71 @@
-import { createInterface } from 'node:readline/promises';
+import './env-file.mjs';
+import { parseArgs } from 'node:util';
 import { createDb } from '@agentq/shared/db';
 import { getEnv } from '@agentq/shared/env';
 import { createUser, createUserInputSchema } from '@agentq/shared/services';
 
-/** `npm run create-admin -- --email a@b.c [--name N] [--password P]`: prompts for what is missing. */
-const args = new Map<string, string>();
-const argv = process.argv.slice(2);
-for (let index = 0; index < argv.length; index += 2) args.set(argv[index]!.replace(/^--/, ''), argv[index + 1] ?? '');
+const USAGE = `Usage: npm run create-admin -- --email you@example.com [--name "Ops"] (--password-stdin | --password P)
+  The password comes from --password-stdin (first line of stdin), --password, or ADMIN_PASSWORD;
+  the email may also come from ADMIN_EMAIL. Uses DATABASE_URL (or the embedded database in DATA_DIR).`;
 
-const prompt = createInterface({ input: process.stdin, output: process.stdout });
-const email = args.get('email') ?? (await prompt.question('Email: '));
-const name = args.get('name') ?? 'Administrator';
-const password = args.get('password') ?? process.env.ADMIN_PASSWORD ?? (await prompt.question('Password (8+ characters): '));
-prompt.close();
+/**
+ * `npm run create-admin`: adds an admin account without a terminal (scripts, CI, containers).
+ * Never prompts: a missing value is an error that says which flag or variable to use.
+ */
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        email: { type: 'string' },
+        name: { type: 'string', default: 'Administrator' },
+        password: { type: 'string' },
+        'password-stdin': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const email = values.email ?? process.env.ADMIN_EMAIL;
+  const password = values['password-stdin'] ? await readFirstLine(process.stdin) : (values.password ?? process.env.ADMIN_PASSWORD);
+  if (!email || !password) {
+    console.error(`${!email ? 'No email given' : 'No password given'}.\n${USAGE}`);
+    return 2;
+  }
+  const parsed = createUserInputSchema.safeParse({ email, name: values.name, password, role: 'admin' });
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) console.error(`${issue.path.join('.')}: ${issue.message}`);
+    return 2;
+  }
+  const env = getEnv();
+  const database = await createDb({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: 1 });
+  try {
+    await database.migrate();
+    const user = await createUser(database.db, parsed.data);
+    console.log(`Created admin ${user.email} (${user.id})`);
+    return 0;
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  } finally {
+    await database.close();
+  }
+}
 
-const parsed = createUserInputSchema.safeParse({ email, name, password, role: 'admin' });
-if (!parsed.success) {
-  for (const issue of parsed.error.issues) console.error(`${issue.path.join('.')}: ${issue.message}`);
-  process.exit(2);
+/** The first line of a stream (a trailing newline from `echo` or a file is not part of the password). */
+async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0] ?? '';
 }
-const env = getEnv();
-const database = await createDb({ url: env.DATABASE_URL, dataDir: env.DATA_DIR });
-await database.migrate();
-try {
-  const user = await createUser(database.db, parsed.data);
-  console.log(`Created admin ${user.email} (${user.id})`);
-} catch (error) {
-  console.error((error as Error).message);
-  process.exitCode = 1;
-} finally {
-  await database.close();
-}
+
+process.exitCode = await main();

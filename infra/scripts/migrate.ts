@@ -1,3 +1,4 @@
+import './env-file.mjs';
 import { createDb } from '@agentq/shared/db';
 import { getEnv } from '@agentq/shared/env';
 

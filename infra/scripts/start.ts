@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getEnv } from '@agentq/shared/env';
-import { createLogger } from '@agentq/shared/logger';
+import { createLogger, guardProcess } from '@agentq/shared/logger';
 import { startAllInOne } from './all-in-one';
 
 const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -10,6 +10,7 @@ const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 async function main() {
   const env = getEnv();
   const logger = createLogger({ level: env.LOG_LEVEL, name: 'agentq' });
+  guardProcess(logger);
   let app: Awaited<ReturnType<typeof startAllInOne>>;
   try {
     app = await startAllInOne({ env, logger, repoRoot });

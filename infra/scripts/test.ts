@@ -15,7 +15,8 @@ const filter = process.argv.slice(2);
 
 await ensureLocalServices();
 
-const build = spawnSync(process.execPath, [join(repoRoot, 'node_modules/vite/bin/vite.js'), 'build'], { cwd: join(repoRoot, 'web'), stdio: ['ignore', 'ignore', 'inherit'] });
+// Rebuilds the web app only when its sources changed since the last build (stamp in web/build).
+const build = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'infra/compile/build.ts'), 'web'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
 if (build.status !== 0) {
   console.error('web build failed');
   process.exit(1);

@@ -11,6 +11,13 @@ export class ApiClient {
     return this.cookie;
   }
 
+  /** The same session against another origin (another API process on the same database). */
+  at(baseUrl: string): ApiClient {
+    const client = new ApiClient(baseUrl);
+    client.cookie = this.cookie;
+    return client;
+  }
+
   static async login(baseUrl: string, credentials: { email: string; password: string }): Promise<ApiClient> {
     const client = new ApiClient(baseUrl);
     const response = await fetch(`${baseUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });

@@ -53,11 +53,14 @@ function run(entry: string, env: NodeJS.ProcessEnv, readyText: string, label: st
 }
 
 export type ProcessStack = {
+  /** The first API process's URL (`apiUrls` lists every API process). */
   apiUrl: string;
+  apiUrls: string[];
   databaseUrl: string;
   prefix: string;
   admin: { email: string; password: string };
   api: ManagedProcess;
+  apis: ManagedProcess[];
   workers: ManagedProcess[];
   /** Starts one more worker process on the same database and queues. */
   startWorker: (env?: Record<string, string>) => Promise<ManagedProcess>;
@@ -68,13 +71,12 @@ export type ProcessStack = {
  * The production shape for tests: an API process and worker processes (separate Node processes,
  * as docker-compose runs them) on a fresh database of the test PostgreSQL and a private queue prefix.
  */
-export async function startProcessStack(options: { workers?: number; env?: Record<string, string>; workerEnv?: Record<string, string> } = {}): Promise<ProcessStack> {
+export async function startProcessStack(options: { apis?: number; workers?: number; env?: Record<string, string>; workerEnv?: Record<string, string> } = {}): Promise<ProcessStack> {
   const databaseName = `agentq_procs_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
   await server.unsafe(`create database "${databaseName}"`);
   const databaseUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${databaseName}` }).toString();
   const prefix = `aqp-${randomBytes(4).toString('hex')}`;
-  const port = await freePort();
   const admin = { email: `admin-${randomBytes(3).toString('hex')}@test.local`, password: 'admin-password-123' };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -88,7 +90,13 @@ export async function startProcessStack(options: { workers?: number; env?: Recor
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  const api = await run('api/src/index.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }, 'api listening', 'api');
+  const apis: ManagedProcess[] = [];
+  const apiUrls: string[] = [];
+  for (let index = 0; index < (options.apis ?? 1); index++) {
+    const port = await freePort();
+    apis.push(await run('api/src/index.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }, 'api listening', `api ${index + 1}`));
+    apiUrls.push(`http://127.0.0.1:${port}`);
+  }
   const workers: ManagedProcess[] = [];
   const startWorker = async (extra: Record<string, string> = {}) => {
     const worker = await run('worker/src/index.ts', { ...env, ...options.workerEnv, ...extra }, 'worker started', 'worker');
@@ -97,15 +105,17 @@ export async function startProcessStack(options: { workers?: number; env?: Recor
   };
   for (let index = 0; index < (options.workers ?? 1); index++) await startWorker();
   return {
-    apiUrl: `http://127.0.0.1:${port}`,
+    apiUrl: apiUrls[0]!,
+    apiUrls,
     databaseUrl,
     prefix,
     admin,
-    api,
+    api: apis[0]!,
+    apis,
     workers,
     startWorker,
     stop: async () => {
-      await Promise.all([api, ...workers].map((managed) => managed.stop()));
+      await Promise.all([...apis, ...workers].map((managed) => managed.stop()));
       await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
       await server.end();
     },

@@ -47,6 +47,8 @@ export async function startStack(options: { env?: Record<string, string> } = {})
       FETCH_ALLOW_PRIVATE_NETWORKS: '1',
       // Tests bring their own fake model; the demo model would become the default agent's model.
       DEMO_MODEL: '0',
+      // Tests create the tools they need.
+      STARTER_TOOLS: '0',
       LOG_LEVEL: 'warn',
       ...options.env,
     },

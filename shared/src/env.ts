@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { clusterNodesSchema } from './redis/target';
 
 const booleanFlag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
@@ -13,9 +14,13 @@ export const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   /** PostgreSQL connections per process (API, or each worker: keep near WORKER_CONCURRENCY). */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  /** Named prepared statements; set 0 behind PgBouncer in transaction mode, which cannot keep them. */
+  DATABASE_PREPARE: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
   /** Where the embedded PGlite keeps its files when DATABASE_URL is unset. */
   DATA_DIR: z.string().default('.data'),
   REDIS_URL: z.string().url().optional(),
+  /** Comma-separated seed nodes of a Redis Cluster (`host:port,host:port`); used instead of REDIS_URL. */
+  REDIS_CLUSTER_NODES: clusterNodesSchema.optional(),
   /** Prefix for every BullMQ key, so several installations (or test runs) can share one Redis. */
   QUEUE_PREFIX: z.string().min(1).default('agentq'),
   APP_SECRET: z.string().min(16, 'APP_SECRET must be at least 16 characters').optional(),
@@ -32,6 +37,8 @@ export const envSchema = z.object({
     .transform((value) => value.split(',').map((command) => command.trim()).filter(Boolean)),
   /** The all-in-one server registers a scripted demo model (no API key needed); 0 turns it off. */
   DEMO_MODEL: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
+  /** The all-in-one server creates the starter tools (fetch, calculator, datetime, document) on a database without tools; 0 turns it off. */
+  STARTER_TOOLS: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
   /** Set when the web process runs on its own and must proxy /api to the API process. */
   API_URL: z.string().url().optional(),
   /** Cookies get `Secure` when the public origin is https. */
@@ -70,4 +77,31 @@ let cached: Env | undefined;
 export function getEnv(): Env {
   cached ??= parseEnv();
   return cached;
+}
+
+/** Entry files of separate processes: what to print when a required variable is missing (one line each). */
+export const REQUIRED_FOR_PROCESSES = {
+  DATABASE_URL: 'DATABASE_URL is not set: separate processes need PostgreSQL (e.g. postgres://user:pass@127.0.0.1:5432/agentq); `npm start` runs everything in one process without it',
+  REDIS_URL: 'REDIS_URL is not set: separate processes need Redis (e.g. redis://127.0.0.1:6379), or REDIS_CLUSTER_NODES for a Redis Cluster',
+  APP_SECRET: 'APP_SECRET is not set: generate one with `openssl rand -base64 32` and give the same value to the API and every worker',
+} as const;
+
+/**
+ * The environment for a process entry file, or one clear line per problem on stderr and exit 1
+ * (an operator's typo is not a stack trace).
+ */
+export function getEnvOrExit(required: (keyof typeof REQUIRED_FOR_PROCESSES)[] = []): Env {
+  let env: Env;
+  try {
+    env = getEnv();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+  const missing = required.filter((key) => !env[key] && !(key === 'REDIS_URL' && env.REDIS_CLUSTER_NODES));
+  if (missing.length > 0) {
+    for (const key of missing) console.error(REQUIRED_FOR_PROCESSES[key]);
+    process.exit(1);
+  }
+  return env;
 }

@@ -53,3 +53,19 @@ export function createLogger(options: { level?: string; name?: string; destinati
   };
   return options.destination ? pino(settings, options.destination) : pino(settings);
 }
+
+/**
+ * Process-level safety net for long-running processes: an unhandled rejection is logged (with its
+ * stack) instead of killing a worker mid-job, since Node's default for them is to exit. Each one is
+ * still a bug to fix at its source; the chaos suite counts process crashes and these log lines.
+ * An uncaught exception leaves the process in an unknown state: it is logged, then the process exits.
+ */
+export function guardProcess(logger: Logger): void {
+  process.on('unhandledRejection', (reason) => {
+    logger.error({ err: reason }, 'unhandled rejection');
+  });
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception; exiting');
+    process.exit(1);
+  });
+}

@@ -75,6 +75,14 @@ describe('admin tools UI', () => {
     await page.getByTestId('execute-running').waitFor({ state: 'detached', timeout: 30_000 });
   }
 
+  /** A call that needs approval stops at the confirm step; confirming runs it. */
+  async function confirmExecution() {
+    await page.getByTestId('execute-confirm').waitFor();
+    expect(await page.getByTestId('execute-result').count()).toBe(0);
+    await page.getByTestId('execute-confirm-run').click();
+    await page.getByTestId('execute-result').waitFor({ timeout: 30_000 });
+  }
+
   it('creates a fetch tool through the generated config form', async () => {
     await page.goto(`${stack.url}/admin`);
     await page.getByTestId('admin-entry-tools').click();
@@ -151,6 +159,12 @@ describe('admin tools UI', () => {
     await openTools();
     await openEditor('loopback_page');
     await page.getByTestId('config-tabs-raw').click();
+    // The dialog fits its content after switching to Raw JSON: nothing scrolls or clips sideways.
+    const sidewaysOverflow = () => page.getByTestId('tool-editor').evaluate((dialog) => {
+      const body = dialog.querySelector('.body')!;
+      return Math.max(body.scrollWidth - body.clientWidth, dialog.scrollWidth - dialog.clientWidth);
+    });
+    expect(await sidewaysOverflow()).toBe(0);
     const config = await rawConfig();
     await page.getByTestId('config-raw').fill(JSON.stringify({ ...config, timeout: 7000, parseMode: 'raw' }, null, 2));
     await page.getByTestId('tool-editor-save').click();
@@ -187,10 +201,12 @@ describe('admin tools UI', () => {
     const config = { ...(await apiTool('loopback_page')).config, timeout: 999999 };
     await page.getByTestId('config-raw').fill(JSON.stringify(config));
     await page.getByTestId('tool-editor-save').click();
-    const issues = page.getByTestId('tool-editor-issues');
-    await issues.waitFor();
-    expect(await issues.textContent()).toMatch(/config\.timeout.*60000/);
-    expect(await page.getByTestId('config-raw-issues').textContent()).toContain('timeout');
+    // Said once: a short summary on top, the message itself beside the config it names.
+    const summary = page.getByTestId('tool-editor-summary');
+    await summary.waitFor();
+    expect(await summary.textContent()).toBe('Check the highlighted field.');
+    expect(await summary.textContent()).not.toContain('Invalid json');
+    expect(await page.getByTestId('config-raw-issues').textContent()).toMatch(/timeout.*60000/);
 
     // In the form the issue sits beside the field it names.
     await page.getByTestId('config-tabs-form').click();
@@ -245,12 +261,16 @@ describe('admin tools UI', () => {
     await row('calculator').getByTestId('tool-action-execute').click();
     await page.getByTestId('input-field-expression').fill('2 * (3 + 4) / 3');
     await runExecution();
+    // The tool needs approval: running it by hand takes an explicit confirmation (issue 12, finding 9).
+    expect(await page.getByTestId('execute-confirm').textContent()).toContain("Tool 'calculator' is set to need approval");
+    await confirmExecution();
     expect(await page.getByTestId('execute-result-status').textContent()).toContain('Success');
     expect(await page.getByTestId('execute-result-data').textContent()).toContain('4.66667');
 
     // An input the tool rejects is a failed result, shown in red.
     await page.getByTestId('input-field-expression').fill('2 +* )');
     await runExecution();
+    await confirmExecution();
     expect(await page.getByTestId('execute-result-status').textContent()).toContain('Error');
     expect(await page.getByTestId('execute-result-error').textContent()).not.toBe('');
     await page.getByTestId('execute-close').click();

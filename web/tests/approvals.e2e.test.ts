@@ -176,9 +176,10 @@ describe('approvals in the browser', () => {
     await card.getByTestId('approval-edit').click();
     const editor = card.getByTestId('approval-input-editor');
     expect(JSON.parse(await editor.inputValue())).toEqual({ url: `${targetBase}/charlie`, method: 'POST' });
+    // Broken JSON: an inline error as soon as it is typed, and the approve button waits for a fix.
     await editor.fill('{ "url": ');
-    await card.getByTestId('approval-approve-edited').click();
     expect(await card.getByTestId('approval-input-editor-error').textContent()).toContain('Not valid JSON');
+    expect(await card.getByTestId('approval-approve-edited').isDisabled()).toBe(true);
     await editor.fill('{ "url": 42 }');
     await card.getByTestId('approval-approve-edited').click();
     await card.getByTestId('approval-issues').waitFor();

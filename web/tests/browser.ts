@@ -12,13 +12,14 @@ const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * Headless Chromium with a fresh profile directory, removed again by `close()`.
  * @example const { page, close } = await launchBrowser(); try { await page.goto(url) } finally { await close() }
  */
-export async function launchBrowser(): Promise<LaunchedBrowser> {
+export async function launchBrowser(options: { locale?: string } = {}): Promise<LaunchedBrowser> {
   const profileDir = await mkdtemp(join(tmpdir(), 'agentq-chromium-'));
   try {
     // A persistent context takes the profile directory itself: `--user-data-dir` in args fails.
     const context = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM_PATH,
       headless: true,
+      ...(options.locale ? { locale: options.locale } : {}),
       args: [
         '--no-sandbox',
         '--disable-gpu',

@@ -1,26 +1,24 @@
 import { createDb } from '@agentq/shared/db';
-import { getEnv } from '@agentq/shared/env';
-import { createLogger } from '@agentq/shared/logger';
-import { checkEvictionPolicy, createWorkerRedis } from '@agentq/shared/redis';
+import { getEnvOrExit } from '@agentq/shared/env';
+import { createLogger, guardProcess } from '@agentq/shared/logger';
+import { checkEvictionPolicy, createWorkerRedis, keyPrefixFor, redisTargetFromEnv } from '@agentq/shared/redis';
 import { startWorkerRuntime } from './runtime';
 
 /** Production worker process: any number of these share the queues. */
 async function main() {
-  const env = getEnv();
+  const env = getEnvOrExit(['DATABASE_URL', 'REDIS_URL', 'APP_SECRET']);
   const logger = createLogger({ level: env.LOG_LEVEL, name: 'agentq-worker' });
-  if (!env.DATABASE_URL || !env.REDIS_URL || !env.APP_SECRET) {
-    logger.fatal('A separate worker process needs DATABASE_URL (PostgreSQL), REDIS_URL and APP_SECRET; use `npm start` for the all-in-one mode');
-    process.exit(1);
-  }
-  const database = await createDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE });
-  const probe = createWorkerRedis(env.REDIS_URL);
+  guardProcess(logger);
+  const redisUrl = redisTargetFromEnv(env)!;
+  const database = await createDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, prepare: env.DATABASE_PREPARE });
+  const probe = createWorkerRedis(redisUrl);
   await checkEvictionPolicy(probe, logger);
   probe.disconnect();
   const runtime = startWorkerRuntime({
     db: database.db,
-    redisUrl: env.REDIS_URL,
-    prefix: env.QUEUE_PREFIX,
-    appSecret: env.APP_SECRET,
+    redisUrl,
+    prefix: keyPrefixFor(redisUrl, env.QUEUE_PREFIX),
+    appSecret: env.APP_SECRET!,
     approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     logger,

@@ -1,14 +1,15 @@
-import { approvals, runs } from '@agentq/shared/db';
+import { approvals, runs, type Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
-import { enqueue, RUN_KIND_JOBS, type Queues } from '@agentq/shared/queues';
 import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
-import { setRunJobId } from '@agentq/shared/services';
-import type { Database } from '@agentq/shared/db';
-import { Job } from 'bullmq';
+import { enqueueRunJob, findRunJob, wakeRunJob, type Queues } from '@agentq/shared/queues';
+import { runsReadyToWake, setRunJobId } from '@agentq/shared/services';
 import { and, eq, inArray, lt } from 'drizzle-orm';
+import type { Redis } from 'ioredis';
 
 /** Runs younger than this may still be on their way into Redis (the API enqueues right after inserting). */
 const GRACE_MS = 5_000;
+/** How often parked runs whose approvals are all decided are woken (the API wakes them at once unless Redis was down). */
+export const WAKE_INTERVAL_MS = 2_000;
 
 /**
  * PostgreSQL is the source of truth for runs: any run it calls queued, running or awaiting approval
@@ -23,10 +24,7 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
     .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), lt(runs.createdAt, new Date(Date.now() - GRACE_MS))));
   const restored: string[] = [];
   for (const run of active) {
-    const { queue: queueKey, job: jobName } = RUN_KIND_JOBS[run.kind];
-    const queue = queues[queueKey];
-    const jobId = run.queueJobId ?? run.id;
-    const job = await Job.fromId(queue, jobId);
+    const job = await findRunJob(queues, run);
     if (job) {
       const state = await job.getState();
       if (state !== 'completed' && state !== 'failed' && state !== 'unknown') continue;
@@ -41,7 +39,7 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
         .where(and(eq(approvals.runId, run.id), eq(approvals.status, 'pending')));
       if (pending.length > 0) delay = Math.max(0, Math.min(...pending.map((row) => row.expiresAt.getTime())) - Date.now() + 250);
     }
-    const added = await enqueue(queues, queueKey, jobName as never, { runId: run.id } as never, { jobId: run.id, delay });
+    const added = await enqueueRunJob(queues, run, { delay });
     if (run.queueJobId !== added.id) await setRunJobId(db, run.id, added.id ?? run.id);
     restored.push(run.id);
     logger.warn({ runId: run.id, status: run.status, delayMs: delay }, 'run had no job in Redis; re-enqueued');
@@ -49,22 +47,69 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
   return restored;
 }
 
-/** Reconciles now and then every `intervalMs` until stopped. */
-export function startReconciler(db: Database, queues: Queues, logger: Logger, intervalMs: number): { stop: () => void } {
+/**
+ * Promotes every parked run that has nothing left to wait for (all approvals decided or expired, or
+ * the run cancelled): a decision stored while Redis was down resumes within seconds of its return.
+ * Returns the ids of the runs it woke.
+ */
+export async function wakeDecidedRuns(db: Database, queues: Queues, logger: Logger): Promise<string[]> {
+  const woken: string[] = [];
+  for (const run of await runsReadyToWake(db)) {
+    if (await wakeRunJob(queues, run)) {
+      woken.push(run.id);
+      logger.info({ runId: run.id }, 'parked run woken by the reconciler');
+    }
+  }
+  return woken;
+}
+
+/**
+ * Reconciles now and then every `intervalMs`, wakes decided parked runs every `wakeIntervalMs`, and
+ * does both at once whenever `redis` reconnects (what was decided during an outage resumes then).
+ */
+export function startReconciler(
+  db: Database,
+  queues: Queues,
+  logger: Logger,
+  intervalMs: number,
+  options: { redis?: Redis; wakeIntervalMs?: number } = {},
+): { stop: () => void } {
   let running = false;
-  const tick = async () => {
+  let lastFull = 0;
+  const tick = async (full: boolean) => {
     if (running) return;
     running = true;
     try {
-      await reconcileRuns(db, queues, logger);
+      if (full || Date.now() - lastFull >= intervalMs) {
+        lastFull = Date.now();
+        await reconcileRuns(db, queues, logger);
+      }
+      await wakeDecidedRuns(db, queues, logger);
     } catch (error) {
       logger.warn({ err: error }, 'reconcile failed; will retry');
     } finally {
       running = false;
     }
   };
-  void tick();
-  const timer = setInterval(() => void tick(), intervalMs);
+  void tick(true);
+  const timer = setInterval(() => void tick(false), Math.min(options.wakeIntervalMs ?? WAKE_INTERVAL_MS, intervalMs));
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  let lost = false;
+  const onClose = () => {
+    lost = true;
+  };
+  const onReady = () => {
+    if (!lost) return;
+    lost = false;
+    void tick(true);
+  };
+  options.redis?.on('close', onClose);
+  options.redis?.on('ready', onReady);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      options.redis?.off('close', onClose);
+      options.redis?.off('ready', onReady);
+    },
+  };
 }

@@ -50,7 +50,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): { pool: Worke
     stalledIntervalMs: options.stalledIntervalMs,
   });
   const heartbeat = startWorkerHeartbeat(redis, options.prefix, { concurrency: options.concurrency, queues: pool.workers.map((worker) => worker.name) });
-  const reconciler = options.reconcileIntervalMs === 0 ? undefined : startReconciler(options.db, queues, options.logger, options.reconcileIntervalMs ?? 60_000);
+  const reconciler = options.reconcileIntervalMs === 0 ? undefined : startReconciler(options.db, queues, options.logger, options.reconcileIntervalMs ?? 60_000, { redis });
   return {
     pool,
     deps,

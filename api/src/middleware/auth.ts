@@ -7,15 +7,27 @@ import { ApiError } from '../errors';
 
 export const SESSION_COOKIE = 'aq_session';
 
-/** Identifies the caller from `Authorization: Bearer` or the session cookie; never rejects by itself. */
-export const identify: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(async function identify(c, next) {
+/** The API token of an `Authorization: Bearer` header, if the request carries one. */
+export function bearerToken(c: Context): string | undefined {
   const header = c.req.header('authorization');
+  return header && /^bearer\s/i.test(header) ? header.slice(7).trim() : undefined;
+}
+
+/**
+ * Identifies the caller; never rejects by itself. A request with a Bearer token is judged by the
+ * token alone (its cookie is ignored); any other request by its session cookie, whatever other
+ * headers it carries, which is why the same-origin guard looks at exactly the same thing.
+ */
+export const identify: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(async function identify(c, next) {
+  const token = bearerToken(c);
   let user: AuthUser | null = null;
-  if (header?.toLowerCase().startsWith('bearer ')) {
-    user = await resolveApiToken(c.var.db, header.slice(7).trim());
+  if (token !== undefined) {
+    user = await resolveApiToken(c.var.db, token);
+    c.set('credential', user ? { kind: 'api-token' } : null);
   } else {
     const cookie = getCookie(c, SESSION_COOKIE);
     if (cookie) user = await resolveSession(c.var.db, cookie);
+    c.set('credential', user && cookie ? { kind: 'session', token: cookie } : null);
   }
   c.set('user', user);
   await next();

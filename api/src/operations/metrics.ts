@@ -36,6 +36,8 @@ export type AppMetrics = {
   registry: Registry;
   /** Records one answered HTTP request (route is the matched pattern, never the raw URL). */
   observeRequest: (labels: { method: string; route: string; status: number }, seconds: number) => void;
+  /** Counts one refused sign-in: wrong email or password, or throttled after too many of those. */
+  observeLoginFailure: (reason: 'invalid_credentials' | 'throttled') => void;
   /** Refreshes the scrape-time metrics and renders the Prometheus text format. */
   render: () => Promise<string>;
 };
@@ -62,6 +64,13 @@ export function createAppMetrics(sources: Sources, options: { processMetrics?: b
     buckets: HTTP_BUCKETS_SECONDS,
     registers: [registry],
   });
+  const loginFailures = new Counter({
+    name: 'agentq_login_failures_total',
+    help: 'Refused sign-ins on this API process: invalid_credentials (wrong email or password) or throttled (too many failures)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const reason of ['invalid_credentials', 'throttled']) loginFailures.inc({ reason }, 0);
   const queueJobs = new Gauge({
     name: 'agentq_queue_jobs',
     help: 'Jobs per queue and state; state "parked" counts runs awaiting approval (their jobs are delayed), "delayed" the other delayed jobs',
@@ -173,6 +182,7 @@ export function createAppMetrics(sources: Sources, options: { processMetrics?: b
       httpRequests.inc(values);
       httpDuration.observe(values, seconds);
     },
+    observeLoginFailure: (reason) => loginFailures.inc({ reason }),
     // Concurrent scrapes share one collection instead of racing on reset() and set().
     render: () => {
       scrape ??= collect()

@@ -33,14 +33,15 @@ export const approvalRoutes = new Hono<AppEnv>()
     describeRoute({
       tags: ['approvals'],
       summary: 'Approve (optionally with edited input, optionally for the rest of the session) or deny with a reason; resumes the run at once',
-      description: 'A decision moves the approval out of pending exactly once: a second one answers 409.',
+      description:
+        'A decision moves the approval out of pending exactly once and is committed to PostgreSQL before the run is woken: the answer is 200 with the stored approval even while Redis is down (the reconciler resumes the run when Redis is back). Repeating the same decision answers 200 with the stored state; a different decision, or one after expiry, answers 409.',
     }),
     validate('param', idParam),
     validate('json', decideApprovalInputSchema),
     async (c) => {
       const approval = await decideApproval(c.var.db, c.req.valid('param').id, currentUser(c), c.req.valid('json'));
       const run = await getRun(c.var.db, approval.runId);
-      await wakeParkedRun(c.var.queues, run);
+      await wakeParkedRun(c.var.queues, run, c.var.logger);
       return c.json(approval);
     },
   );

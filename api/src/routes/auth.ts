@@ -1,5 +1,7 @@
 import {
   authenticate,
+  changeOwnPassword,
+  changePasswordInputSchema,
   createApiToken,
   createApiTokenInputSchema,
   createSession,
@@ -7,6 +9,8 @@ import {
   listApiTokens,
   revokeApiToken,
   SESSION_TTL_MS,
+  updateProfile,
+  updateProfileInputSchema,
 } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -15,6 +19,8 @@ import { z } from 'zod';
 import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
 import { currentUser, requireUser, SESSION_COOKIE } from '../middleware/auth';
+import { clientAddress } from '../security/client-address';
+import { beginLoginAttempt } from '../security/login-throttle';
 import { validate } from '../validate';
 
 const loginSchema = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(200) });
@@ -23,8 +29,23 @@ const tokenIdSchema = z.object({ id: z.string().min(1).max(100) });
 export const authRoutes = new Hono<AppEnv>()
   .post('/login', describeRoute({ tags: ['auth'], summary: 'Sign in; sets the session cookie' }), validate('json', loginSchema), async (c) => {
     const { email, password } = c.req.valid('json');
+    const address = clientAddress(c);
+    const attempt = await beginLoginAttempt(c.var.redis, c.var.queues.prefix, { email, address }, c.var.config.loginThrottle);
+    if (!attempt.allowed) {
+      c.var.metrics.observeLoginFailure('throttled');
+      c.var.logger.warn({ requestId: c.var.requestId, email, clientAddress: address, scope: attempt.scope, retryAfterSeconds: attempt.retryAfterSeconds }, 'sign-in throttled');
+      c.header('retry-after', String(attempt.retryAfterSeconds));
+      throw new ApiError(429, 'too_many_attempts', `Too many failed sign-ins. Try again in ${describeWait(attempt.retryAfterSeconds)}.`, {
+        details: { retryAfterSeconds: attempt.retryAfterSeconds },
+      });
+    }
     const user = await authenticate(c.var.db, email, password);
-    if (!user) throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect');
+    if (!user) {
+      c.var.metrics.observeLoginFailure('invalid_credentials');
+      c.var.logger.warn({ requestId: c.var.requestId, email, clientAddress: address }, 'sign-in failed: wrong email or password');
+      throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect');
+    }
+    await attempt.succeeded();
     const session = await createSession(c.var.db, user.id);
     setCookie(c, SESSION_COOKIE, session.token, {
       httpOnly: true,
@@ -41,7 +62,25 @@ export const authRoutes = new Hono<AppEnv>()
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.body(null, 204);
   })
+  .post(
+    '/password',
+    describeRoute({
+      tags: ['auth'],
+      summary: 'Change your password (needs the current one); ends your other sessions and revokes all your API tokens',
+    }),
+    requireUser,
+    validate('json', changePasswordInputSchema),
+    async (c) => {
+      const credential = c.var.credential;
+      const keep = credential?.kind === 'session' ? credential.token : undefined;
+      const revoked = await changeOwnPassword(c.var.db, currentUser(c).id, c.req.valid('json'), keep);
+      return c.json({ revoked });
+    },
+  )
   .get('/me', describeRoute({ tags: ['auth'], summary: 'The signed-in user' }), requireUser, (c) => c.json({ user: currentUser(c) }))
+  .patch('/me', describeRoute({ tags: ['auth'], summary: 'Change your own name or UI language' }), requireUser, validate('json', updateProfileInputSchema), async (c) => {
+    return c.json({ user: await updateProfile(c.var.db, currentUser(c).id, c.req.valid('json')) });
+  })
   .post('/tokens', describeRoute({ tags: ['auth'], summary: 'Create an API token (the secret is shown once)' }), requireUser, validate('json', createApiTokenInputSchema), async (c) => {
     const token = await createApiToken(c.var.db, currentUser(c).id, c.req.valid('json'));
     return c.json(token, 201);
@@ -53,3 +92,9 @@ export const authRoutes = new Hono<AppEnv>()
     await revokeApiToken(c.var.db, currentUser(c).id, c.req.valid('param').id);
     return c.body(null, 204);
   });
+
+function describeWait(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}

@@ -24,6 +24,10 @@ describe('bull-board at /admin/queues', () => {
     expect((await t.app.request('/admin/queues', { headers: user.headers })).status).toBe(403);
     expect((await t.app.request('/admin/queues/api/queues', { headers: user.headers })).status).toBe(403);
     expect((await t.app.request('/admin/queues/static/images/logo.svg', { headers: user.headers })).status).toBe(403);
+    // A non-admin's browser lands on the web app's styled 403 page.
+    const forbidden = await t.app.request('/admin/queues', { headers: { ...user.headers, accept: 'text/html' } });
+    expect(forbidden.status).toBe(302);
+    expect(forbidden.headers.get('location')).toBe('/forbidden?page=%2Fadmin%2Fqueues');
   });
 
   it('serves the board and its assets through the mount path to an admin, with every catalog queue', async () => {

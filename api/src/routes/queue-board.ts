@@ -10,7 +10,7 @@ import { ApiError } from '../errors';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 
-/** Admins only. A browser that is not signed in is sent to the login page and back. */
+/** Admins only. A browser that is not signed in is sent to the login page and back; a non-admin's browser to the 403 page. */
 export const queueBoardAccess = createMiddleware<AppEnv>(async function queueBoardAccess(c, next) {
   const user = c.var.user;
   if (!user) {
@@ -19,7 +19,13 @@ export const queueBoardAccess = createMiddleware<AppEnv>(async function queueBoa
     }
     throw new ApiError(401, 'unauthorized', 'Sign in as an administrator to use the queue board');
   }
-  if (user.role !== 'admin') throw new ApiError(403, 'forbidden', 'The queue board is for administrators');
+  if (user.role !== 'admin') {
+    // A person in a browser gets the web app's styled 403 page, not a JSON body.
+    if (c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html')) {
+      return c.redirect(`/forbidden?page=${encodeURIComponent(c.req.path)}`, 302);
+    }
+    throw new ApiError(403, 'forbidden', 'The queue board is for administrators');
+  }
   return next();
 });
 

@@ -1,13 +1,14 @@
 import { messageToChunks, type RunChunk, type RunEvent } from '@agentq/shared/events';
 import type { Run } from '@agentq/shared/services';
 import { firstRunEventSeq, readRunEvents } from '@agentq/shared/run-stream';
-import { getRunFor, isTerminal } from '@agentq/shared/services';
+import { getRunFor, isDependencyDown, isTerminal } from '@agentq/shared/services';
 import { messages } from '@agentq/shared/db';
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../deps';
 import { currentUser } from '../middleware/auth';
+import { parseLastEventId } from '../security/last-event-id';
 
 const serialized = new WeakMap<RunEvent, string>();
 
@@ -41,10 +42,37 @@ function replayFromMessage(run: Run, parts: unknown[]): RunEvent[] {
  */
 export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
   const run = await getRunFor(c.var.db, runId, currentUser(c));
-  const header = c.req.header('last-event-id') ?? c.req.query('lastEventId');
-  const afterSeq = header && /^\d+$/.test(header) ? Number(header) : 0;
+  const afterSeq = parseLastEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId'));
   const { redis, runEvents, queues, config } = c.var;
   const prefix = queues.prefix;
+
+  let wake: (() => void) | undefined;
+  /** Set when events may have been missed (reconnect, gap, heartbeat): the loop re-reads the stream. */
+  let needsRead = false;
+  const live: RunEvent[] = [];
+  const onLive = (events: RunEvent[]) => {
+    live.push(...events);
+    wake?.();
+  };
+  const onResync = () => {
+    needsRead = true;
+    wake?.();
+  };
+
+  // Subscribe and read what is stored before answering: with Redis down this request gets a 503 with
+  // Retry-After (the error funnel), not a stream that hangs or ends empty.
+  let unsubscribe: (() => Promise<void>) | undefined;
+  let stored: RunEvent[];
+  let firstHeld: number;
+  try {
+    unsubscribe = await runEvents.subscribe(run.id, onLive, onResync);
+    stored = await readRunEvents(redis, prefix, run.id, afterSeq);
+    firstHeld = stored.length > 0 ? stored[0]!.seq : await firstRunEventSeq(redis, prefix, run.id);
+  } catch (error) {
+    void unsubscribe?.();
+    throw error;
+  }
+  const terminal = isTerminal((await getRunFor(c.var.db, run.id, currentUser(c))).status);
 
   c.header('x-vercel-ai-ui-message-stream', 'v1');
   c.header('x-accel-buffering', 'no');
@@ -53,27 +81,20 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
   return streamSSE(c, async function followRun(stream) {
     let lastSent = afterSeq;
     let finished = false;
-    let wake: (() => void) | undefined;
-    const live: RunEvent[] = [];
-    const onLive = (events: RunEvent[]) => {
-      live.push(...events);
-      wake?.();
-    };
-    const unsubscribe = await runEvents.subscribe(run.id, onLive);
-    const release = () => void unsubscribe();
+    const release = () => void unsubscribe?.();
     stream.onAbort(release);
     c.req.raw.signal.addEventListener('abort', release, { once: true });
 
+    /** Writes events in sequence order; a gap before a live event is filled by the next stream read. */
     async function send(events: RunEvent[]) {
       for (const event of events) {
+        if (finished) return;
         if (event.seq <= lastSent) continue;
         if (event.seq > lastSent + 1) {
-          // A gap between what we sent and this live event: fill it from the stream first.
-          const missing = await readRunEvents(redis, prefix, run.id, lastSent);
-          for (const gap of missing) if (gap.seq < event.seq && gap.seq > lastSent) await write(gap);
+          needsRead = true;
+          return;
         }
-        if (event.seq === lastSent + 1) await write(event);
-        if (finished) return;
+        await write(event);
       }
     }
     async function write(event: RunEvent) {
@@ -81,11 +102,18 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
       lastSent = event.seq;
       if (event.chunk.type === 'finish') finished = true;
     }
+    /** Catches up from the stored stream; while Redis is down it leaves `needsRead` set and the loop retries. */
+    async function readStored() {
+      needsRead = false;
+      try {
+        await send(await readRunEvents(redis, prefix, run.id, lastSent));
+      } catch (error) {
+        if (!isDependencyDown(error)) throw error;
+        needsRead = true;
+      }
+    }
 
     try {
-      const stored = await readRunEvents(redis, prefix, run.id, afterSeq);
-      const firstHeld = stored.length > 0 ? stored[0]!.seq : await firstRunEventSeq(redis, prefix, run.id);
-      const terminal = isTerminal((await getRunFor(c.var.db, run.id, currentUser(c))).status);
       if (terminal && (firstHeld === 0 || firstHeld > afterSeq + 1)) {
         // The stream expired or was trimmed. A fresh reader gets the persisted message; a reader that
         // already saw part of the run cannot be continued from it (other numbering), so it is told the run is over.
@@ -104,20 +132,36 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
       }
       await send(stored);
       const heartbeatMs = config.sseHeartbeatSeconds * 1000;
+      let lastWriteAt = Date.now();
       while (!finished && !stream.aborted && !stream.closed) {
         if (live.length > 0) {
+          const sentBefore = lastSent;
           await send(live.splice(0, live.length));
+          if (lastSent !== sentBefore) lastWriteAt = Date.now();
           continue;
         }
+        if (needsRead) {
+          const sentBefore = lastSent;
+          await readStored();
+          if (lastSent !== sentBefore) lastWriteAt = Date.now();
+          if (finished) break;
+        }
+        // A failed catch-up read is retried soon; otherwise sleep until the next event or heartbeat.
+        const waitMs = needsRead ? Math.min(500, heartbeatMs) : Math.max(0, heartbeatMs - (Date.now() - lastWriteAt));
         const timedOut = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(true), heartbeatMs);
+          const timer = setTimeout(() => resolve(true), waitMs);
           wake = () => {
             clearTimeout(timer);
             resolve(false);
           };
         });
         wake = undefined;
-        if (timedOut && !stream.aborted) await stream.write(': keep-alive\n\n');
+        if (timedOut && !stream.aborted && Date.now() - lastWriteAt >= heartbeatMs) {
+          await stream.write(': keep-alive\n\n');
+          lastWriteAt = Date.now();
+          // Pub/sub is at most once: a quiet stream also re-reads what is stored, so nothing missed stays missed.
+          needsRead = true;
+        }
       }
       if (finished) await stream.write('data: [DONE]\n\n');
     } finally {

@@ -1,5 +1,5 @@
 import { publishCancel } from '@agentq/shared/run-stream';
-import { getRunFor, isTerminal, toRunView, transitionRun } from '@agentq/shared/services';
+import { getRunFor, isDependencyDown, isTerminal, toRunView, transitionRun } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -27,15 +27,31 @@ export const runRoutes = new Hono<AppEnv>()
     validate('param', idParam),
     (c) => streamRunEvents(c, c.req.valid('param').id),
   )
-  .post('/:id/cancel', describeRoute({ tags: ['runs'], summary: 'Stop a run: aborts the model call and running tools, keeps partial output' }), validate('param', idParam), async (c) => {
-    const run = await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c));
-    if (isTerminal(run.status)) throw new ApiError(409, 'run_finished', `Run ${run.id} already ${run.status}`);
-    const cancelled = await transitionRun(c.var.db, run.id, 'cancelled', { finishReason: 'cancelled' });
-    if (!cancelled.ok && cancelled.reason === 'not-allowed' && cancelled.status !== 'cancelled') {
-      throw new ApiError(409, 'run_finished', `Run ${run.id} already ${cancelled.status}`);
-    }
-    await publishCancel(c.var.redis, c.var.queues.prefix, run.id);
-    // A parked or queued run wakes up, sees it was cancelled and closes its stream.
-    await wakeParkedRun(c.var.queues, run);
-    return c.json(toRunView(await getRunFor(c.var.db, run.id, currentUser(c))), 202);
-  });
+  .post(
+    '/:id/cancel',
+    describeRoute({
+      tags: ['runs'],
+      summary: 'Stop a run: aborts the model call and running tools, keeps partial output',
+      description:
+        'The cancel is committed to PostgreSQL first and answered 202 with the stored run, also while Redis is down (the worker then sees it at its next step, and the reconciler wakes a parked run when Redis is back). Cancelling a cancelled run again answers 202 with the stored state; a run that already succeeded or failed answers 409.',
+    }),
+    validate('param', idParam),
+    async (c) => {
+      const run = await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c));
+      if (run.status === 'cancelled') return c.json(toRunView(run), 202);
+      if (isTerminal(run.status)) throw new ApiError(409, 'run_finished', `Run ${run.id} already ${run.status}`);
+      const cancelled = await transitionRun(c.var.db, run.id, 'cancelled', { finishReason: 'cancelled' });
+      // A run that finished between our read and the update keeps its real outcome.
+      if (!cancelled.ok && cancelled.reason === 'not-allowed' && cancelled.status !== 'cancelled') {
+        throw new ApiError(409, 'run_finished', `Run ${run.id} already ${cancelled.status}`);
+      }
+      // Best effort from here on: the cancel is stored, and whoever holds the run also checks PostgreSQL.
+      await publishCancel(c.var.redis, c.var.queues.prefix, run.id).catch((error) => {
+        if (!isDependencyDown(error)) throw error;
+        c.var.logger.warn({ runId: run.id, err: error }, 'cancel stored but not broadcast (Redis unavailable)');
+      });
+      // A parked or queued run wakes up, sees it was cancelled and closes its stream.
+      await wakeParkedRun(c.var.queues, run, c.var.logger);
+      return c.json(toRunView(await getRunFor(c.var.db, run.id, currentUser(c))), 202);
+    },
+  );

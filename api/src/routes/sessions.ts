@@ -2,17 +2,28 @@ import { enqueue } from '@agentq/shared/queues';
 import {
   createChatSession,
   createSessionInputSchema,
+  deleteChatSession,
+  editAndResend,
   getActiveRun,
   getChatSessionFor,
   isDependencyDown,
   listAgents,
   listModels,
   listChatSessions,
-  listSessionMessages,
+  listThreadMessages,
+  regenerateAnswer,
+  renameChatSession,
+  renameSessionInputSchema,
+  runOptionsSchema,
+  searchChatSessions,
+  searchSessionsQuerySchema,
+  selectMessageVersion,
   startChatRun,
   startRunInputSchema,
   transitionRun,
+  type Run,
 } from '@agentq/shared/services';
+import type { Context } from 'hono';
 import { runs } from '@agentq/shared/db';
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
@@ -24,6 +35,7 @@ import { currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
+const messageParam = z.object({ id: z.string().min(1).max(100), messageId: z.string().min(1).max(100) });
 const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(200).optional() });
 
 /** What any signed-in user may pick from on the chat page: names only, no configuration or secrets. */
@@ -40,6 +52,42 @@ export const chatOptionRoutes = new Hono<AppEnv>().get(
   },
 );
 
+/** A session as the chat page reads it: the shown branch of messages with their versions, the runs' outcomes, the active run. */
+async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: string) {
+  const session = await getChatSessionFor(c.var.db, sessionId, userId);
+  const [messageRows, activeRun, runRows] = await Promise.all([
+    listThreadMessages(c.var.db, session.id),
+    getActiveRun(c.var.db, session.id),
+    c.var.db
+      .select({ id: runs.id, status: runs.status, error: runs.error, finishReason: runs.finishReason, hitStepLimit: runs.hitStepLimit, steps: runs.steps })
+      .from(runs)
+      .where(eq(runs.sessionId, session.id)),
+  ]);
+  return {
+    ...session,
+    messages: messageRows,
+    activeRunId: activeRun?.id ?? null,
+    /** The question the active run answers: a regenerated answer replaces what follows it while it streams. */
+    activeRunReplyTo: activeRun?.replyToMessageId ?? null,
+    runs: runRows,
+  };
+}
+
+/** Enqueues a created run's chat turn; if the queue is down the run ends failed so the session is not blocked. */
+async function enqueueRun(c: Context<AppEnv>, { run, created }: { run: Run; created: boolean }) {
+  const body = { runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status };
+  if (!created) return body;
+  try {
+    await enqueue(c.var.queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
+  } catch (error) {
+    // Nothing will run it: end the run so the session is not blocked, then report the outage.
+    await transitionRun(c.var.db, run.id, 'failed', { error: 'Could not enqueue the run (queue unavailable)' });
+    if (isDependencyDown(error)) throw new ApiError(503, 'service_unavailable', 'The queue is unavailable; try again shortly');
+    throw error;
+  }
+  return body;
+}
+
 export const sessionRoutes = new Hono<AppEnv>()
   .use(requireUser)
   .post('/', describeRoute({ tags: ['chat'], summary: 'Start a chat session' }), validate('json', createSessionInputSchema), async (c) =>
@@ -48,18 +96,68 @@ export const sessionRoutes = new Hono<AppEnv>()
   .get('/', describeRoute({ tags: ['chat'], summary: 'Your chat sessions, most recent first' }), async (c) =>
     c.json({ items: await listChatSessions(c.var.db, currentUser(c).id) }),
   )
-  .get('/:id', describeRoute({ tags: ['chat'], summary: 'A session with its messages (UI parts), its runs\' outcomes and its active run' }), validate('param', idParam), async (c) => {
+  .get(
+    '/search',
+    describeRoute({
+      tags: ['chat'],
+      summary: 'Search your sessions by title and message text, best first',
+      description: 'English words match stemmed (full-text); every term also matches as a substring, so Chinese or Japanese words are found inside sentences. Titles and the best message snippet come as segments with the matches marked.',
+    }),
+    validate('query', searchSessionsQuerySchema),
+    async (c) => c.json({ items: await searchChatSessions(c.var.db, currentUser(c).id, c.req.valid('query')) }),
+  )
+  .get('/:id', describeRoute({ tags: ['chat'], summary: 'A session with the shown branch of its messages (UI parts, versions), its runs\' outcomes and its active run' }), validate('param', idParam), async (c) =>
+    c.json(await sessionDetail(c, c.req.valid('param').id, currentUser(c).id)),
+  )
+  .patch('/:id', describeRoute({ tags: ['chat'], summary: 'Rename a session' }), validate('param', idParam), validate('json', renameSessionInputSchema), async (c) => {
     const session = await getChatSessionFor(c.var.db, c.req.valid('param').id, currentUser(c).id);
-    const [messageRows, activeRun, runRows] = await Promise.all([
-      listSessionMessages(c.var.db, session.id),
-      getActiveRun(c.var.db, session.id),
-      c.var.db
-        .select({ id: runs.id, status: runs.status, error: runs.error, finishReason: runs.finishReason, hitStepLimit: runs.hitStepLimit, steps: runs.steps })
-        .from(runs)
-        .where(eq(runs.sessionId, session.id)),
-    ]);
-    return c.json({ ...session, messages: messageRows, activeRunId: activeRun?.id ?? null, runs: runRows });
+    return c.json(await renameChatSession(c.var.db, session, c.req.valid('json').title));
   })
+  .delete('/:id', describeRoute({ tags: ['chat'], summary: 'Delete a session with its messages (409 while a run is going)' }), validate('param', idParam), async (c) => {
+    const session = await getChatSessionFor(c.var.db, c.req.valid('param').id, currentUser(c).id);
+    await deleteChatSession(c.var.db, session);
+    return c.body(null, 204);
+  })
+  .post(
+    '/:id/messages/:messageId/select',
+    describeRoute({ tags: ['chat'], summary: 'Show this version of a message (‹ 1/2 ›) and the branch below it; answers the session' }),
+    validate('param', messageParam),
+    async (c) => {
+      const { id, messageId } = c.req.valid('param');
+      const user = currentUser(c);
+      const session = await getChatSessionFor(c.var.db, id, user.id);
+      await selectMessageVersion(c.var.db, session, messageId);
+      return c.json(await sessionDetail(c, session.id, user.id));
+    },
+  )
+  .post(
+    '/:id/messages/:messageId/regenerate',
+    describeRoute({ tags: ['chat'], summary: 'Answer again (an answer\'s question, or a question without one); earlier answers stay as versions. 202 like a send' }),
+    validate('param', messageParam),
+    validate('header', idempotencyHeader),
+    validate('json', runOptionsSchema),
+    async (c) => {
+      const { id, messageId } = c.req.valid('param');
+      const user = currentUser(c);
+      const session = await getChatSessionFor(c.var.db, id, user.id);
+      const started = await regenerateAnswer(c.var.db, { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      return c.json(await enqueueRun(c, started), 202);
+    },
+  )
+  .post(
+    '/:id/messages/:messageId/edit',
+    describeRoute({ tags: ['chat'], summary: 'Send an edited version of your message on a new branch (the old one stays reachable). 202 like a send' }),
+    validate('param', messageParam),
+    validate('header', idempotencyHeader),
+    validate('json', startRunInputSchema),
+    async (c) => {
+      const { id, messageId } = c.req.valid('param');
+      const user = currentUser(c);
+      const session = await getChatSessionFor(c.var.db, id, user.id);
+      const started = await editAndResend(c.var.db, { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      return c.json(await enqueueRun(c, started), 202);
+    },
+  )
   .post(
     '/:id/runs',
     describeRoute({
@@ -74,17 +172,6 @@ export const sessionRoutes = new Hono<AppEnv>()
       const user = currentUser(c);
       const session = await getChatSessionFor(c.var.db, c.req.valid('param').id, user.id);
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      const { run, created } = await startChatRun(c.var.db, { userId: user.id, session, input: c.req.valid('json'), idempotencyKey });
-      const body = { runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status };
-      if (!created) return c.json(body, 202);
-      try {
-        await enqueue(c.var.queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
-      } catch (error) {
-        // Nothing will run it: end the run so the session is not blocked, then report the outage.
-        await transitionRun(c.var.db, run.id, 'failed', { error: 'Could not enqueue the run (queue unavailable)' });
-        if (isDependencyDown(error)) throw new ApiError(503, 'service_unavailable', 'The queue is unavailable; try again shortly');
-        throw error;
-      }
-      return c.json(body, 202);
+      return c.json(await enqueueRun(c, await startChatRun(c.var.db, { userId: user.id, session, input: c.req.valid('json'), idempotencyKey })), 202);
     },
   );

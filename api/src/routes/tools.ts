@@ -11,6 +11,8 @@ import {
   refreshToolDiscovery,
   listToolLogs,
   listTools,
+  prepareManualExecution,
+  recordExecutionConfirmation,
   setRunJobId,
   toolLogQuerySchema,
   toToolView,
@@ -32,6 +34,8 @@ const executeBody = z.object({
   input: z.unknown().default({}),
   /** For an MCP/OpenAPI instance: the discovered tool to run (its server name or `<slug>__<name>`). */
   tool: z.string().min(1).max(200).optional(),
+  /** Required (true) when the call needs approval: the admin confirms running it without one. */
+  confirm: z.boolean().optional(),
 });
 const executeQuery = z.object({ async: z.enum(['1', 'true', '0', 'false']).optional() });
 /** Beyond the tool's own timeout, time for queueing and the round trip through Redis. */
@@ -101,21 +105,37 @@ export const agentToolRoutes = new Hono<AppEnv>()
   })
   .post(
     '/:id/execute',
-    describeRoute({ tags: ['tools'], summary: 'Execute a tool through the queue; waits for the ToolResult, or answers 202 with ?async=1' }),
+    describeRoute({
+      tags: ['tools'],
+      summary: 'Execute a tool through the queue; waits for the ToolResult, or answers 202 with ?async=1',
+      description: 'A call that needs approval (the tool\'s flag, or its type\'s rule such as a document delete) answers 409 confirmation_required unless the body has "confirm": true; the confirmation is audited with who gave it.',
+    }),
     validate('param', idParam),
     validate('query', executeQuery),
     validate('json', executeBody),
     async (c) => {
       const tool = await getTool(c.var.db, c.req.valid('param').id);
       if (!tool.enabled) throw new ApiError(409, 'tool_disabled', `Tool '${tool.slug}' is disabled; enable it to execute it`);
-      const { input, tool: toolName } = c.req.valid('json');
+      const body = c.req.valid('json');
+      const toolName = body.tool;
+      let expanded: ReturnType<typeof findExpandedTool> = null;
       if (getToolType(tool.type).expand) {
         const offered = view(c, tool).discoveredTools?.filter((entry) => entry.allowed).map((entry) => entry.name) ?? [];
-        if (!toolName || !findExpandedTool(tool, toolName)) {
+        expanded = toolName ? findExpandedTool(tool, toolName) : null;
+        if (!expanded) {
           throw validationFailed([{ path: ['tool'], message: `Name one of the tools ${tool.slug} offers: ${offered.join(', ') || '(none discovered yet; refresh the tool)'}` }], `Tool '${tool.slug}' offers several tools; name one in "tool"`);
         }
       }
-      const run = await createToolRun(c.var.db, { userId: currentUser(c).id, toolId: tool.id, input, toolName });
+      const prepared = prepareManualExecution(tool, body.input, expanded?.tool ?? null);
+      if (prepared.needsApproval && body.confirm !== true) {
+        throw new ApiError(409, 'confirmation_required', `${prepared.reason}. Confirm to run it now without an approval (send "confirm": true).`, {
+          details: { needsApproval: true, reason: prepared.reason },
+        });
+      }
+      const run = await createToolRun(c.var.db, { userId: currentUser(c).id, toolId: tool.id, input: prepared.input, toolName });
+      if (prepared.needsApproval) {
+        await recordExecutionConfirmation(c.var.db, { actorUserId: currentUser(c).id, toolId: tool.id, runId: run.id, reason: prepared.reason ?? '' });
+      }
       const job = await enqueue(c.var.queues, 'toolExecutions', 'tool-exec', { runId: run.id }, { jobId: run.id });
       await setRunJobId(c.var.db, run.id, job.id ?? run.id);
       const isAsync = ['1', 'true'].includes(c.req.valid('query').async ?? '');

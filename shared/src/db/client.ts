@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -16,18 +16,21 @@ export type DbHandle = {
   close: () => Promise<void>;
 };
 
-const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+// From sources: shared/drizzle; a compiled bundle (infra/compile) carries a copy beside itself.
+const MIGRATIONS_FOLDER = [new URL('./drizzle', import.meta.url), new URL('../../drizzle', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path))!;
 
 /**
  * Opens PostgreSQL when `url` is given, else an embedded PGlite under `dataDir` (`memory://` for a throwaway one).
  * PGlite is one process's database: only the all-in-one `npm start` uses it.
  */
-export async function createDb(options: { url?: string; dataDir?: string; poolSize?: number }): Promise<DbHandle> {
+export async function createDb(options: { url?: string; dataDir?: string; poolSize?: number; prepare?: boolean }): Promise<DbHandle> {
   if (options.url) {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-    const client = postgres(options.url, { max: options.poolSize ?? 10, onnotice: () => {} });
+    // prepare: false for PgBouncer in transaction mode (DATABASE_PREPARE=0): a server connection
+    // there is not the client's for longer than a transaction, so named statements go missing.
+    const client = postgres(options.url, { max: options.poolSize ?? 10, prepare: options.prepare ?? true, onnotice: () => {} });
     const db = drizzle(client, { schema });
     return {
       db: db as unknown as Database,

@@ -36,3 +36,5 @@ export type QueueCatalog = typeof queueCatalog;
 export type QueueKey = keyof QueueCatalog;
 export type JobName<Q extends QueueKey> = keyof QueueCatalog[Q]['jobs'] & string;
 export type JobPayload<Q extends QueueKey, J extends JobName<Q>> = z.infer<QueueCatalog[Q]['jobs'][J]>;
+
+export type RunJob = (typeof RUN_KIND_JOBS)[RunKind];

@@ -3,3 +3,4 @@ export * from './catalog';
 export * from './queues';
 export * from './job-waiter';
 export * from './worker-heartbeat';
+export * from './run-jobs';

@@ -1,5 +1,5 @@
 import { Job, QueueEvents } from 'bullmq';
-import { Redis } from 'ioredis';
+import { createWorkerRedis } from '../redis';
 import { queueCatalog, type QueueKey } from './catalog';
 import type { Queues } from './queues';
 
@@ -22,7 +22,7 @@ export function createJobWaiter(redisUrl: string, queues: Queues): JobWaiter {
   function eventsFor(queueKey: QueueKey) {
     let pending = events.get(queueKey);
     if (!pending) {
-      const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+      const connection = createWorkerRedis(redisUrl);
       connection.on('error', () => {});
       const queueEvents = new QueueEvents(queueCatalog[queueKey].name, { connection, prefix: queues.prefix });
       queueEvents.on('error', () => {});

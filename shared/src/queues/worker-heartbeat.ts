@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
+import { prefixedKey } from '../redis/keys';
 
 /** What a worker process says about itself every few seconds. */
 export type WorkerHeartbeat = {
@@ -18,10 +19,11 @@ export const WORKER_HEARTBEAT_INTERVAL_MS = 5_000;
 /** A worker that missed about three beats is gone (crashed, paused, cut off from Redis). */
 export const WORKER_HEARTBEAT_TTL_MS = 15_000;
 
+/** All under the installation prefix: on a cluster (`{agentq}`) the MULTI below stays in one slot. */
 const heartbeatKeys = (prefix: string) => ({
   /** Ids of workers that announced themselves; entries whose key expired are pruned on read. */
-  index: `${prefix}:workers`,
-  worker: (id: string) => `${prefix}:worker:${id}`,
+  index: prefixedKey(prefix, 'workers'),
+  worker: (id: string) => prefixedKey(prefix, 'worker', id),
 });
 
 /**

@@ -1,8 +1,16 @@
 import type { Redis } from 'ioredis';
 import type { RunChunk, RunEvent } from '../events';
+import { isDependencyDown } from '../services/errors';
+import { runChannelCommands } from '../redis/pubsub';
 import { RUN_STREAM_MAX_EVENTS, RUN_STREAM_TTL_SECONDS, runStreamKeys } from './keys';
 
 const COALESCE_MS = 30;
+/** A write keeps retrying a Redis that is restarting (LOADING) or unreachable this long before the run sees the error. */
+export const PUBLISH_RETRY_FOR_MS = 120_000;
+const RETRY_BASE_MS = 50;
+const RETRY_MAX_MS = 2_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type DeltaChunk = Extract<RunChunk, { type: 'text-delta' | 'reasoning-delta' }>;
 
@@ -14,6 +22,9 @@ function isDelta(chunk: RunChunk): chunk is DeltaChunk {
  * Publishes a run's events: each gets the next sequence number and its emit time (`at`), goes to the run's capped Redis
  * stream and is announced on pub/sub. Deltas are coalesced and writes are pipelined on a short
  * timer, so the model's token rate never turns into one awaited Redis round trip per token.
+ * Writes are chained (per-run order holds) and retried with backoff while Redis is restarting or
+ * unreachable; a failure that outlasts the retries surfaces on the next awaited flush, never as an
+ * unhandled rejection from the timer.
  */
 export class RunEventPublisher {
   private pending: RunChunk[] = [];
@@ -31,6 +42,7 @@ export class RunEventPublisher {
     readonly runId: string,
     lastSeq: number,
     private readonly onEvent?: (event: RunEvent) => void,
+    private readonly retryForMs = PUBLISH_RETRY_FOR_MS,
   ) {
     this.keys = runStreamKeys(prefix, runId);
     this.nextSeq = lastSeq + 1;
@@ -50,7 +62,8 @@ export class RunEventPublisher {
     }
     this.pending.push(chunk);
     this.pendingAt.push(Date.now());
-    this.timer ??= setTimeout(() => void this.flush(), isDelta(chunk) ? COALESCE_MS : 0);
+    // The timer's flush is not awaited by anyone: its failure is kept for the next awaited flush.
+    this.timer ??= setTimeout(() => this.flush().catch(() => {}), isDelta(chunk) ? COALESCE_MS : 0);
   }
 
   /** Writes everything queued so far; resolves once Redis has it. Throws the first write failure. */
@@ -74,11 +87,34 @@ export class RunEventPublisher {
   }
 
   private async write(events: RunEvent[]) {
+    await this.retrying(async (attempt) => {
+      // After a failed attempt part of the batch may already be in the stream (the connection dropped
+      // mid-pipeline); XADD refuses ids at or below the top, so only the rest is added again.
+      const top = attempt > 0 ? await streamTopSeq(this.redis, this.keys.events) : 0;
+      await this.writeOnce(events.filter((event) => event.seq > top), events);
+    });
+  }
+
+  /** Runs `operation` until it succeeds, retrying transient Redis failures with capped exponential backoff. */
+  private async retrying<T>(operation: (attempt: number) => Promise<T>): Promise<T> {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await operation(attempt);
+      } catch (error) {
+        if (!isDependencyDown(error) || Date.now() - started >= this.retryForMs) throw error;
+        await sleep(Math.min(RETRY_BASE_MS * 2 ** attempt, RETRY_MAX_MS));
+      }
+    }
+  }
+
+  private async writeOnce(events: RunEvent[], announced: RunEvent[]) {
     const pipeline = this.redis.pipeline();
     for (const event of events) {
       pipeline.xadd(this.keys.events, 'MAXLEN', '~', String(RUN_STREAM_MAX_EVENTS), `${event.seq}-0`, 'e', JSON.stringify(event));
     }
-    pipeline.publish(this.keys.channel, JSON.stringify(events));
+    // Followers deduplicate by seq, so announcing a batch twice after a retry is harmless.
+    pipeline[runChannelCommands(this.redis).publish](this.keys.channel, JSON.stringify(announced));
     const results = await pipeline.exec();
     const failed = results?.find(([error]) => error);
     if (failed) throw failed[0];
@@ -87,13 +123,17 @@ export class RunEventPublisher {
   /** Flushes and lets the stream expire after the run has ended. */
   async close(ttlSeconds = RUN_STREAM_TTL_SECONDS): Promise<void> {
     await this.flush();
-    await this.redis.expire(this.keys.events, ttlSeconds);
+    await this.retrying(() => this.redis.expire(this.keys.events, ttlSeconds));
   }
 }
 
 /** The last sequence number written for a run (0 when none), so a resumed run continues the numbering. */
 export async function lastRunEventSeq(redis: Redis, prefix: string, runId: string): Promise<number> {
-  const entries = (await redis.xrevrange(runStreamKeys(prefix, runId).events, '+', '-', 'COUNT', 1)) as [string, string[]][];
+  return streamTopSeq(redis, runStreamKeys(prefix, runId).events);
+}
+
+async function streamTopSeq(redis: Redis, key: string): Promise<number> {
+  const entries = (await redis.xrevrange(key, '+', '-', 'COUNT', 1)) as [string, string[]][];
   const id = entries[0]?.[0];
   return id ? Number(id.split('-')[0]) : 0;
 }

@@ -167,7 +167,9 @@ describe('the default agent', () => {
       const model = await createModel(embedded.db, { name: 'M', baseUrl: 'https://llm.example/v1', modelId: 'm' }, APP_SECRET);
       const { agent, created } = await ensureDefaultAgent(embedded.db);
       expect(created).toBe(true);
-      expect(agent.model).toEqual({ id: model.id, name: 'M' });
+      // No model of its own: it follows whichever model is the default (here the only one).
+      expect(agent.model).toBeNull();
+      expect(model.isDefault).toBe(false);
       const other = await createAgent(embedded.db, { name: 'Other', isDefault: true });
       expect((await getDefaultAgent(embedded.db))?.id).toBe(other.id);
       await deleteAgent(embedded.db, agent.id);

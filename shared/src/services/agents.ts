@@ -53,13 +53,17 @@ const toolListSchema = z
 const agentFieldsSchema = z.object({
   name: z.string().trim().min(1).max(100),
   systemPrompt: z.string().max(100_000),
-  /** null: no model of its own (the run's or the first enabled model is used). */
+  /** null: no model of its own (the run's or the default model is used). */
   modelId: z.string().min(1).max(100).nullable(),
   maxSteps: z.number().int().min(1).max(MAX_AGENT_STEPS),
   /** How long this agent's approvals wait when the tool sets no timeout; null = the platform default. */
   approvalTimeoutMs: z.number().int().min(1000).max(7 * 24 * 3600 * 1000).nullable(),
   /** Exactly one agent is the default: setting it here takes the flag from the previous one. */
   isDefault: z.boolean(),
+  /** Load the user's memory documents into the system prompt at run start (no tool call needed to remember). */
+  loadMemory: z.boolean(),
+  /** At most this many tokens of memory go into the prompt; the most recently updated memories win. */
+  memoryTokenBudget: z.number().int().min(100, 'Use at least 100 tokens').max(32_000, 'Use at most 32,000 tokens'),
   /** The tools this agent offers; on update the list replaces the old one as a whole. */
   tools: toolListSchema,
 });
@@ -71,6 +75,8 @@ export const createAgentInputSchema = agentFieldsSchema.extend({
   maxSteps: z.number().int().min(1).max(MAX_AGENT_STEPS).default(DEFAULT_MAX_STEPS),
   approvalTimeoutMs: agentFieldsSchema.shape.approvalTimeoutMs.default(null),
   isDefault: z.boolean().default(false),
+  loadMemory: z.boolean().default(false),
+  memoryTokenBudget: agentFieldsSchema.shape.memoryTokenBudget.default(2000),
   tools: toolListSchema.default([]),
 });
 export type CreateAgentInput = z.input<typeof createAgentInputSchema>;
@@ -232,9 +238,9 @@ export async function ensureDefaultAgent(db: Database): Promise<{ agent: Agent; 
     await lockDefaultAgent(tx);
     const [existing] = await tx.select({ id: agents.id }).from(agents).where(eq(agents.isDefault, true)).limit(1);
     if (existing) return { id: existing.id, created: false };
-    const [model] = await tx.select({ id: llmModels.id }).from(llmModels).where(eq(llmModels.enabled, true)).orderBy(asc(llmModels.createdAt)).limit(1);
+    // No model of its own: the default agent follows whichever model admins mark default.
     const id = newId('agent');
-    await tx.insert(agents).values({ id, name: DEFAULT_AGENT_NAME, isDefault: true, modelId: model?.id ?? null, maxSteps: DEFAULT_MAX_STEPS });
+    await tx.insert(agents).values({ id, name: DEFAULT_AGENT_NAME, isDefault: true, modelId: null, maxSteps: DEFAULT_MAX_STEPS });
     return { id, created: true };
   });
   return { agent: await getAgent(db, result.id), created: result.created };

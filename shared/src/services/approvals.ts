@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, asc, desc, eq, lte, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, inArray, lte, notExists, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { agentTools, approvalGrants, approvals, APPROVAL_STATUSES, auditEvents, runs } from '../db/schema';
@@ -46,6 +46,7 @@ export const approvalQuerySchema = z.object({ status: z.enum(APPROVAL_STATUSES).
 
 /** A user's approvals (an admin sees everyone's), newest first. */
 export async function listApprovals(db: Database, viewer: Viewer, query: z.infer<typeof approvalQuerySchema>): Promise<Approval[]> {
+  await expireDueApprovals(db, viewer.role === 'admin' ? {} : { userId: viewer.id });
   const filters: SQL[] = [];
   if (viewer.role !== 'admin') filters.push(eq(approvals.userId, viewer.id));
   if (query.status) filters.push(eq(approvals.status, query.status));
@@ -54,6 +55,7 @@ export async function listApprovals(db: Database, viewer: Viewer, query: z.infer
 }
 
 export async function getApprovalFor(db: Database, id: string, viewer: Viewer): Promise<Approval> {
+  await expireDueApprovals(db, { id });
   const [approval] = await db.select().from(approvals).where(eq(approvals.id, id));
   if (!approval || (approval.userId !== viewer.id && viewer.role !== 'admin')) throw new NotFoundError('Approval', id);
   return approval;
@@ -74,14 +76,24 @@ export const decideApprovalInputSchema = z.object({
 });
 export type DecideApprovalInput = z.infer<typeof decideApprovalInputSchema>;
 
+/** The same decision by the same person as the stored one: a retry, answered with the stored state. */
+function isRepeatOf(approval: Approval, viewer: Viewer, decision: DecideApprovalInput): boolean {
+  const status = decision.decision === 'approve' ? 'approved' : 'denied';
+  return approval.status === status && approval.decidedBy === viewer.id;
+}
+
 /**
- * Moves a pending approval to approved/denied exactly once (a second decision is a ConflictError),
- * audits who decided what and when, and grants "remember for this session" when asked.
+ * Moves a pending approval to approved/denied exactly once, committed to PostgreSQL before anything
+ * else happens, audits who decided what and when, and grants "remember for this session" when asked.
+ * Repeating the stored decision (a client retry after a lost answer) returns the stored approval;
+ * a different decision, or one after expiry, is a ConflictError.
  */
 export async function decideApproval(db: Database, id: string, viewer: Viewer, decision: DecideApprovalInput): Promise<Approval> {
   const approval = await getApprovalFor(db, id, viewer);
-  if (approval.status !== 'pending') throw new ConflictError(`Approval ${id} was already ${approval.status}`, { status: approval.status });
-  if (approval.expiresAt.getTime() <= Date.now()) throw new ConflictError(`Approval ${id} has expired`, { status: 'expired' });
+  if (approval.status !== 'pending') {
+    if (isRepeatOf(approval, viewer, decision)) return approval;
+    throw new ConflictError(`Approval ${id} was already ${approval.status}`, { status: approval.status });
+  }
 
   let editedInput: unknown;
   if (decision.decision === 'approve' && decision.input !== undefined) {
@@ -94,7 +106,8 @@ export async function decideApproval(db: Database, id: string, viewer: Viewer, d
         parsed.error.issues.map((issue) => ({ path: ['input', ...issue.path], message: issue.message })),
       );
     }
-    editedInput = decision.input;
+    // The validated value, never the raw body: unknown keys are dropped, defaults filled in.
+    editedInput = parsed.data;
   }
   const remember = decision.decision === 'approve' && (decision.remember === 'session' || decision.remember === true);
   const status = decision.decision === 'approve' ? 'approved' : 'denied';
@@ -122,6 +135,7 @@ export async function decideApproval(db: Database, id: string, viewer: Viewer, d
   });
   if (!decided) {
     const [current] = await db.select().from(approvals).where(eq(approvals.id, id));
+    if (current && isRepeatOf(current, viewer, decision)) return current;
     throw new ConflictError(`Approval ${id} was already ${current?.status ?? 'decided'}`, { status: current?.status });
   }
   return decided;
@@ -129,15 +143,55 @@ export async function decideApproval(db: Database, id: string, viewer: Viewer, d
 
 /** Pending approvals of a run whose time is up become "expired" (counted as denied); returns how many. */
 export async function expireApprovals(db: Database, runId: string, now = new Date()): Promise<number> {
+  return (await expireDueApprovals(db, { runId }, now)).length;
+}
+
+/**
+ * Marks every pending approval whose time is up as "expired" (optionally only one approval, run or
+ * user's), with an audit line each. Reads call it first and the API sweeps with it, so the inbox is
+ * right even when no worker runs; the run's worker sees the same rows when it wakes.
+ */
+export async function expireDueApprovals(
+  db: Database,
+  scope: { id?: string; runId?: string; userId?: string } = {},
+  now = new Date(),
+): Promise<{ id: string; runId: string }[]> {
+  const filters: SQL[] = [eq(approvals.status, 'pending'), lte(approvals.expiresAt, now)];
+  if (scope.id) filters.push(eq(approvals.id, scope.id));
+  if (scope.runId) filters.push(eq(approvals.runId, scope.runId));
+  if (scope.userId) filters.push(eq(approvals.userId, scope.userId));
   const expired = await db
     .update(approvals)
     .set({ status: 'expired', reason: 'expired', decidedAt: now })
-    .where(and(eq(approvals.runId, runId), eq(approvals.status, 'pending'), lte(approvals.expiresAt, now)))
-    .returning({ id: approvals.id });
+    .where(and(...filters))
+    .returning({ id: approvals.id, runId: approvals.runId });
   if (expired.length > 0) {
-    await db.insert(auditEvents).values(expired.map((row) => ({ actorUserId: null, action: 'approval.expired', targetType: 'approval', targetId: row.id, details: { runId } })));
+    await db
+      .insert(auditEvents)
+      .values(expired.map((row) => ({ actorUserId: null, action: 'approval.expired', targetType: 'approval', targetId: row.id, details: { runId: row.runId } })));
   }
-  return expired.length;
+  return expired;
+}
+
+/**
+ * Parked runs that should be running again: waiting for approval with none left pending (all
+ * decided or expired), or cancelled while parked (their job must wake to close the stream). The
+ * API wakes these at once; this catches the ones it could not (Redis was down).
+ */
+export async function runsReadyToWake(db: Database): Promise<{ id: string; kind: 'chat' | 'tool'; queueJobId: string | null }[]> {
+  const pendingOfRun = db
+    .select({ id: approvals.id })
+    .from(approvals)
+    .where(and(eq(approvals.runId, runs.id), eq(approvals.status, 'pending')));
+  const decided = db
+    .select({ id: runs.id, kind: runs.kind, queueJobId: runs.queueJobId })
+    .from(runs)
+    .where(and(eq(runs.status, 'awaiting_approval'), notExists(pendingOfRun)));
+  const cancelled = db
+    .select({ id: runs.id, kind: runs.kind, queueJobId: runs.queueJobId })
+    .from(runs)
+    .where(and(inArray(runs.status, ['cancelled']), exists(pendingOfRun)));
+  return [...(await decided), ...(await cancelled)];
 }
 
 /** Ends every pending approval of a run that will not continue (cancelled). */
@@ -156,6 +210,7 @@ export async function sessionGrants(db: Database, sessionId: string): Promise<Se
 
 /** Pending approvals per user, for the navigation badge. */
 export async function countPendingApprovals(db: Database, viewer: Viewer): Promise<number> {
+  await expireDueApprovals(db, viewer.role === 'admin' ? {} : { userId: viewer.id });
   const rows = await db
     .select({ id: approvals.id })
     .from(approvals)

@@ -1,18 +1,39 @@
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { ACTIVE_RUN_STATUSES, agents, chatSessions, llmModels, messages, runs } from '../db/schema';
 import { newId } from '../ids';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { getDefaultModel } from './models';
 import type { Run } from './runs';
+import { activeBranch, pathTo, type MessageVersions } from './chat-thread';
+import { DEFAULT_SESSION_TITLE, suggestSessionTitle } from './session-title';
 
 export type ChatSession = typeof chatSessions.$inferSelect;
-export type ChatMessage = typeof messages.$inferSelect;
+/** A stored message as services return it (the generated search vector is never read). */
+export type ChatMessage = Omit<typeof messages.$inferSelect, 'searchVector'>;
+/** A message of the shown branch, with where it sits among its versions. */
+export type ThreadMessage = ChatMessage & { versions: MessageVersions };
 
 export const createSessionInputSchema = z.object({
   title: z.string().trim().min(1).max(200).optional(),
   agentId: z.string().max(100).optional(),
 });
+
+export const renameSessionInputSchema = z.object({
+  title: z.string().trim().min(1, 'Give the chat a name').max(200, 'Keep the name under 200 characters'),
+});
+
+/** Options of a run, without its question: what regenerating an answer takes. */
+export const runOptionsSchema = z.object({
+  agentId: z.string().max(100).optional(),
+  modelId: z.string().max(100).optional(),
+  enableTools: z.boolean().default(true),
+  enableThinking: z.boolean().default(false),
+  /** Replaces the agent's system prompt for this run. */
+  systemPrompt: z.string().max(20_000).optional(),
+});
+export type RunOptionsInput = z.infer<typeof runOptionsSchema>;
 
 export const startRunInputSchema = z.object({
   content: z.string().trim().min(1, 'Write a message').max(100_000),
@@ -29,7 +50,7 @@ export async function createChatSession(db: Database, userId: string, input: z.i
   if (input.agentId) await requireAgent(db, input.agentId);
   const [session] = await db
     .insert(chatSessions)
-    .values({ id: newId('chatSession'), userId, agentId: input.agentId ?? null, title: input.title ?? 'New chat' })
+    .values({ id: newId('chatSession'), userId, agentId: input.agentId ?? null, title: input.title ?? DEFAULT_SESSION_TITLE, titleSetByUser: input.title !== undefined })
     .returning();
   return session!;
 }
@@ -45,8 +66,84 @@ export async function getChatSessionFor(db: Database, id: string, userId: string
   return session;
 }
 
+const messageColumns = {
+  id: messages.id,
+  sessionId: messages.sessionId,
+  role: messages.role,
+  parts: messages.parts,
+  runId: messages.runId,
+  // The worker stores an answer without a parent: it follows the question its run answers.
+  parentId: sql<string | null>`coalesce(${messages.parentId}, case when ${messages.role} = 'assistant' then ${runs.replyToMessageId} end)`.as('parent_id'),
+  selectedAt: messages.selectedAt,
+  createdAt: messages.createdAt,
+};
+
+/** Every message of the session (every branch), oldest first. */
 export async function listSessionMessages(db: Database, sessionId: string): Promise<ChatMessage[]> {
-  return db.select().from(messages).where(eq(messages.sessionId, sessionId)).orderBy(asc(messages.createdAt), asc(messages.id));
+  return db
+    .select(messageColumns)
+    .from(messages)
+    .leftJoin(runs, eq(runs.id, messages.runId))
+    .where(eq(messages.sessionId, sessionId))
+    .orderBy(asc(messages.createdAt), asc(messages.id));
+}
+
+/** The branch of the conversation the user sees, oldest first, each message with its versions. */
+export async function listThreadMessages(db: Database, sessionId: string): Promise<ThreadMessage[]> {
+  return activeBranch(await listSessionMessages(db, sessionId)).map(({ node, versions }) => ({ ...node, versions }));
+}
+
+/**
+ * What a chat run's model reads: the branch from the first message to the question the run answers
+ * (that question included), never the run's own earlier answer. A run from before branches existed
+ * reads the whole session.
+ */
+export async function loadRunHistory(db: Database, run: Pick<Run, 'id' | 'sessionId' | 'replyToMessageId'>): Promise<ChatMessage[]> {
+  if (!run.sessionId) return [];
+  const rows = await listSessionMessages(db, run.sessionId);
+  const history = run.replyToMessageId ? pathTo(rows, run.replyToMessageId) : rows;
+  return history.filter((row) => row.runId !== run.id || row.role === 'user');
+}
+
+/** Names the session (the user's choice: automatic titles no longer change it). */
+export async function renameChatSession(db: Database, session: ChatSession, title: string): Promise<ChatSession> {
+  const [renamed] = await db
+    .update(chatSessions)
+    .set({ title, titleSetByUser: true, updatedAt: session.updatedAt })
+    .where(eq(chatSessions.id, session.id))
+    .returning();
+  if (!renamed) throw new NotFoundError('Session', session.id);
+  return renamed;
+}
+
+/** Deletes the session with its messages and finished runs; refused while a run is going. */
+export async function deleteChatSession(db: Database, session: ChatSession): Promise<void> {
+  const active = await getActiveRun(db, session.id);
+  if (active) throw new ActiveRunConflictError(active.id, 'Stop the running answer before deleting this chat');
+  await db.transaction(async (tx) => {
+    await tx.delete(runs).where(and(eq(runs.sessionId, session.id), eq(runs.kind, 'chat')));
+    await tx.delete(chatSessions).where(eq(chatSessions.id, session.id));
+  });
+}
+
+/** Makes `messageId` the shown version at its fork (and with it the branch below it). */
+export async function selectMessageVersion(db: Database, session: ChatSession, messageId: string): Promise<void> {
+  const updated = await db
+    .update(messages)
+    .set({ selectedAt: new Date() })
+    .where(and(eq(messages.id, messageId), eq(messages.sessionId, session.id)))
+    .returning({ id: messages.id });
+  if (updated.length === 0) throw new NotFoundError('Message', messageId);
+}
+
+async function requireMessage(db: Database, session: ChatSession, messageId: string): Promise<ChatMessage> {
+  const rows = await db
+    .select(messageColumns)
+    .from(messages)
+    .leftJoin(runs, eq(runs.id, messages.runId))
+    .where(and(eq(messages.id, messageId), eq(messages.sessionId, session.id)));
+  if (!rows[0]) throw new NotFoundError('Message', messageId);
+  return rows[0];
 }
 
 /** The session's run that is queued, running or awaiting approval, if any. */
@@ -72,12 +169,10 @@ async function resolveAgent(db: Database, requested: string | undefined, session
   return fallback ?? null;
 }
 
-/** Model for a run: the requested one, the agent's, or the first enabled model. */
+/** Model for a run: the requested one, the agent's, or the default model (see getDefaultModel). */
 async function resolveModel(db: Database, requested: string | undefined, agentModelId: string | null | undefined) {
   const id = requested ?? agentModelId ?? undefined;
-  const [model] = id
-    ? await db.select().from(llmModels).where(eq(llmModels.id, id))
-    : await db.select().from(llmModels).where(eq(llmModels.enabled, true)).orderBy(asc(llmModels.createdAt)).limit(1);
+  const [model] = id ? await db.select().from(llmModels).where(eq(llmModels.id, id)) : [await getDefaultModel(db)];
   if (!model) {
     throw new InvalidInputError(
       id ? `Model '${id}' does not exist` : 'No model is configured: an admin must add one (or set LLM_BASE_URL and LLM_MODEL)',
@@ -101,20 +196,60 @@ function isIdempotencyViolation(error: unknown): boolean {
 }
 
 export class ActiveRunConflictError extends ConflictError {
-  constructor(readonly activeRunId: string) {
-    super(`This session already has an active run (${activeRunId}); wait for it or cancel it`, { activeRunId });
+  constructor(
+    readonly activeRunId: string,
+    message = `This session already has an active run (${activeRunId}); wait for it or cancel it`,
+  ) {
+    super(message, { activeRunId });
   }
 }
+
+/** Where a run's question comes from: a new message (after `parentId`, null for the first), or an existing one. */
+type Question = { kind: 'new'; content: string; parentId: string | null } | { kind: 'existing'; messageId: string };
 
 /**
  * Stores the user's message and a queued chat run in one transaction. The database's partial unique
  * index guarantees one active run per session; an idempotency key returns the run it created before.
+ * The message follows the shown branch's last message unless `parentMessageId` says otherwise.
  */
 export async function startChatRun(
   db: Database,
-  options: { userId: string; session: ChatSession; input: StartRunInput; idempotencyKey?: string },
+  options: { userId: string; session: ChatSession; input: StartRunInput; idempotencyKey?: string; parentMessageId?: string | null },
 ): Promise<{ run: Run; created: boolean }> {
-  const { userId, session, input, idempotencyKey } = options;
+  const { session, input } = options;
+  const parentId = options.parentMessageId !== undefined ? options.parentMessageId : ((await listThreadMessages(db, session.id)).at(-1)?.id ?? null);
+  return createRun(db, { ...options, options: input, question: { kind: 'new', content: input.content, parentId } });
+}
+
+/**
+ * Answers a question again: `messageId` is an answer (its question is asked again) or a question
+ * without one. The earlier answers stay as versions of the new one.
+ */
+export async function regenerateAnswer(
+  db: Database,
+  options: { userId: string; session: ChatSession; messageId: string; input: RunOptionsInput; idempotencyKey?: string },
+): Promise<{ run: Run; created: boolean }> {
+  const message = await requireMessage(db, options.session, options.messageId);
+  const questionId = message.role === 'assistant' ? message.parentId : message.id;
+  if (!questionId) throw new InvalidInputError('This answer has no question to ask again', [{ path: ['messageId'], message: 'No question' }]);
+  return createRun(db, { ...options, options: options.input, question: { kind: 'existing', messageId: questionId } });
+}
+
+/** Asks an edited question: a new version of user message `messageId`, on a branch of its own; the old one stays reachable. */
+export async function editAndResend(
+  db: Database,
+  options: { userId: string; session: ChatSession; messageId: string; input: StartRunInput; idempotencyKey?: string },
+): Promise<{ run: Run; created: boolean }> {
+  const message = await requireMessage(db, options.session, options.messageId);
+  if (message.role !== 'user') throw new InvalidInputError('Only your own messages can be edited', [{ path: ['messageId'], message: 'Not a user message' }]);
+  return startChatRun(db, { ...options, parentMessageId: message.parentId });
+}
+
+async function createRun(
+  db: Database,
+  options: { userId: string; session: ChatSession; options: RunOptionsInput; question: Question; idempotencyKey?: string },
+): Promise<{ run: Run; created: boolean }> {
+  const { userId, session, options: input, question, idempotencyKey } = options;
   if (idempotencyKey) {
     const [existing] = await db.select().from(runs).where(and(eq(runs.userId, userId), eq(runs.idempotencyKey, idempotencyKey)));
     if (existing) {
@@ -125,6 +260,7 @@ export async function startChatRun(
   const agent = await resolveAgent(db, input.agentId, session);
   const model = await resolveModel(db, input.modelId, agent?.modelId);
   const runId = newId('run');
+  const messageId = question.kind === 'new' ? newId('message') : question.messageId;
   try {
     const run = await db.transaction(async (tx) => {
       const [created] = await tx
@@ -134,6 +270,7 @@ export async function startChatRun(
           kind: 'chat',
           userId,
           sessionId: session.id,
+          replyToMessageId: messageId,
           agentId: agent?.id ?? null,
           modelId: model.id,
           options: { enableTools: input.enableTools, enableThinking: input.enableThinking, systemPrompt: input.systemPrompt },
@@ -142,8 +279,13 @@ export async function startChatRun(
           queueJobId: runId,
         })
         .returning();
-      await tx.insert(messages).values({ id: newId('message'), sessionId: session.id, role: 'user', parts: [{ type: 'text', text: input.content }], runId });
-      const title = session.title === 'New chat' ? input.content.replace(/\s+/g, ' ').slice(0, 60) : session.title;
+      if (question.kind === 'new') {
+        await tx
+          .insert(messages)
+          .values({ id: messageId, sessionId: session.id, role: 'user', parts: [{ type: 'text', text: question.content }], runId, parentId: question.parentId });
+      }
+      // The first question names the session, unless the user already has.
+      const title = question.kind === 'new' && question.parentId === null && !session.titleSetByUser ? suggestSessionTitle(question.content) : session.title;
       await tx.update(chatSessions).set({ title, updatedAt: new Date() }).where(eq(chatSessions.id, session.id));
       return created!;
     });

@@ -4,6 +4,7 @@ import type { Database } from '../db/client';
 import { agentDocumentRevisions, agentDocuments, DOCUMENT_SEARCH_CONFIG, DOCUMENT_TYPES, type DocumentType } from '../db/schema';
 import { newId } from '../ids';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { cjkTerms, containsAll, highlightSnippet, substringRank } from './cjk-search';
 
 /**
  * Agent documents (seed 003): one service for the `document` tool and the REST API. Every function
@@ -242,10 +243,24 @@ const toTsQuery = (q: string) => sql`websearch_to_tsquery(${searchConfig}, ${q})
 /** Short snippets: up to two fragments of ~30 words, matches in **bold** (markdown, safe to render). */
 const HEADLINE_OPTIONS = 'MaxWords=30, MinWords=10, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … ", StartSel=**, StopSel=**';
 
+const searchColumns = {
+  title: sql`${agentDocuments.title}`,
+  tags: sql`coalesce(${agentDocuments.tags}, '')`,
+  content: sql`${agentDocuments.content}`,
+};
+const allText = sql`${agentDocuments.title} || ' ' || coalesce(${agentDocuments.tags}, '') || ' ' || ${agentDocuments.content}`;
+
+/** Full-text match, or for CJK terms (which the parser cannot split into words) a substring match of them all. */
+function textMatch(q: string): SQL {
+  const fullText = sql`${agentDocuments.searchVector} @@ ${toTsQuery(q)}`;
+  const terms = cjkTerms(q);
+  return terms.length ? sql`(${fullText} or (${containsAll(allText, terms)}))` : fullText;
+}
+
 function filters(actor: DocumentActor, query: { type?: DocumentType; q?: string }): SQL {
   const conditions: SQL[] = [eq(agentDocuments.userId, ownerOf(actor))];
   if (query.type) conditions.push(eq(agentDocuments.type, query.type));
-  if (query.q) conditions.push(sql`${agentDocuments.searchVector} @@ ${toTsQuery(query.q)}`);
+  if (query.q) conditions.push(textMatch(query.q));
   return and(...conditions)!;
 }
 
@@ -280,9 +295,12 @@ export async function listDocuments(db: Database, actor: DocumentActor, query: L
 export async function searchDocuments(db: Database, actor: DocumentActor, query: SearchDocumentsQuery): Promise<DocumentPage<DocumentSearchHit>> {
   const parsed = parseInput(searchDocumentsQuerySchema, query);
   const tsQuery = toTsQuery(parsed.q);
+  const terms = cjkTerms(parsed.q);
   const where = filters(actor, parsed);
+  const fullTextRank = sql`ts_rank(${agentDocuments.searchVector}, ${tsQuery})`;
+  const rank = terms.length ? sql<number>`(${fullTextRank} + ${substringRank(searchColumns, terms)})` : sql<number>`${fullTextRank}`;
   const ranked = db
-    .select({ ...listColumns, content: agentDocuments.content, rank: sql<number>`ts_rank(${agentDocuments.searchVector}, ${tsQuery})`.as('rank') })
+    .select({ ...listColumns, content: agentDocuments.content, rank: rank.as('rank') })
     .from(agentDocuments)
     .where(where)
     .orderBy(sql`rank desc`, desc(agentDocuments.updatedAt), desc(agentDocuments.id))
@@ -301,10 +319,16 @@ export async function searchDocuments(db: Database, actor: DocumentActor, query:
       updatedAt: ranked.updatedAt,
       rank: ranked.rank,
       snippet: sql<string>`ts_headline(${searchConfig}, ${ranked.content}, ${tsQuery}, ${HEADLINE_OPTIONS})`,
+      content: ranked.content,
     })
     .from(ranked)
     .orderBy(desc(ranked.rank), desc(ranked.updatedAt), desc(ranked.id));
-  const items = rows.map((row) => ({ ...row, rank: Number(row.rank) }));
+  // ts_headline cannot find CJK terms inside a sentence: highlight those here.
+  const items = rows.map(({ content, ...row }) => ({
+    ...row,
+    rank: Number(row.rank),
+    snippet: terms.length && !row.snippet.includes('**') ? (highlightSnippet(content, terms) ?? row.snippet) : row.snippet,
+  }));
   const total = await countDocuments(db, where);
   const nextOffset = parsed.offset + items.length < total && items.length > 0 ? parsed.offset + items.length : null;
   return { items, total, nextOffset };

@@ -13,3 +13,7 @@ export * from './approvals';
 export * from './documents';
 export * from './tool-secrets';
 export * from './tool-discovery';
+export * from './chat-search';
+export * from './chat-thread';
+export * from './session-title';
+export * from './text-search';

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, ne } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { llmModels } from '../db/schema';
@@ -30,6 +30,8 @@ const modelFieldsSchema = z.object({
   modelId: z.string().trim().min(1).max(200),
   supportsReasoning: z.boolean(),
   enabled: z.boolean(),
+  /** New chats use the default model unless the chat or its agent names another; setting it takes the flag from the previous one. */
+  isDefault: z.boolean(),
 });
 
 /** POST /api/models. */
@@ -37,6 +39,7 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   apiKey: modelFieldsSchema.shape.apiKey.optional(),
   supportsReasoning: z.boolean().default(false),
   enabled: z.boolean().default(true),
+  isDefault: z.boolean().default(false),
 });
 export type CreateModelInput = z.input<typeof createModelInputSchema>;
 
@@ -64,7 +67,7 @@ export async function listModels(db: Database, filter: { enabled?: boolean } = {
     .select()
     .from(llmModels)
     .where(filter.enabled === undefined ? undefined : eq(llmModels.enabled, filter.enabled))
-    .orderBy(asc(llmModels.name), asc(llmModels.createdAt));
+    .orderBy(desc(llmModels.isDefault), asc(llmModels.name), asc(llmModels.createdAt));
   return rows.map(toModelView);
 }
 
@@ -76,11 +79,15 @@ export async function getModel(db: Database, id: string): Promise<LlmModel> {
 /** Creates a model; a given `apiKey` is encrypted with `appSecret` before it is stored. */
 export async function createModel(db: Database, input: CreateModelInput, appSecret: string): Promise<LlmModel> {
   const { apiKey, ...fields } = createModelInputSchema.parse(input);
-  const [row] = await db
-    .insert(llmModels)
-    .values({ id: newId('model'), ...fields, apiKeyEncrypted: encryptKey(apiKey, appSecret) })
-    .returning();
-  return toModelView(row!);
+  const row = await db.transaction(async (tx) => {
+    if (fields.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(eq(llmModels.isDefault, true));
+    const [inserted] = await tx
+      .insert(llmModels)
+      .values({ id: newId('model'), ...fields, apiKeyEncrypted: encryptKey(apiKey, appSecret) })
+      .returning();
+    return inserted!;
+  });
+  return toModelView(row);
 }
 
 /** Updates a model; `apiKey` undefined keeps the stored key, `null` clears it, a string replaces it. */
@@ -89,7 +96,11 @@ export async function updateModel(db: Database, id: string, input: UpdateModelIn
   const changes: Partial<typeof llmModels.$inferInsert> = { ...fields };
   if (apiKey !== undefined) changes.apiKeyEncrypted = encryptKey(apiKey, appSecret);
   if (Object.keys(changes).length === 0) return getModel(db, id);
-  const [row] = await db.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
+  const row = await db.transaction(async (tx) => {
+    if (changes.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(and(eq(llmModels.isDefault, true), ne(llmModels.id, id)));
+    const [updated] = await tx.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
+    return updated;
+  });
   if (!row) throw new NotFoundError('Model', id);
   return toModelView(row);
 }
@@ -112,7 +123,22 @@ export async function getModelWithKey(db: Database, id: string, appSecret: strin
 export type ModelSeed = { baseUrl?: string; apiKey?: string; model?: string };
 
 /**
- * Creates a model from LLM_BASE_URL / LLM_API_KEY / LLM_MODEL when both URL and model are set.
+ * The model new chats use when neither the chat nor its agent names one: the enabled model flagged
+ * default, else the oldest enabled one. Null when no model is enabled.
+ */
+export async function getDefaultModel(db: Database): Promise<LlmModelRow | null> {
+  const [row] = await db
+    .select()
+    .from(llmModels)
+    .where(eq(llmModels.enabled, true))
+    .orderBy(desc(llmModels.isDefault), asc(llmModels.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * Creates a model from LLM_BASE_URL / LLM_API_KEY / LLM_MODEL when both URL and model are set, and
+ * makes it the default when it is created (the operator configured it on purpose).
  * Idempotent by (baseUrl, modelId): an existing match is left as the admin last edited it.
  * @example await seedModelFromEnv(db, { baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY, model: env.LLM_MODEL }, env.APP_SECRET)
  */
@@ -127,6 +153,6 @@ export async function seedModelFromEnv(db: Database, seed: ModelSeed, appSecret:
     .orderBy(asc(llmModels.createdAt))
     .limit(1);
   if (existing) return { model: toModelView(existing), created: false };
-  const model = await createModel(db, { name: modelId, baseUrl, modelId, apiKey: seed.apiKey?.trim() || null }, appSecret);
+  const model = await createModel(db, { name: modelId, baseUrl, modelId, apiKey: seed.apiKey?.trim() || null, isDefault: true }, appSecret);
   return { model, created: true };
 }

@@ -37,7 +37,14 @@ export async function setRunJobId(db: Database, runId: string, queueJobId: strin
 
 /** Stores a standalone execution's result and ends its run. */
 export async function finishToolRun(db: Database, runId: string, result: ToolResult): Promise<void> {
-  await transitionRun(db, runId, result.success ? 'succeeded' : 'failed', { result, error: result.success ? null : (result.error ?? 'failed') });
+  const to = result.success ? 'succeeded' : 'failed';
+  const fields = { result, error: result.success ? null : (result.error ?? 'failed') };
+  const moved = await transitionRun(db, runId, to, fields);
+  // Executed without being marked running first: the table only finishes a started run.
+  if (!moved.ok && moved.reason === 'not-allowed' && moved.status === 'queued') {
+    await transitionRun(db, runId, 'running');
+    await transitionRun(db, runId, to, fields);
+  }
 }
 
 /** The API's view of a run: no checkpoint (model messages can be large and are internal). */

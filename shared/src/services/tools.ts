@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { agentToolLogs, agentTools, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
+import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
 import { newId } from '../ids';
 import { effectOf, type ExpandedTool, type ToolContext, type ToolResult } from '../tools/define-tool-type';
 import { discoveryOf, expandToolRows } from '../tools/model-tools';
@@ -157,6 +157,38 @@ export async function updateTool(db: Database, id: string, input: UpdateToolInpu
 export async function deleteTool(db: Database, id: string): Promise<void> {
   const deleted = await db.delete(agentTools).where(eq(agentTools.id, id)).returning({ id: agentTools.id });
   if (deleted.length === 0) throw new NotFoundError('Tool', id);
+}
+
+/**
+ * A hand-run execution's input, checked the way a model's call is: the parsed value when it fits
+ * the tool's input schema (stored instead of the raw body), and whether this call needs a human's
+ * approval (the tool's flag, or its type's rule for this input, e.g. a document delete).
+ */
+export function prepareManualExecution(tool: AgentTool, input: unknown, call: ExpandedTool | null = null): { input: unknown; needsApproval: boolean; reason?: string } {
+  const toolType = getToolType(tool.type);
+  // A discovered tool's input is checked by its own server, not by the type's schema.
+  const parsedInput = call ? null : (toolType.inputSchema as z.ZodType).safeParse(input);
+  // An input the schema rejects still goes to the tool, which reports the failure as its result.
+  const value = parsedInput?.success ? parsedInput.data : input;
+  if (tool.needsApproval) return { input: value, needsApproval: true, reason: `Tool '${tool.slug}' is set to need approval for every call` };
+  if (call?.needsApproval) return { input: value, needsApproval: true, reason: `Tool '${call.name}' of '${tool.slug}' is set to need approval` };
+  const config = (toolType.configSchema as z.ZodType).safeParse(tool.config ?? {});
+  // Judged on the raw input too when it does not parse: a malformed delete is still a delete.
+  if (config.success && toolType.needsApproval?.(value as never, config.data as never)) {
+    return { input: value, needsApproval: true, reason: `This ${tool.type} call needs approval by the tool's configuration` };
+  }
+  return { input: value, needsApproval: false };
+}
+
+/** Audits that an admin confirmed running a call that would otherwise wait for approval. */
+export async function recordExecutionConfirmation(db: Database, entry: { actorUserId: string; toolId: string; runId: string; reason: string }) {
+  await db.insert(auditEvents).values({
+    actorUserId: entry.actorUserId,
+    action: 'tool.execute-confirmed',
+    targetType: 'agent-tool',
+    targetId: entry.toolId,
+    details: { runId: entry.runId, reason: entry.reason },
+  });
 }
 
 export const TOOL_LOG_OUTPUT_LIMIT = 10_000;

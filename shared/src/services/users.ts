@@ -1,11 +1,32 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, asc, count, eq, gt, isNull, or } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, ne, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
+import {
+  type ChangePasswordInput,
+  type CreateApiTokenInput,
+  type CreateUserInput,
+  createUserInputSchema,
+  type UpdateProfileInput,
+  type UpdateUserInput,
+} from '../api-types/users';
 import { apiTokens, auditEvents, sessions, USER_ROLES, users } from '../db/schema';
 import { newId } from '../ids';
-import { ConflictError, NotFoundError } from './errors';
+import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { hashPassword, verifyPassword } from './passwords';
+
+export {
+  changePasswordInputSchema,
+  createApiTokenInputSchema,
+  createUserInputSchema,
+  updateProfileInputSchema,
+  updateUserInputSchema,
+  type ChangePasswordInput,
+  type CreateApiTokenInput,
+  type CreateUserInput,
+  type UpdateProfileInput,
+  type UpdateUserInput,
+} from '../api-types/users';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 const API_TOKEN_PREFIX = 'aq_';
@@ -15,23 +36,18 @@ export const publicUserSchema = z.object({
   email: z.string(),
   name: z.string(),
   role: z.enum(USER_ROLES),
+  /** A disabled user cannot sign in and none of their sessions or API tokens work. */
+  disabled: z.boolean(),
+  /** When an admin disabled the account; null while it is active. */
+  disabledAt: z.date().nullable(),
+  /** The UI language the user picked; null follows the browser. */
+  locale: z.string().nullable(),
   createdAt: z.date(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
 
-export const createUserInputSchema = z.object({
-  email: z.string().trim().toLowerCase().email(),
-  name: z.string().trim().min(1).max(100),
-  password: z.string().min(8, 'Password must be at least 8 characters').max(200),
-  role: z.enum(USER_ROLES).default('user'),
-});
-export type CreateUserInput = z.infer<typeof createUserInputSchema>;
-
-export const updateUserInputSchema = createUserInputSchema.partial().omit({ email: true });
-export type UpdateUserInput = z.infer<typeof updateUserInputSchema>;
-
 function toPublicUser(row: typeof users.$inferSelect): PublicUser {
-  return { id: row.id, email: row.email, name: row.name, role: row.role, createdAt: row.createdAt };
+  return { id: row.id, email: row.email, name: row.name, role: row.role, disabled: row.disabledAt !== null, disabledAt: row.disabledAt, locale: row.locale, createdAt: row.createdAt };
 }
 
 /** sha256 of a bearer secret: only hashes are stored, so a database leak reveals no usable token. */
@@ -71,15 +87,21 @@ export async function getUser(db: Database, id: string): Promise<PublicUser> {
 }
 
 export async function updateUser(db: Database, id: string, input: UpdateUserInput, actorUserId: string): Promise<PublicUser> {
+  if (input.disabled === true && id === actorUserId) throw new ConflictError('You cannot disable your own account');
   const changes: Partial<typeof users.$inferInsert> = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.role !== undefined) changes.role = input.role;
   if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
+  if (input.disabled !== undefined) {
+    if (input.disabled && id === actorUserId) throw new ConflictError('You cannot disable your own account');
+    changes.disabledAt = input.disabled ? new Date() : null;
+  }
   const [row] = Object.keys(changes).length
     ? await db.update(users).set(changes).where(eq(users.id, id)).returning()
     : await db.select().from(users).where(eq(users.id, id));
   if (!row) throw new NotFoundError('User', id);
-  if (input.password !== undefined) await db.delete(sessions).where(eq(sessions.userId, id));
+  // A reset password or a disabled account must not leave a way in: old cookies and tokens die with it.
+  if (input.password !== undefined || input.disabled === true) await revokeCredentials(db, id);
   await db.insert(auditEvents).values({
     actorUserId,
     action: 'user.update',
@@ -88,6 +110,57 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
     details: { fields: Object.keys(input).filter((key) => key !== 'password').concat(input.password ? ['password'] : []) },
   });
   return toPublicUser(row);
+}
+
+/** The signed-in user's own name and UI language. */
+export async function updateProfile(db: Database, userId: string, input: UpdateProfileInput): Promise<PublicUser> {
+  const changes: Partial<typeof users.$inferInsert> = {};
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.locale !== undefined) changes.locale = input.locale;
+  const [row] = Object.keys(changes).length
+    ? await db.update(users).set(changes).where(eq(users.id, userId)).returning()
+    : await db.select().from(users).where(eq(users.id, userId));
+  if (!row) throw new NotFoundError('User', userId);
+  return toPublicUser(row);
+}
+
+/** The current password did not match: the change is refused. */
+export class WrongPasswordError extends InvalidInputError {
+  override name = 'WrongPasswordError';
+  constructor() {
+    super('The current password is not correct', [{ path: ['currentPassword'], message: 'The current password is not correct' }]);
+  }
+}
+
+/**
+ * Ends every session and API token of a user; `keepSessionToken` spares the session that asked
+ * (a self-service password change keeps its own browser signed in). Returns how many were revoked.
+ */
+export async function revokeCredentials(db: Database, userId: string, keepSessionToken?: string): Promise<{ sessions: number; apiTokens: number }> {
+  return db.transaction(async (tx) => {
+    const sessionFilter = keepSessionToken
+      ? and(eq(sessions.userId, userId), ne(sessions.tokenHash, hashSecret(keepSessionToken)))
+      : eq(sessions.userId, userId);
+    const endedSessions = await tx.delete(sessions).where(sessionFilter).returning({ id: sessions.id });
+    const endedTokens = await tx.delete(apiTokens).where(eq(apiTokens.userId, userId)).returning({ id: apiTokens.id });
+    return { sessions: endedSessions.length, apiTokens: endedTokens.length };
+  });
+}
+
+/**
+ * Self-service password change: checks the current password, stores the new one and revokes every
+ * other session and every API token of the user (all but `keepSessionToken`, the caller's own session).
+ */
+export async function changeOwnPassword(db: Database, userId: string, input: ChangePasswordInput, keepSessionToken?: string) {
+  const [row] = await db.select().from(users).where(eq(users.id, userId));
+  if (!row) throw new NotFoundError('User', userId);
+  if (!(await verifyPassword(input.currentPassword, row.passwordHash))) {
+    throw new WrongPasswordError();
+  }
+  await db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, userId));
+  const revoked = await revokeCredentials(db, userId, keepSessionToken);
+  await db.insert(auditEvents).values({ actorUserId: userId, action: 'user.password-change', targetType: 'user', targetId: userId, details: { revoked } });
+  return revoked;
 }
 
 export async function deleteUser(db: Database, id: string, actorUserId: string): Promise<void> {
@@ -101,7 +174,7 @@ export async function deleteUser(db: Database, id: string, actorUserId: string):
 export async function authenticate(db: Database, email: string, password: string): Promise<PublicUser | null> {
   const [row] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase()));
   const ok = await verifyPassword(password, row?.passwordHash ?? DUMMY_HASH);
-  return row && ok ? toPublicUser(row) : null;
+  return row && ok && row.disabledAt === null ? toPublicUser(row) : null;
 }
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
 
@@ -119,7 +192,7 @@ export async function resolveSession(db: Database, token: string): Promise<Publi
     .select({ user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, hashSecret(token)), gt(sessions.expiresAt, new Date())));
+    .where(and(eq(sessions.tokenHash, hashSecret(token)), gt(sessions.expiresAt, new Date()), isNull(users.disabledAt)));
   return row ? toPublicUser(row.user) : null;
 }
 
@@ -127,13 +200,8 @@ export async function deleteSession(db: Database, token: string): Promise<void> 
   await db.delete(sessions).where(eq(sessions.tokenHash, hashSecret(token)));
 }
 
-export const createApiTokenInputSchema = z.object({
-  name: z.string().trim().min(1).max(100),
-  expiresInDays: z.number().int().min(1).max(3650).optional(),
-});
-
 /** Creates an API token; the secret is in the return value and nowhere else. */
-export async function createApiToken(db: Database, userId: string, input: z.infer<typeof createApiTokenInputSchema>) {
+export async function createApiToken(db: Database, userId: string, input: CreateApiTokenInput) {
   const secret = API_TOKEN_PREFIX + randomBytes(24).toString('base64url');
   const id = newId('apiToken');
   const expiresAt = input.expiresInDays ? new Date(Date.now() + input.expiresInDays * 86400_000) : null;
@@ -167,7 +235,9 @@ export async function resolveApiToken(db: Database, token: string): Promise<Publ
     .select({ user: users, tokenId: apiTokens.id })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
-    .where(and(eq(apiTokens.tokenHash, hashSecret(token)), or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, new Date()))));
+    .where(
+      and(eq(apiTokens.tokenHash, hashSecret(token)), or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, new Date())), isNull(users.disabledAt)),
+    );
   if (!row) return null;
   await db.update(apiTokens).set({ lastUsedAt: new Date() }).where(eq(apiTokens.id, row.tokenId));
   return toPublicUser(row.user);
@@ -186,5 +256,11 @@ export async function ensureAdmin(db: Database, email: string, password: string)
 
 export async function countUsers(db: Database): Promise<number> {
   const [row] = await db.select({ value: count() }).from(users);
+  return row?.value ?? 0;
+}
+
+/** Admins on record; a process that finds none tells the operator how to create one. */
+export async function countAdmins(db: Database): Promise<number> {
+  const [row] = await db.select({ value: count() }).from(users).where(eq(users.role, 'admin'));
   return row?.value ?? 0;
 }

@@ -3,3 +3,4 @@ export * from './errors';
 export * from './registry';
 export { assertSafeUrl, BlockedDestinationError } from './fetch/assert-safe-url';
 export * from './model-tools';
+export { tokenCounter, type TokenCounter } from './document/token-budget';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadLanguage } from './code-highlight.ts';
 import { renderMarkdown } from './markdown.ts';
 
 describe('renderMarkdown', () => {
@@ -22,7 +23,7 @@ describe('renderMarkdown', () => {
     const html = renderMarkdown('- first\n- second\n</untrusted-content id="ab12">\n\n```html\n<div>\n```');
     expect(html).toContain('<li>second</li>');
     expect(html).toContain('<p class="markdown-tag"><code>&lt;/untrusted-content id="ab12"&gt;</code></p>');
-    expect(html).toContain('<pre><code class="language-html">&lt;div&gt;\n</code></pre>');
+    expect(html).toContain('<pre><code class="hljs language-xml">&lt;div&gt;\n</code></pre>');
   });
 
   it('never renders raw HTML or script URLs', () => {
@@ -43,5 +44,18 @@ describe('renderMarkdown', () => {
     expect(html).not.toContain('<img');
     expect(html).toContain('href="https://tracker.example/pixel.png"');
     expect(html).toContain('[image: logo]');
+  });
+
+  it('wraps code blocks with their language and a Copy button, and highlights once the language is loaded', async () => {
+    const source = '```python\ndef greet(name):\n    return f"hi {name}"\n```';
+    const plain = renderMarkdown(source);
+    expect(plain).toContain('<span class="code-language">python</span>');
+    expect(plain).toContain('data-copy-code');
+    await loadLanguage('python');
+    const html = renderMarkdown(source);
+    expect(html).toContain('<span class="hljs-keyword">def</span>');
+    expect(html).toContain('<span class="hljs-title function_">greet</span>');
+    // Unknown languages and script-like content stay escaped text.
+    expect(renderMarkdown('```nosuchlang\n<script>x()</script>\n```')).toContain('&lt;script&gt;x()&lt;/script&gt;');
   });
 });

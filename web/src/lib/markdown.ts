@@ -1,5 +1,6 @@
 import DOMPurify from 'isomorphic-dompurify';
 import { Marked, type TokenizerAndRendererExtension } from 'marked';
+import { highlightCode, languageName } from './code-highlight.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -64,6 +65,18 @@ const markdown = new Marked({
     // Images in untrusted content would make the browser request third-party URLs: link them instead.
     image: ({ href, text }) =>
       `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer nofollow">[image: ${escapeHtml(text || href)}]</a>`,
+    // A code block gets a header with its language and a Copy button (markdown-view handles the click),
+    // and is highlighted when its language is loaded; long lines scroll inside the block.
+    code({ text, lang }) {
+      const info = lang?.trim().split(/\s+/)[0] ?? '';
+      const language = languageName(info);
+      const body = highlightCode(text, info) ?? escapeHtml(text);
+      return (
+        `<div class="code-block"><div class="code-header"><span class="code-language">${escapeHtml(info || 'text')}</span>` +
+        `<button type="button" class="code-copy" data-copy-code aria-label="Copy code">Copy</button></div>` +
+        `<pre><code class="hljs${language ? ` language-${language}` : ''}">${body}\n</code></pre></div>\n`
+      );
+    },
     link({ href, title, tokens }) {
       const label = this.parser.parseInline(tokens);
       const titleAttribute = title ? ` title="${escapeHtml(title)}"` : '';

@@ -1,7 +1,7 @@
-import { agents, messages, type RunCheckpoint } from '@agentq/shared/db';
-import { getModelWithKey, listTools, NotFoundError, resolveAgentTools, sessionGrants, type LlmModelWithKey, type Run } from '@agentq/shared/services';
+import { agents, type RunCheckpoint } from '@agentq/shared/db';
+import { getModelWithKey, listTools, loadRunHistory, NotFoundError, resolveAgentTools, sessionGrants, type LlmModelWithKey, type Run } from '@agentq/shared/services';
 import type { UIMessage } from 'ai';
-import { asc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { WorkerDeps } from '../processor';
 import { expandOfferedTools, type OfferedModelTool, type OfferedTool } from './build-tool-set';
 
@@ -51,8 +51,8 @@ export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCh
   return { model, agent, offered, grants, history };
 }
 
-/** The session's persisted messages, this run's own assistant message excluded (it is being written). */
+/** The run's branch of the session down to the question it answers; this run's own assistant message excluded (it is being written). */
 async function sessionHistory(deps: WorkerDeps, run: Run) {
-  const rows = await deps.db.select().from(messages).where(eq(messages.sessionId, run.sessionId!)).orderBy(asc(messages.createdAt), asc(messages.id));
-  return rows.filter((row) => row.runId !== run.id || row.role === 'user').map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
+  const rows = await loadRunHistory(deps.db, run);
+  return rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
 }

@@ -1,4 +1,5 @@
 import { isRunCancelled, markRunRunning, sessionGrants, type Run } from '@agentq/shared/services';
+import { withMemory } from './load-memory';
 import { convertToModelMessages, type ModelMessage, type UIMessage } from 'ai';
 import type { Job } from 'bullmq';
 import type { WorkerDeps } from '../processor';
@@ -16,7 +17,8 @@ import { streamStep, type RunProgress, type Usage } from './stream-step';
 import { finishJournaledCalls } from './tool-journal';
 
 const DEFAULT_MAX_STEPS = 8;
-export const STEP_LIMIT_NOTE = '(The tool-call limit was reached before the model could write a final answer. The tool results above are what it found.)';
+export { STEP_LIMIT_NOTE } from '@agentq/shared/events';
+import { STEP_LIMIT_NOTE } from '@agentq/shared/events';
 
 export type RunLoopOptions = {
   run: Run;
@@ -26,6 +28,8 @@ export type RunLoopOptions = {
   /** The run's abort signal (cancel, worker stopping) and how to fire it from inside. */
   signal: AbortSignal;
   abort: (reason: unknown) => void;
+  /** Steps and usage so far, updated as the loop goes (the caller settles a cancelled run with them). */
+  progress: RunProgress;
 };
 
 /**
@@ -38,7 +42,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const { run, job, token, stream, signal } = options;
   const checkpointer = createCheckpointer(deps, run, stream);
   const checkpoint = checkpointer.current;
-  const progress: RunProgress = { steps: checkpoint?.steps ?? 0, usage: (checkpoint?.usage as Usage) ?? {} };
+  const progress = Object.assign(options.progress, { steps: checkpoint?.steps ?? 0, usage: (checkpoint?.usage as Usage) ?? {} });
   const finish = (outcome: Parameters<typeof finishRun>[1]['outcome'], message?: UIMessage) => finishRun(deps, { run, stream, checkpointer, progress, outcome, message });
   const cancelIfFlagged = (cancelled: boolean) => {
     if (cancelled) options.abort(new RunCancelledError());
@@ -56,7 +60,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   let grants = setup.grants;
   const options_ = run.options as RunOptions;
   const maxSteps = agent?.maxSteps ?? DEFAULT_MAX_STEPS;
-  const instructions = options_.systemPrompt ?? agent?.systemPrompt ?? undefined;
+  const instructions = await withMemory(deps.db, agent ?? undefined, run.userId, options_.systemPrompt ?? agent?.systemPrompt ?? undefined);
   const model = createLanguageModel(setup.model);
   // The thinking toggle asks a reasoning-capable model to reason (OpenAI-compatible `reasoning_effort`).
   const providerOptions = options_.enableThinking && setup.model.supportsReasoning ? { agentq: { reasoningEffort: 'medium' } } : undefined;

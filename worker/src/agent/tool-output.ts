@@ -14,7 +14,8 @@ export function toToolOutput(toolName: string, result: ToolResult & { replayed?:
   if (!result.success) {
     return {
       success: false,
-      text: `Tool execution failed: ${result.error ?? 'unknown error'}. Do not call ${toolName} again for this; answer with what you have and tell the user what failed.`,
+      // One full stop between the error and the instruction, whether or not the error ends with one.
+      text: `Tool execution failed: ${(result.error ?? 'unknown error').replace(/[\s.]+$/, '')}. Do not call ${toolName} again for this; answer with what you have and tell the user what failed.`,
       error: result.error,
       durationMs,
       metadata,

@@ -7,6 +7,7 @@ import { openRunStream } from '../agent/open-run-stream';
 import { RunCancelledError } from '../agent/run-control';
 import { runLoop } from '../agent/run-loop';
 import { createCheckpointer } from '../agent/checkpoint';
+import type { RunProgress, Usage } from '../agent/stream-step';
 
 export { STEP_LIMIT_NOTE } from '../agent/run-loop';
 
@@ -27,16 +28,23 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
   const log = deps.logger;
   const control = await deps.control.track(run.id);
   const stream = await openRunStream(deps, run, job.attemptsMade + 1);
-  const progress = { steps: run.steps, usage: (run.usage as Record<string, number>) ?? {} };
+  const progress: RunProgress = { steps: run.steps, usage: (run.usage as Usage) ?? {} };
   const settle = (outcome: Parameters<typeof finishRun>[1]['outcome']) =>
     finishRun(deps, { run, stream, checkpointer: createCheckpointer(deps, run, stream), progress, outcome });
   try {
     if (isTerminal(run.status)) {
-      // Ended (cancelled while queued, or finished just before a crash): make sure followers see the end.
-      if (!stream.finished()) await settle(run.status === 'cancelled' ? { status: 'cancelled', finishReason: 'cancelled' } : { status: run.status as 'succeeded' | 'failed', finishReason: run.finishReason ?? undefined, error: run.error ?? undefined });
+      if (run.status === 'cancelled' && !stream.finished()) {
+        // Cancelled while queued or parked: record the partial answer and end the stream so followers stop waiting.
+        await settle({ status: 'cancelled', finishReason: 'cancelled' });
+      } else if (stream.resumed && !stream.finished()) {
+        // Finished just before a crash: the database has the outcome; only the stream's end is missing.
+        stream.status({ status: run.status, finishReason: run.finishReason ?? undefined, steps: run.steps, error: run.error ?? undefined });
+        stream.emit({ type: 'finish', finishReason: (run.finishReason as never) ?? undefined });
+        await stream.publisher.close();
+      }
       return { status: run.status };
     }
-    const outcome = await runLoop(deps, { run, job, token, stream, signal: control.signal, abort: (reason) => deps.control.abort(run.id, reason) });
+    const outcome = await runLoop(deps, { run, job, token, stream, progress, signal: control.signal, abort: (reason) => deps.control.abort(run.id, reason) });
     if (outcome.status === 'cancelled' && !stream.finished()) await settle({ status: 'cancelled', finishReason: 'cancelled' });
     return outcome;
   } catch (error) {

@@ -12,6 +12,10 @@ export const agents = pgTable('agents', {
   /** The default agent offers every enabled tool, as in seed 000. */
   isDefault: boolean('is_default').notNull().default(false),
   approvalTimeoutMs: integer('approval_timeout_ms'),
+  /** Put the user's memory documents into the system prompt at run start, so a new chat remembers without a tool call. */
+  loadMemory: boolean('load_memory').notNull().default(false),
+  /** Upper bound, in tokens, of the memory text loaded into the prompt. */
+  memoryTokenBudget: integer('memory_token_budget').notNull().default(2000),
   ...timestamps,
 });
 

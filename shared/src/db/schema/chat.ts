@@ -1,6 +1,9 @@
-import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql, type SQL } from 'drizzle-orm';
+import { boolean, customType, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { createdAt, timestamps } from './columns';
 import { users } from './users';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 export const chatSessions = pgTable(
   'chat_sessions',
@@ -9,6 +12,8 @@ export const chatSessions = pgTable(
     userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     agentId: text('agent_id'),
     title: text('title').notNull().default('New chat'),
+    /** The user named the session: automatic titles leave it alone. */
+    titleSetByUser: boolean('title_set_by_user').notNull().default(false),
     ...timestamps,
   },
   (table) => [index('chat_sessions_user_idx').on(table.userId, table.updatedAt)],
@@ -16,7 +21,12 @@ export const chatSessions = pgTable(
 
 export const MESSAGE_ROLES = ['user', 'assistant'] as const;
 
-/** Messages in the UI parts model of seed 000 §4.1 (`parts` in arrival order). */
+/**
+ * Messages in the UI parts model of seed 000 §4.1 (`parts` in arrival order), as a tree: a regenerated
+ * answer or an edited question is a sibling of the message it replaces, so every version stays
+ * reachable. The conversation shown (and sent to the model) is one branch: at each fork the child
+ * with the newest `coalesce(selected_at, created_at)`.
+ */
 export const messages = pgTable(
   'messages',
   {
@@ -25,7 +35,21 @@ export const messages = pgTable(
     role: text('role', { enum: MESSAGE_ROLES }).notNull(),
     parts: jsonb('parts').$type<unknown[]>().notNull(),
     runId: text('run_id'),
+    /**
+     * The message this one follows (null: the conversation's first). An assistant message stored
+     * without one follows its run's `reply_to_message_id`.
+     */
+    parentId: text('parent_id'),
+    /** When the user switched to this version; the newest choice (or message) at a fork is shown. */
+    selectedAt: timestamp('selected_at', { withTimezone: true, mode: 'date' }),
+    /** English full-text vector of the text parts (the UI's words, not tool inputs or results). */
+    searchVector: tsvector('search_vector').generatedAlwaysAs(
+      (): SQL => sql`to_tsvector('english', jsonb_path_query_array(${messages.parts}, 'strict $[*] ? (@.type == "text").text'))`,
+    ),
     createdAt,
   },
-  (table) => [index('messages_session_idx').on(table.sessionId, table.createdAt)],
+  (table) => [
+    index('messages_session_idx').on(table.sessionId, table.createdAt),
+    index('messages_search_idx').using('gin', table.searchVector),
+  ],
 );

@@ -1,4 +1,5 @@
-import { boolean, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 
 export const llmModels = pgTable('llm_models', {
@@ -10,5 +11,7 @@ export const llmModels = pgTable('llm_models', {
   modelId: text('model_id').notNull(),
   supportsReasoning: boolean('supports_reasoning').notNull().default(false),
   enabled: boolean('enabled').notNull().default(true),
+  /** The model new chats use when neither the request nor the agent names one; at most one row has it. */
+  isDefault: boolean('is_default').notNull().default(false),
   ...timestamps,
-});
+}, (table) => [uniqueIndex('llm_models_one_default_idx').on(table.isDefault).where(sql`${table.isDefault}`)]);

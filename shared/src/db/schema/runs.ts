@@ -38,6 +38,8 @@ export const runs = pgTable(
     kind: text('kind', { enum: RUN_KINDS }).notNull(),
     userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     sessionId: text('session_id'),
+    /** A chat run's question: the user message it answers (a regenerated answer reuses an old one). */
+    replyToMessageId: text('reply_to_message_id'),
     agentId: text('agent_id'),
     modelId: text('model_id'),
     toolId: text('tool_id'),

@@ -1,8 +1,9 @@
 import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { createdAt, timestamps } from './columns';
 
-export const USER_ROLES = ['admin', 'user'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
+import { USER_ROLES } from '../../api-types/users';
+
+export { USER_ROLES, type UserRole } from '../../api-types/users';
 
 export const users = pgTable('users', {
   id: text('id').primaryKey(),
@@ -10,6 +11,10 @@ export const users = pgTable('users', {
   name: text('name').notNull(),
   role: text('role', { enum: USER_ROLES }).notNull().default('user'),
   passwordHash: text('password_hash').notNull(),
+  /** Set by an admin: a disabled user cannot sign in and their sessions and tokens stop working. */
+  disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
+  /** UI language the user picked ('en', 'zh'); null follows the browser. */
+  locale: text('locale'),
   ...timestamps,
 });
 

@@ -7,7 +7,8 @@ export const EVALUATION_TIMEOUT_MS = 2_000;
 /** Heap ceiling for the child process, so a huge matrix kills the child, not the job worker. */
 export const EVALUATION_MEMORY_LIMIT_MB = 192;
 const STARTUP_TIMEOUT_MS = 30_000;
-const CHILD_PATH = fileURLToPath(new URL('./math-process.ts', import.meta.url));
+// A compiled bundle (infra/compile) emits math-process.js beside itself.
+const CHILD_PATH = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './math-process.ts' : './math-process.js', import.meta.url));
 
 export type EvaluationOutcome = { ok: true; result: string } | { ok: false; error: string };
 

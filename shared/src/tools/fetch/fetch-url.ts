@@ -19,8 +19,12 @@ import { createSafeAgent } from './safe-connect';
 export const MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-// Credentials meant for one origin must not be replayed to another after a redirect.
-const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+/**
+ * The only headers that follow a redirect to another origin. Any other header, configured
+ * (`x-api-key`, `authorization`) or supplied by the model, may be a credential meant for the
+ * first origin, so it stays behind.
+ */
+export const CROSS_ORIGIN_SAFE_HEADERS = ['accept', 'accept-language', 'user-agent'] as const;
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'transfer-encoding'];
 const USER_AGENT = 'agentq-fetch/1.0';
 const ACCEPT_BY_MODE: Record<FetchConfig['parseMode'], string> = {
@@ -111,14 +115,24 @@ export async function fetchUrl(input: FetchInput, config: FetchConfig, options: 
         } catch {
           return fail(`Redirect to an invalid URL: ${location}`, { statusCode });
         }
-        redirects += 1;
         // Browsers turn 303 (and 301/302 after POST) into a body-less GET; 307/308 replay as is.
-        if (statusCode === 303 ? method !== 'HEAD' : (statusCode === 301 || statusCode === 302) && method === 'POST') {
+        const becomesGet = statusCode === 303 ? method !== 'HEAD' : (statusCode === 301 || statusCode === 302) && method === 'POST';
+        const crossOrigin = nextUrl.origin !== parsedUrl.origin;
+        if (crossOrigin && !becomesGet && body !== undefined) {
+          // Replaying a body to an origin the caller never named could post its data anywhere.
+          return fail(
+            `HTTP ${statusCode} redirect to ${nextUrl.href} was not followed: it points to another origin and would resend the ${method} body there. ` +
+              'Call the new URL yourself if it is the intended destination.',
+            { statusCode, location: nextUrl.href, redirectNotFollowed: true },
+          );
+        }
+        redirects += 1;
+        if (becomesGet) {
           method = 'GET';
           body = undefined;
           headers = withoutHeaders(headers, BODY_HEADERS);
         }
-        if (nextUrl.origin !== parsedUrl.origin) headers = withoutHeaders(headers, ORIGIN_BOUND_HEADERS);
+        if (crossOrigin) headers = crossOriginHeaders(input.headers, config.parseMode);
         currentUrl = nextUrl.href;
         continue;
       }
@@ -234,6 +248,16 @@ function mergeHeaders(
   for (const [name, value] of Object.entries({ ...defaults })) merged[name.toLowerCase()] = value;
   for (const [name, value] of Object.entries(overrides ?? {})) merged[name.toLowerCase()] = value;
   return merged;
+}
+
+/**
+ * What a hop to another origin sends: our defaults plus the model's safe headers. Configured
+ * headers never go along (they are the admin's credentials for the first origin), and once
+ * dropped they stay dropped for the rest of the chain.
+ */
+function crossOriginHeaders(overrides: Record<string, string> | undefined, parseMode: FetchConfig['parseMode']): Record<string, string> {
+  const safe = Object.entries(overrides ?? {}).filter(([name]) => (CROSS_ORIGIN_SAFE_HEADERS as readonly string[]).includes(name.toLowerCase()));
+  return mergeHeaders({}, Object.fromEntries(safe), parseMode);
 }
 
 function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {

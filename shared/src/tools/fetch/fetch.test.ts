@@ -404,6 +404,76 @@ describe('fetch tool: redirects', () => {
   });
 });
 
+describe('fetch tool: redirects to another origin (issue 12, finding 6)', () => {
+  it('drops every configured header and every model header but accept, accept-language and user-agent', async () => {
+    const target = await serve((_request, response) => response.end('landed'));
+    const start = await serve((_request, response) => {
+      response.writeHead(302, { location: `${target.origin}/after` });
+      response.end();
+    });
+    const result = await run(
+      {
+        url: `${start.origin}/`,
+        headers: { 'X-Model-Token': 'model-secret', Accept: 'text/plain', 'Accept-Language': 'de', 'User-Agent': 'model-agent/1', 'X-Trace': 't' },
+      },
+      { defaultHeaders: { 'x-api-key': 'admin-key', Authorization: 'Bearer admin', 'accept-language': 'fr' } },
+    );
+    expect(result.success).toBe(true);
+    // The first origin got everything it was meant to get.
+    expect(start.requests[0]?.headers).toMatchObject({ 'x-api-key': 'admin-key', authorization: 'Bearer admin', 'x-model-token': 'model-secret', 'x-trace': 't' });
+    const received = target.requests[0]!.headers;
+    expect(received['x-api-key']).toBeUndefined();
+    expect(received.authorization).toBeUndefined();
+    expect(received['x-model-token']).toBeUndefined();
+    expect(received['x-trace']).toBeUndefined();
+    expect(received).toMatchObject({ accept: 'text/plain', 'accept-language': 'de', 'user-agent': 'model-agent/1' });
+  });
+
+  it('keeps the headers on a same-origin redirect, and does not restore them after coming back from another origin', async () => {
+    const home = await serve((request, response) => {
+      if (request.url === '/start') response.writeHead(301, { location: '/same' }).end();
+      else if (request.url === '/same') response.writeHead(302, { location: `${away.origin}/bounce` }).end();
+      else response.end('home again');
+    });
+    const away = await serve((_request, response) => response.writeHead(302, { location: `${home.origin}/end` }).end());
+    const result = await run({ url: `${home.origin}/start` }, { defaultHeaders: { 'x-api-key': 'admin-key' } });
+    expect(result).toMatchObject({ success: true, metadata: { redirects: 3 } });
+    expect(home.requests.map((request) => [request.url, request.headers['x-api-key']])).toEqual([
+      ['/start', 'admin-key'],
+      ['/same', 'admin-key'],
+      ['/end', undefined],
+    ]);
+    expect(away.requests[0]?.headers['x-api-key']).toBeUndefined();
+  });
+
+  it('does not follow a cross-origin 307/308 that would replay the body, and reports status and Location to the model', async () => {
+    for (const status of [307, 308]) {
+      const target = await serve((_request, response) => response.end('should not be reached'));
+      const start = await serve((_request, response) => response.writeHead(status, { location: `${target.origin}/collect` }).end());
+      const result = await run({ url: `${start.origin}/submit`, method: 'POST', body: 'secret=1', headers: { 'content-type': 'text/plain' } });
+      expect(result).toMatchObject({
+        success: false,
+        error: expect.stringContaining(`HTTP ${status} redirect to ${target.origin}/collect was not followed`),
+        metadata: { statusCode: status, location: `${target.origin}/collect`, redirectNotFollowed: true },
+      });
+      expect(target.connections()).toBe(0);
+    }
+  });
+
+  it('still follows a same-origin 307 with its body, and a cross-origin 307 of a GET', async () => {
+    const start = await serve((request, response, body) => {
+      if (request.url === '/first') response.writeHead(307, { location: '/second' }).end();
+      else response.end(`got ${request.method} ${body}`);
+    });
+    const same = await run({ url: `${start.origin}/first`, method: 'POST', body: 'payload', headers: { 'content-type': 'text/plain' } });
+    expect(fencedBody(same)).toContain('got POST payload');
+    const target = await serve((request, response) => response.end(`got ${request.method}`));
+    const hop = await serve((_request, response) => response.writeHead(307, { location: `${target.origin}/x` }).end());
+    const get = await run({ url: `${hop.origin}/` });
+    expect(fencedBody(get)).toContain('got GET');
+  });
+});
+
 describe('fetch tool: domain lists', () => {
   const { resolve } = fakeResolver({
     'api.example.test': ['127.0.0.1'],

@@ -2,9 +2,10 @@ import type { UIMessage } from 'ai';
 import { ApiError, apiFetch } from '../api.ts';
 import type { StartRunBody } from './chat-settings.svelte.ts';
 import { RunStream } from './run-stream.svelte.ts';
-import type { RunView, SessionDetail, SessionMessage, StartedRun } from './types.ts';
+import { editMessage, regenerateMessage, selectVersion } from './sessions-api.ts';
+import type { MessageVersions, RunView, SessionDetail, SessionMessage, StartedRun } from './types.ts';
 
-export type UserEntry = { kind: 'user'; id: string; text: string; pending: boolean };
+export type UserEntry = { kind: 'user'; id: string; text: string; pending: boolean; versions?: MessageVersions | undefined };
 
 /** An assistant turn: a stored message with its run's outcome, or a live `RunStream`. */
 export type AssistantEntry = {
@@ -16,9 +17,12 @@ export type AssistantEntry = {
   /** The run's outcome, when it could be read. */
   run: RunView | undefined;
   stream: RunStream | undefined;
+  versions?: MessageVersions | undefined;
 };
 
 export type ChatEntry = UserEntry | AssistantEntry;
+
+const MAX_REFOLLOWS = 3;
 
 /**
  * One session's conversation: the stored messages, and the run that is streaming. Built from
@@ -31,13 +35,83 @@ export class Conversation {
   sending = $state(false);
   sendError = $state<string | undefined>(undefined);
   stopError = $state<string | undefined>(undefined);
+  /** A version switch, regenerate or edit is being sent. */
+  changing = $state(false);
   #pendingCount = 0;
-  readonly #runs: ReadonlyMap<string, RunView>;
+  /** Bumped by every send and change: a refresh that started before one must not undo it. */
+  #generation = 0;
+  #refollows = 0;
+  #runs: Map<string, RunView>;
 
   constructor(detail: SessionDetail, runs: ReadonlyMap<string, RunView>) {
     this.sessionId = detail.id;
-    this.#runs = runs;
-    this.entries = toEntries(detail, runs);
+    this.#runs = new Map(runs);
+    this.entries = toEntries(detail, this.#withRuns(detail));
+  }
+
+  /** Run outcomes as the newest session read has them (a run that was going at the last read has ended since). */
+  #withRuns(detail: SessionDetail): Map<string, RunView> {
+    for (const run of detail.runs ?? []) this.#runs.set(run.id, run);
+    return this.#runs;
+  }
+
+  /** Shows the session as `detail` reads, following its active run. */
+  #show(detail: SessionDetail): void {
+    this.destroy();
+    this.entries = toEntries(detail, this.#withRuns(detail));
+    this.start();
+  }
+
+  async #change(action: () => Promise<SessionDetail | StartedRun>): Promise<boolean> {
+    if (this.changing || this.sending || this.activeStream) return false;
+    this.#generation += 1;
+    this.#refollows = 0;
+    this.changing = true;
+    this.sendError = undefined;
+    try {
+      const result = await action();
+      this.#show('messages' in result ? result : await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`));
+      return true;
+    } catch (caught) {
+      this.sendError = describeError(caught);
+      return false;
+    } finally {
+      this.changing = false;
+    }
+  }
+
+  /**
+   * Reads the session again once its run has ended (or its stream closed), so the new answer shows
+   * with its versions (‹ 2/2 ›) and actions. Leaves the page alone while a run streams.
+   */
+  async refresh(): Promise<void> {
+    if (this.activeStream || this.changing || this.sending) return;
+    const generation = this.#generation;
+    try {
+      const detail = await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`);
+      if (generation !== this.#generation || this.activeStream || this.sending || this.changing) return;
+      // A stream that closed while its run still goes on (a dropped connection it gave up on) is
+      // followed again, a few times at most, so the page never shows a run stuck mid-answer.
+      if (detail.activeRunId && ++this.#refollows > MAX_REFOLLOWS) return;
+      this.#show(detail);
+    } catch {
+      // The page keeps what it shows; the next load reads it again.
+    }
+  }
+
+  /** Answers again in place of answer `messageId`; the old answer stays as a version. */
+  regenerate(messageId: string, options: Omit<StartRunBody, 'content'>): Promise<boolean> {
+    return this.#change(() => regenerateMessage(this.sessionId, messageId, options));
+  }
+
+  /** Sends `body.content` as a new version of user message `messageId`, on a branch of its own. */
+  edit(messageId: string, body: StartRunBody): Promise<boolean> {
+    return this.#change(() => editMessage(this.sessionId, messageId, body));
+  }
+
+  /** Shows another version of a message (and the branch below it). */
+  select(messageId: string): Promise<boolean> {
+    return this.#change(() => selectVersion(this.sessionId, messageId));
   }
 
   /** The run currently streaming, if any (always the last turn). */
@@ -62,6 +136,8 @@ export class Conversation {
    */
   async send(body: StartRunBody): Promise<boolean> {
     if (this.sending || this.activeStream) return false;
+    this.#generation += 1;
+    this.#refollows = 0;
     this.sending = true;
     this.sendError = undefined;
     this.stopError = undefined;
@@ -100,9 +176,7 @@ export class Conversation {
     } catch {
       return false;
     }
-    this.destroy();
-    this.entries = toEntries(detail, this.#runs);
-    this.start();
+    this.#show(detail);
     return true;
   }
 
@@ -127,7 +201,6 @@ export function describeError(caught: unknown): string {
 }
 
 function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunView>): ChatEntry[] {
-  const answered = new Set(detail.messages.filter((message) => message.role === 'assistant' && message.runId).map((message) => message.runId));
   const entries: ChatEntry[] = [];
   let activeShown = false;
   const liveEntry = (runId: string): AssistantEntry => {
@@ -135,12 +208,18 @@ function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunView>): C
     return { kind: 'assistant', id: `run-${runId}`, runId, message: undefined, run: undefined, stream: new RunStream(runId) };
   };
 
-  for (const message of detail.messages) {
+  const branch = detail.messages;
+  for (const [index, message] of branch.entries()) {
+    const next = branch[index + 1];
     if (message.role === 'user') {
-      entries.push({ kind: 'user', id: message.id, text: textOf(message), pending: false });
-      if (!message.runId) continue;
-      if (message.runId === detail.activeRunId) entries.push(liveEntry(message.runId));
-      else if (!answered.has(message.runId)) {
+      entries.push({ kind: 'user', id: message.id, text: textOf(message), pending: false, versions: message.versions });
+      const liveHere = detail.activeRunId && (detail.activeRunReplyTo ? detail.activeRunReplyTo === message.id : message.runId === detail.activeRunId);
+      if (liveHere) {
+        // The active run answers this message: it streams here, in place of any earlier answer below.
+        entries.push(liveEntry(detail.activeRunId!));
+        break;
+      }
+      if (message.runId && next?.role !== 'assistant') {
         // A run that stored no answer (it failed before any output, or is gone): show its outcome.
         entries.push({ kind: 'assistant', id: `run-${message.runId}`, runId: message.runId, message: undefined, run: runs.get(message.runId), stream: undefined });
       }
@@ -153,6 +232,7 @@ function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunView>): C
         message: { id: message.id, role: 'assistant', parts: message.parts },
         run: message.runId ? runs.get(message.runId) : undefined,
         stream: undefined,
+        versions: message.versions,
       });
     }
   }

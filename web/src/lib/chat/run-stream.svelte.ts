@@ -2,7 +2,7 @@ import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { ApiError, apiFetch } from '../api.ts';
 import { withoutRetriedAttempts } from '@agentq/shared/events';
 import { followRunEvents } from './follow-run-events.ts';
-import { TERMINAL_RUN_STATUSES, type RunChunk, type RunEvent, type RunStatus, type RunStatusData } from './types.ts';
+import { TERMINAL_RUN_STATUSES, type RunChunk, type RunEvent, type RunStatus, type RunStatusData, type RunView } from './types.ts';
 
 export type RunStreamOptions = {
   /** The status the run is known to have before any event arrives (e.g. `queued` from the 202). */
@@ -123,8 +123,22 @@ export class RunStream {
     }
     await reducer.building;
     this.#flush();
+    // The stream ended without saying how the run ended (a replay without its status events, or a
+    // connection given up on): ask the run itself, so the page never shows a finished run as running.
+    if (!isTerminal(this.status) && !this.#abort.signal.aborted) await this.#readOutcome();
     this.stopping = false;
     this.closed = true;
+  }
+
+  async #readOutcome(): Promise<void> {
+    try {
+      const run = await apiFetch<RunView>(`/api/runs/${encodeURIComponent(this.runId)}`, { fetch: this.#options.fetch });
+      this.status = run.status;
+      if (run.error) this.error ??= run.error;
+      if (run.hitStepLimit) this.hitStepLimit = true;
+    } catch {
+      // Unknown: it keeps the last status it reported.
+    }
   }
 
   #apply(chunk: RunChunk, input: ReadableStreamDefaultController<UIMessageChunk>): void {

@@ -11,7 +11,10 @@ export type ChatOptions = {
 };
 
 /** A row of `GET /api/sessions`. */
-export type ChatSession = { id: string; title: string; agentId: string | null; createdAt: string; updatedAt: string };
+export type ChatSession = { id: string; title: string; titleSetByUser?: boolean; agentId: string | null; createdAt: string; updatedAt: string };
+
+/** Where a message sits among its versions (regenerated answers, edited questions): "‹ 2/3 ›". */
+export type MessageVersions = { index: number; count: number; ids: string[] };
 
 /** One stored message: a user's text, or an assistant message in AI SDK UI parts. */
 export type SessionMessage = {
@@ -19,11 +22,19 @@ export type SessionMessage = {
   role: 'user' | 'assistant';
   parts: UIMessage['parts'];
   runId: string | null;
+  parentId?: string | null;
+  versions?: MessageVersions;
   createdAt: string;
 };
 
-/** `GET /api/sessions/:id`. */
-export type SessionDetail = ChatSession & { messages: SessionMessage[]; activeRunId: string | null };
+/** `GET /api/sessions/:id`: the shown branch of the conversation. */
+export type SessionDetail = ChatSession & {
+  messages: SessionMessage[];
+  activeRunId: string | null;
+  /** The message the active run answers (a regenerated answer streams in place of what follows it). */
+  activeRunReplyTo?: string | null;
+  runs?: RunView[];
+};
 
 export type RunStatus = 'queued' | 'running' | 'awaiting_approval' | 'succeeded' | 'failed' | 'cancelled';
 

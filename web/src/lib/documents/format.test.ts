@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changesBetween, countLabel, draftOf, snippetParts, splitTags } from './format.ts';
+import { changesBetween, countLabel, draftOf, plainSnippet, plainSummary, snippetParts, splitTags } from './format.ts';
 
 describe('splitTags', () => {
   it('reads the stored comma-separated form', () => {
@@ -62,5 +62,23 @@ describe('countLabel', () => {
     expect(countLabel(1, 'memory')).toBe('1 memory');
     expect(countLabel(2, 'memory')).toBe('2 memories');
     expect(countLabel(0, 'document')).toBe('0 documents');
+  });
+});
+
+describe('plainSummary', () => {
+  it('strips fences, table pipes, headings, list markers, emphasis and links', () => {
+    expect(plainSummary('# Colour notes\n\nFavourite colour: **teal**.\n\n- likes the sea\n- dislikes orange')).toBe(
+      'Colour notes Favourite colour: teal. likes the sea dislikes orange',
+    );
+    expect(plainSummary('```ts\nconst a = 1;\n```\n| name | value |\n|---|---|\n| a | 1 |')).toBe('const a = 1; name value a 1');
+    expect(plainSummary('See [the docs](https://example.com) and `npm start`, _now_.')).toBe('See the docs and npm start, now.');
+    expect(plainSummary('本周会议纪要：讨论了项目进度')).toBe('本周会议纪要：讨论了项目进度');
+    expect(plainSummary(null)).toBe('');
+  });
+});
+
+describe('plainSnippet', () => {
+  it('drops block syntax and keeps the match markers', () => {
+    expect(plainSnippet('# 周报 本周**会议纪要**：讨论 | 事项 | 状态 | |---|---|')).toBe('周报 本周**会议纪要**：讨论 事项 状态');
   });
 });

@@ -1,3 +1,4 @@
+import { locale } from '../i18n/i18n.svelte.ts';
 import type { AgentDocument, DocumentChanges, DocumentType } from './types.ts';
 
 /** "a, b" (as stored) → ["a", "b"]; empty pieces dropped. */
@@ -73,6 +74,40 @@ export const TYPE_LABELS: Record<DocumentType, string> = { memory: 'Memory', doc
 
 /** "1 memory", "3 documents". */
 export function countLabel(count: number, type: DocumentType): string {
+  if (locale.current === 'zh') return `${count} ${type === 'memory' ? '条记忆' : '篇文档'}`;
   const noun = type === 'memory' ? (count === 1 ? 'memory' : 'memories') : count === 1 ? 'document' : 'documents';
   return `${count} ${noun}`;
+}
+
+/** Markdown syntax that reads as noise in one-line previews: fences, table rules and pipes, block markers, links. */
+function stripBlockSyntax(text: string): string {
+  return text
+    .replace(/^\s*(```|~~~).*$/gm, ' ')
+    .replace(/^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/gm, ' ')
+    .replace(/\|/g, ' ')
+    .replace(/(^|\s):?-{3,}:?(?=\s|$)/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+[.)])\s+/gm, '')
+    .replace(/(^|\s)#{1,6}\s+/g, '$1')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1');
+}
+
+/**
+ * A summary as plain prose: summaries are cut from the markdown content, so they carry code
+ * fences, table pipes, heading and list markers that read as noise above the rendered document.
+ * @example plainSummary('# Notes\n\n| a | b |\n|---|---|\n| 1 | 2 |') // 'Notes a b 1 2'
+ */
+export function plainSummary(summary: string | null | undefined): string {
+  if (!summary) return '';
+  return stripBlockSyntax(summary)
+    .replace(/(\*\*|__|~~)(.+?)\1/g, '$2')
+    .replace(/(^|[^\w*])[*_]([^*_\n]+)[*_](?=[^\w*]|$)/g, '$1$2')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** A search snippet without markdown block syntax; its **match** markers stay for `snippetParts`. */
+export function plainSnippet(snippet: string): string {
+  return stripBlockSyntax(snippet).replace(/\s+/g, ' ').trim();
 }

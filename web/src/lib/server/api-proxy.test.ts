@@ -13,6 +13,15 @@ let received: Received[] = [];
 const releaseSecondEvent = Promise.withResolvers<void>();
 
 async function handleUpstream(request: IncomingMessage, response: ServerResponse) {
+  if (request.url === '/api/too-large') {
+    // Like the API's body limit: answer 413 from the first bytes, then drain what still arrives.
+    request.once('data', () => {
+      response.writeHead(413, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { code: 'payload_too_large' } }));
+      request.resume();
+    });
+    return;
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
@@ -142,6 +151,25 @@ describe('createApiProxy', () => {
     expect(response.body).toBeNull();
   });
 
+  it('passes an early 413 through while the body is still streaming (not 502)', async () => {
+    const handle = createApiProxy(apiUrl);
+    const chunk = new Uint8Array(64 * 1024);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent++ >= 64) return controller.close();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        controller.enqueue(chunk);
+      },
+    });
+    const errorLog = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const response = await handle({ event: requestEvent('/api/too-large', { method: 'POST', body, headers: { 'content-type': 'application/json' } }), resolve });
+    errorLog.mockRestore();
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: { code: 'payload_too_large' } });
+    expect(sent).toBeLessThan(64);
+  });
+
   it('answers 502 with the API error shape when the API is down', async () => {
     const down = createServer();
     down.listen(0, '127.0.0.1');
@@ -153,9 +181,13 @@ describe('createApiProxy', () => {
     const errorLog = vi.spyOn(console, 'error').mockImplementation(() => {});
     const handle = createApiProxy(`http://127.0.0.1:${port}`);
     const response = await handle({ event: requestEvent('/api/auth/me'), resolve });
+    const logged = errorLog.mock.calls.map((call) => [...call]);
     errorLog.mockRestore();
 
     expect(response.status).toBe(502);
     expect(await response.json()).toEqual({ error: { code: 'bad_gateway', message: expect.stringContaining('unreachable') } });
+    // One line naming the failure, without a stack trace.
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toEqual([expect.stringMatching(/^API proxy: GET \/api\/auth\/me failed: .*ECONNREFUSED/)]);
   });
 });

@@ -1,3 +1,7 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { RequestEvent } from '@sveltejs/kit';
 import type { Handle } from '@sveltejs/kit/hooks';
 
@@ -48,44 +52,78 @@ export async function proxyRequest(
   const target = new URL(url.pathname + url.search, upstream);
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
 
-  let response: Response;
+  let upstreamResponse: IncomingMessage;
   try {
-    response = await fetch(target, {
-      method: request.method,
-      headers: forwardedRequestHeaders(event),
-      body: hasBody ? request.body : null,
-      // @ts-expect-error `duplex` is missing from the DOM RequestInit; Node's fetch needs it to stream a body.
-      duplex: 'half',
-      redirect: 'manual',
-      // A browser closing an SSE stream aborts the upstream request too.
-      signal: request.signal,
-    });
+    upstreamResponse = await forward(target, request.method, forwardedRequestHeaders(event), hasBody ? request.body : null, request.signal);
   } catch (error) {
     if (request.signal.aborted) return new Response(null, { status: 499 });
-    console.error(`API proxy: ${request.method} ${target.href} failed`, error);
+    const tooLarge = findStatus(error) === 413;
+    // One line, no stack: an outage is an operational event, not a bug in this process.
+    console.error(`API proxy: ${request.method} ${url.pathname} failed: ${describeError(error)}`);
+    if (tooLarge) {
+      return Response.json({ error: { code: 'payload_too_large', message: 'The request body is too large.' } }, { status: 413 });
+    }
     return Response.json(
       { error: { code: 'bad_gateway', message: 'The API is unreachable. Try again in a moment.' } },
       { status: 502 },
     );
   }
 
-  const headers = withoutHopByHopHeaders(response.headers);
-  // fetch has already decoded the body, so the encoding and length no longer describe it.
-  if (headers.has('content-encoding')) {
-    headers.delete('content-encoding');
-    headers.delete('content-length');
-  }
-  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : response.body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers,
+  const headers = new Headers();
+  const raw = upstreamResponse.rawHeaders;
+  for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
+  const status = upstreamResponse.statusCode ?? 502;
+  const nullBody = NULL_BODY_STATUSES.has(status);
+  if (nullBody) upstreamResponse.resume();
+  return new Response(nullBody ? null : (Readable.toWeb(upstreamResponse) as ReadableStream<Uint8Array>), {
+    status,
+    statusText: upstreamResponse.statusMessage,
+    headers: withoutHopByHopHeaders(headers),
+  });
+}
+
+/**
+ * Sends one request upstream with node:http and resolves with the response as soon as its head
+ * arrives, even while the body is still being sent: an API that refuses a large body early (413)
+ * and closes the connection is reported as that 413, where fetch() would only see "other side closed".
+ */
+function forward(target: URL, method: string, headers: Headers, body: ReadableStream<Uint8Array> | null, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const outgoing: Record<string, string> = {};
+    headers.forEach((value, name) => (outgoing[name] = value));
+    // A request with a body gets a connection of its own, kept alive (so an API that answers early,
+    // a 413, drains the rest instead of resetting the connection under our writes) but never reused
+    // (a connection in that state would fail the next request).
+    const agent = body ? new (target.protocol === 'https:' ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: 1 }) : undefined;
+    const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, { method, headers: outgoing, signal, ...(agent && { agent }) });
+    if (agent) upstream.on('close', () => agent.destroy());
+    const source = body ? Readable.fromWeb(body as NodeReadableStream<Uint8Array>) : undefined;
+    upstream.on('response', (response) => {
+      if (!upstream.writableFinished) {
+        // The API answered before it had the whole body (a 413): stop sending, and never put this
+        // half-sent connection back in the pool. The browser's remaining body is drained by SvelteKit
+        // after the answer (destroying it would cut the browser off before the 413 arrives).
+        (upstream as unknown as { shouldKeepAlive: boolean }).shouldKeepAlive = false;
+        source?.unpipe(upstream);
+      }
+      resolve(response);
+    });
+    // Before the response this fails the proxy; after it (a write into a closed socket) it changes nothing.
+    upstream.on('error', reject);
+    if (!source) {
+      upstream.end();
+      return;
+    }
+    source.on('error', (error) => upstream.destroy(error));
+    source.pipe(upstream);
   });
 }
 
 function forwardedRequestHeaders(event: Pick<RequestEvent, 'request' | 'getClientAddress'>): Headers {
   const headers = withoutHopByHopHeaders(event.request.headers);
   const host = headers.get('host');
-  // fetch sets Host from the target URL and only decodes gzip/deflate itself.
+  // Host names the upstream; the API's answer is passed on undecoded, so any encoding would do,
+  // but identity keeps SSE flushing event by event.
   headers.delete('host');
   headers.delete('accept-encoding');
   if (host) headers.set('x-forwarded-host', host);
@@ -113,4 +151,25 @@ function safeClientAddress(event: Pick<RequestEvent, 'getClientAddress'>): strin
   } catch {
     return undefined;
   }
+}
+
+/** The HTTP status an error carries (SvelteKit's body-limit error has one), searching its causes. */
+function findStatus(error: unknown): number | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const status = (current as { status?: unknown }).status;
+    if (typeof status === 'number') return status;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** `message (CODE)` of an error and its causes, e.g. "fetch failed: connect ECONNREFUSED 127.0.0.1:3001 (ECONNREFUSED)". */
+function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current && depth < 4; depth++) {
+    const { message, code } = current as { message?: unknown; code?: unknown };
+    if (typeof message === 'string' && message) parts.push(typeof code === 'string' ? `${message} (${code})` : message);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(': ') || String(error);
 }

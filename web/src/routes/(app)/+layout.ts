@@ -1,12 +1,12 @@
 import { error, redirect } from '@sveltejs/kit';
-import { ApiError, apiFetch } from '#lib/api.ts';
+import { getMe } from '#lib/account/account-api.ts';
+import { ApiError } from '#lib/api.ts';
 import { loginPath } from '#lib/next-path.ts';
-import type { User } from '#lib/types.ts';
 import type { LayoutLoad } from './$types';
 
 export const load: LayoutLoad = async ({ fetch, url, untrack }) => {
   try {
-    const { user } = await apiFetch<{ user: User }>('/api/auth/me', { fetch });
+    const { user } = await getMe(fetch);
     return { user };
   } catch (caught) {
     if (!(caught instanceof ApiError)) throw caught;

@@ -16,6 +16,9 @@ export type Agent = {
   maxSteps: number;
   approvalTimeoutMs: number | null;
   isDefault: boolean;
+  /** Load the user's memory documents into the system prompt at run start. */
+  loadMemory: boolean;
+  memoryTokenBudget: number;
   model: { id: string; name: string } | null;
   tools: AgentToolAssociation[];
   createdAt: string;

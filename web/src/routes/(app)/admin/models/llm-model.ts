@@ -6,6 +6,8 @@ export type LlmModel = {
   modelId: string;
   supportsReasoning: boolean;
   enabled: boolean;
+  /** New chats use it unless the chat or its agent names another model. */
+  isDefault: boolean;
   hasApiKey: boolean;
   createdAt: string;
   updatedAt: string;

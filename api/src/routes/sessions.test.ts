@@ -1,0 +1,231 @@
+import { messages, runs } from '@agentq/shared/db';
+import { newId } from '@agentq/shared/ids';
+import { createModel } from '@agentq/shared/services';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, TEST_APP_SECRET } from '../testing';
+
+let t: Awaited<ReturnType<typeof createTestApp>>;
+let owner: Awaited<ReturnType<typeof t.signUp>>;
+let stranger: Awaited<ReturnType<typeof t.signUp>>;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await t.signUp('user');
+  stranger = await t.signUp('user');
+  await createModel(t.db, { name: 'Sessions test model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'scripted', apiKey: null }, TEST_APP_SECRET);
+});
+afterAll(() => t.close());
+
+type Account = { headers: Record<string, string> };
+const request = (method: string, path: string, account: Account | null, body?: unknown) =>
+  t.app.request(path, { method, headers: account ? account.headers : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+
+async function newSession(account: Account = owner) {
+  const response = await request('POST', '/api/sessions', account, {});
+  expect(response.status).toBe(201);
+  return (await response.json()) as { id: string; title: string };
+}
+
+/** Stands in for the worker: the run ends with this answer (stored the way the worker stores it, without a parent). */
+async function answer(runId: string, sessionId: string, text: string) {
+  await t.db.insert(messages).values({ id: newId('message'), sessionId, role: 'assistant', parts: [{ type: 'text', text }], runId });
+  await t.db.update(runs).set({ status: 'succeeded', finishedAt: new Date() }).where(eq(runs.id, runId));
+}
+
+async function send(sessionId: string, content: string, account: Account = owner) {
+  const response = await request('POST', `/api/sessions/${sessionId}/runs`, account, { content });
+  expect(response.status, await response.clone().text()).toBe(202);
+  return ((await response.json()) as { runId: string }).runId;
+}
+
+type Thread = { title: string; messages: { id: string; role: string; parts: { text: string }[]; versions: { index: number; count: number; ids: string[] } }[]; activeRunId: string | null; activeRunReplyTo: string | null };
+async function thread(sessionId: string): Promise<Thread> {
+  const response = await request('GET', `/api/sessions/${sessionId}`, owner);
+  expect(response.status).toBe(200);
+  return response.json();
+}
+const texts = (detail: Thread) => detail.messages.map((message) => `${message.role}:${message.parts[0]?.text}`);
+
+describe('chat sessions', () => {
+  it('names a session from its first question (cleaned, cut at a word), not the raw message', async () => {
+    const session = await newSession();
+    expect(session.title).toBe('New chat');
+    const runId = await send(session.id, '  **How do I** rotate the `API` keys of our staging cluster without downtime? We run three replicas and [[tool:datetime {"op":"now"}]]');
+    await answer(runId, session.id, 'Rotate one replica at a time.');
+    const detail = await thread(session.id);
+    expect(detail.title).toBe('How do I rotate the API keys of our staging…');
+    await send(session.id, 'And the database passwords?');
+    expect((await thread(session.id)).title).toBe(detail.title);
+  });
+
+  it('renames (then automatic titles leave it alone), validates, and 404s another user', async () => {
+    const session = await newSession();
+    const renamed = await request('PATCH', `/api/sessions/${session.id}`, owner, { title: '  Key rotation  ' });
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toMatchObject({ id: session.id, title: 'Key rotation', titleSetByUser: true });
+    await send(session.id, 'What is a replica?');
+    expect((await thread(session.id)).title).toBe('Key rotation');
+
+    const empty = await request('PATCH', `/api/sessions/${session.id}`, owner, { title: '   ' });
+    expect(empty.status).toBe(400);
+    expect(JSON.stringify(await empty.json())).toContain('Give the chat a name');
+    expect((await request('PATCH', `/api/sessions/${session.id}`, owner, { title: 'x'.repeat(201) })).status).toBe(400);
+    expect((await request('PATCH', `/api/sessions/${session.id}`, stranger, { title: 'Mine now' })).status).toBe(404);
+    expect((await request('PATCH', '/api/sessions/cs_missing', owner, { title: 'x' })).status).toBe(404);
+    expect((await request('PATCH', `/api/sessions/${session.id}`, null, { title: 'x' })).status).toBe(401);
+  });
+
+  it('deletes a session with its messages and runs (204), refuses while a run is going (409), 404s another user', async () => {
+    const session = await newSession();
+    const runId = await send(session.id, 'Hello there');
+    const busy = await request('DELETE', `/api/sessions/${session.id}`, owner);
+    expect(busy.status).toBe(409);
+    expect(await busy.json()).toMatchObject({ error: { code: 'conflict', details: { activeRunId: runId } } });
+    await answer(runId, session.id, 'Hi!');
+
+    expect((await request('DELETE', `/api/sessions/${session.id}`, stranger)).status).toBe(404);
+    expect((await request('DELETE', `/api/sessions/${session.id}`, owner)).status).toBe(204);
+    expect((await request('GET', `/api/sessions/${session.id}`, owner)).status).toBe(404);
+    expect(await t.db.select().from(messages).where(eq(messages.sessionId, session.id))).toEqual([]);
+    expect(await t.db.select().from(runs).where(eq(runs.id, runId))).toEqual([]);
+    expect((await request('DELETE', `/api/sessions/${session.id}`, owner)).status).toBe(404);
+  });
+
+  it('regenerates the last answer: both answers stay as versions, switching picks one', async () => {
+    const session = await newSession();
+    const first = await send(session.id, 'Tell me a joke');
+    await answer(first, session.id, 'Joke one');
+    const before = await thread(session.id);
+    const oldAnswer = before.messages[1]!;
+    expect(oldAnswer.versions).toMatchObject({ index: 1, count: 1 });
+
+    const busyFirst = await send(session.id, 'Another?');
+    const refused = await request('POST', `/api/sessions/${session.id}/messages/${oldAnswer.id}/regenerate`, owner, {});
+    expect(refused.status).toBe(409);
+    await answer(busyFirst, session.id, 'Sure');
+    // Back to the first answer's branch: regenerate the answer to "Tell me a joke".
+    const regenerated = await request('POST', `/api/sessions/${session.id}/messages/${oldAnswer.id}/regenerate`, owner, { enableTools: false });
+    expect(regenerated.status).toBe(202);
+    const { runId } = (await regenerated.json()) as { runId: string };
+    const during = await thread(session.id);
+    expect(during).toMatchObject({ activeRunId: runId, activeRunReplyTo: before.messages[0]!.id });
+    const [run] = await t.db.select().from(runs).where(eq(runs.id, runId));
+    expect(run).toMatchObject({ replyToMessageId: before.messages[0]!.id, options: { enableTools: false } });
+    // The question is asked again: no new user message.
+    expect((await t.db.select().from(messages).where(eq(messages.runId, runId))).length).toBe(0);
+
+    await answer(runId, session.id, 'Joke two');
+    const after = await thread(session.id);
+    expect(texts(after)).toEqual(['user:Tell me a joke', 'assistant:Joke two']);
+    expect(after.messages[1]!.versions).toMatchObject({ index: 2, count: 2 });
+    expect(after.messages[1]!.versions.ids[0]).toBe(oldAnswer.id);
+
+    const selected = await request('POST', `/api/sessions/${session.id}/messages/${oldAnswer.id}/select`, owner);
+    expect(selected.status).toBe(200);
+    const switched = (await selected.json()) as Thread;
+    // The old version brings back the branch below it.
+    expect(texts(switched)).toEqual(['user:Tell me a joke', 'assistant:Joke one', 'user:Another?', 'assistant:Sure']);
+    expect(switched.messages[1]!.versions).toMatchObject({ index: 1, count: 2 });
+    expect(texts(await thread(session.id))).toEqual(texts(switched));
+
+    expect((await request('POST', `/api/sessions/${session.id}/messages/${oldAnswer.id}/select`, stranger)).status).toBe(404);
+    expect((await request('POST', `/api/sessions/${session.id}/messages/msg_missing/regenerate`, owner, {})).status).toBe(404);
+    expect((await request('POST', `/api/sessions/${session.id}/messages/${oldAnswer.id}/regenerate`, stranger, {})).status).toBe(404);
+  });
+
+  it('edits a question and resends on a new branch; the old branch stays reachable; the new one continues from it', async () => {
+    const session = await newSession();
+    const first = await send(session.id, 'What is 2+2?');
+    await answer(first, session.id, '4');
+    const second = await send(session.id, 'Times three?');
+    await answer(second, session.id, '12');
+    const original = await thread(session.id);
+    const question = original.messages[2]!;
+
+    const edited = await request('POST', `/api/sessions/${session.id}/messages/${question.id}/edit`, owner, { content: 'Times ten?' });
+    expect(edited.status).toBe(202);
+    const { runId } = (await edited.json()) as { runId: string };
+    await answer(runId, session.id, '40');
+    const branched = await thread(session.id);
+    expect(texts(branched)).toEqual(['user:What is 2+2?', 'assistant:4', 'user:Times ten?', 'assistant:40']);
+    expect(branched.messages[2]!.versions).toMatchObject({ index: 2, count: 2, ids: [question.id, branched.messages[2]!.id] });
+
+    // A follow-up continues the shown branch.
+    const followUp = await send(session.id, 'And minus one?');
+    const [run] = await t.db.select().from(runs).where(eq(runs.id, followUp));
+    const [followUpMessage] = await t.db.select().from(messages).where(eq(messages.id, run!.replyToMessageId!));
+    expect(followUpMessage!.parentId).toBe(branched.messages[3]!.id);
+    await answer(followUp, session.id, '39');
+
+    const back = (await (await request('POST', `/api/sessions/${session.id}/messages/${question.id}/select`, owner)).json()) as Thread;
+    expect(texts(back)).toEqual(['user:What is 2+2?', 'assistant:4', 'user:Times three?', 'assistant:12']);
+
+    const notMine = await request('POST', `/api/sessions/${session.id}/messages/${original.messages[1]!.id}/edit`, owner, { content: 'x' });
+    expect(notMine.status).toBe(400);
+    expect((await request('POST', `/api/sessions/${session.id}/messages/${question.id}/edit`, owner, { content: '  ' })).status).toBe(400);
+    expect((await request('POST', `/api/sessions/${session.id}/messages/${question.id}/edit`, stranger, { content: 'x' })).status).toBe(404);
+  });
+
+  it('editing the first question starts a new root branch and renames an automatically named chat', async () => {
+    const session = await newSession();
+    const runId = await send(session.id, 'Plan a trip to Lisbon');
+    await answer(runId, session.id, 'Day one: Alfama.');
+    const [question] = (await thread(session.id)).messages;
+    const edited = await request('POST', `/api/sessions/${session.id}/messages/${question!.id}/edit`, owner, { content: 'Plan a trip to Porto' });
+    expect(edited.status).toBe(202);
+    const detail = await thread(session.id);
+    expect(detail.title).toBe('Plan a trip to Porto');
+    expect(detail.messages[0]!.versions).toMatchObject({ index: 2, count: 2 });
+    expect(detail.messages).toHaveLength(1);
+  });
+});
+
+describe('GET /api/sessions/search', () => {
+  it('finds titles and message text, English stemmed and CJK inside sentences, ranked, highlighted, own sessions only', async () => {
+    const searcher = await t.signUp('user');
+    const meeting = await newSession(searcher);
+    const meetingRun = await send(meeting.id, '本周会议纪要：讨论了项目进度和下周计划', searcher);
+    await answer(meetingRun, meeting.id, '好的，我已记录项目进度。');
+    const deploy = await newSession(searcher);
+    const deployRun = await send(deploy.id, 'Deployment checklist for Friday', searcher);
+    await answer(deployRun, deploy.id, 'Check the migrations, then the meetings calendar.');
+    const other = await newSession(searcher);
+    await answer(await send(other.id, 'Unrelated question about cats', searcher), other.id, 'Cats sleep a lot.');
+    // Someone else's chat with the same words is never found.
+    const foreign = await newSession(stranger);
+    await send(foreign.id, '会议纪要 deployment meeting', stranger);
+
+    const search = async (q: string) => {
+      const response = await request('GET', `/api/sessions/search?q=${encodeURIComponent(q)}`, searcher);
+      expect(response.status, await response.clone().text()).toBe(200);
+      return ((await response.json()) as { items: { session: { id: string; title: string }; rank: number; title: { text: string; match: boolean }[]; message: { snippet: { text: string; match: boolean }[] } | null }[] }).items;
+    };
+    const marked = (segments: { text: string; match: boolean }[]) => segments.filter((segment) => segment.match).map((segment) => segment.text);
+
+    const cjk = await search('会议纪要');
+    expect(cjk.map((hit) => hit.session.id)).toEqual([meeting.id]);
+    expect(marked(cjk[0]!.title)).toEqual(['会议纪要']);
+    const progress = await search('项目进度');
+    expect(progress.map((hit) => hit.session.id)).toEqual([meeting.id]);
+    expect(marked(progress[0]!.message!.snippet)).toContain('项目进度');
+
+    // English: stemmed ("meeting" finds "meetings"), case-insensitive.
+    const english = await search('MEETING');
+    expect(english.map((hit) => hit.session.id)).toEqual([deploy.id]);
+    expect(marked(english[0]!.message!.snippet)).toEqual(['meetings']);
+
+    // A title match ranks above a message-only match.
+    await answer(await send(other.id, 'Any deployment tips?', searcher), other.id, 'Deploy on Tuesdays.');
+    const ranked = await search('deployment');
+    expect(ranked.map((hit) => hit.session.id)).toEqual([deploy.id, other.id]);
+    expect(ranked[0]!.rank).toBeGreaterThan(ranked[1]!.rank);
+
+    expect(await search('zebra')).toEqual([]);
+    // LIKE wildcards are literal.
+    expect(await search('%')).toEqual([]);
+    expect((await request('GET', '/api/sessions/search?q=', searcher)).status).toBe(400);
+    expect((await request('GET', `/api/sessions/search?q=${'a'.repeat(201)}`, searcher)).status).toBe(400);
+    expect((await request('GET', '/api/sessions/search?q=x', null)).status).toBe(401);
+  });
+});

@@ -1,0 +1,146 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunEvent } from '@agentq/shared/events';
+import { envSchema } from '@agentq/shared/env';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../testing/api-client';
+import { freePort, startRedisChild } from './redis-child';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+
+/** The environment of a shell that has none of agentq's variables set (the test runner's are dropped). */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const keys = new Set(Object.keys(envSchema.shape));
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !keys.has(key) && !key.startsWith('TEST_')));
+  return { ...base, ...extra };
+}
+
+describe('README production section', () => {
+  it('points at the quickstart script, and every npm script it names exists', () => {
+    const section = readme.slice(readme.indexOf('## Production'));
+    expect(section.length).toBeGreaterThan(100);
+    expect(section).toContain('infra/scripts/production-quickstart.sh');
+    const scripts = Object.keys(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts as Record<string, string>);
+    const named = [...section.matchAll(/npm run ([\w:-]+)/g)].map((match) => match[1]!);
+    expect(named.length).toBeGreaterThan(3);
+    for (const name of named) expect(scripts, `README names npm run ${name}`).toContain(name);
+  });
+
+  it('.env.example lists every variable of the env schema', () => {
+    const example = readFileSync(join(repoRoot, '.env.example'), 'utf8');
+    const listed = new Set([...example.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]));
+    const missing = Object.keys(envSchema.shape).filter((key) => !listed.has(key));
+    expect(missing, 'add these to .env.example').toEqual([]);
+  });
+
+  it('npm run start:api without configuration exits with one line per missing variable, no stack trace', () => {
+    const result = spawnSync('npm', ['run', '--silent', 'start:api'], { cwd: repoRoot, env: cleanEnv({ AGENTQ_ENV_FILE: '/nonexistent/.env' }), encoding: 'utf8', timeout: 60_000 });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.some((line) => /^APP_SECRET is not set: generate one with `openssl rand -base64 32`/.test(line))).toBe(true);
+    expect(lines.some((line) => line.startsWith('DATABASE_URL is not set'))).toBe(true);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(lines.length).toBeLessThanOrEqual(3);
+  });
+
+  describe('infra/scripts/production-quickstart.sh on its own database and redis-server', () => {
+    const databaseName = `agentq_quickstart_${randomBytes(4).toString('hex')}`;
+    const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+    const scratch = mkdtempSync(join(tmpdir(), 'agentq-quickstart-'));
+    const admin = { email: 'ops@example.com', password: 'quickstart-password-1' };
+    let redis: Awaited<ReturnType<typeof startRedisChild>>;
+    let script: ReturnType<typeof spawn>;
+    let output = '';
+    let webUrl = '';
+
+    beforeAll(async () => {
+      await server.unsafe(`create database "${databaseName}"`);
+      redis = await startRedisChild(scratch, { persistent: false });
+      const [apiPort, webPort, modelPort] = [await freePort(), await freePort(), await freePort()];
+      webUrl = `http://127.0.0.1:${webPort}`;
+      const databaseUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${databaseName}` }).toString();
+      script = spawn('bash', ['infra/scripts/production-quickstart.sh'], {
+        cwd: repoRoot,
+        // Its own process group, so the test can stop the script and everything it started.
+        detached: true,
+        env: cleanEnv({
+          DATABASE_URL: databaseUrl,
+          REDIS_URL: redis.url,
+          ADMIN_EMAIL: admin.email,
+          ADMIN_PASSWORD: admin.password,
+          APP_SECRET_FILE: join(scratch, 'app-secret'),
+          AGENTQ_ENV_FILE: join(scratch, 'no.env'),
+          API_PORT: String(apiPort),
+          WEB_PORT: String(webPort),
+          WEB_HOST: '127.0.0.1',
+          DEMO_MODEL_PORT: String(modelPort),
+        }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      script.stdout!.on('data', (chunk) => (output += chunk));
+      script.stderr!.on('data', (chunk) => (output += chunk));
+      const started = Date.now();
+      while (!output.includes('agentq is up at')) {
+        if (script.exitCode !== null) throw new Error(`quickstart exited with ${script.exitCode}:\n${output}`);
+        if (Date.now() - started > 240_000) throw new Error(`quickstart not up within 240 s:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }, 300_000);
+
+    afterAll(async () => {
+      if (script?.pid && script.exitCode === null) {
+        process.kill(-script.pid, 'SIGTERM');
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        try {
+          process.kill(-script.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await redis?.stop();
+      await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
+      await server.end();
+      rmSync(scratch, { recursive: true, force: true });
+    });
+
+    it('generates a private APP_SECRET, creates the admin from stdin and serves compiled processes only', () => {
+      expect(output).toContain(`Created admin ${admin.email}`);
+      expect(statSync(join(scratch, 'app-secret')).mode & 0o077).toBe(0);
+      expect(readFileSync(join(scratch, 'app-secret'), 'utf8').trim().length).toBeGreaterThanOrEqual(40);
+      const processes = spawnSync('ps', ['-o', 'args=', '-g', String(script.pid)], { encoding: 'utf8' }).stdout;
+      for (const name of ['api', 'worker', 'web', 'demo-model']) expect(processes).toContain(`start-built.mjs ${name}`);
+      expect(processes).not.toMatch(/tsx/);
+      expect(output).not.toContain('no admin account exists');
+    });
+
+    it('answers a chat run through the web origin with the configured model, then stops everything on SIGTERM', async () => {
+      const ready = await fetch(`${webUrl}/api/ready`);
+      expect(ready.status).toBe(200);
+      const client = await ApiClient.login(webUrl, admin);
+      const session = await client.post('/api/sessions', {});
+      expect(session.status).toBe(201);
+      const run = await client.post(`/api/sessions/${session.body.id}/runs`, { content: 'hello from the README' });
+      expect(run.status).toBe(202);
+      const { events } = await client.readEvents(run.body.runId, { timeoutMs: 60_000 });
+      const statuses = events.filter((event: RunEvent) => event.chunk.type === 'data-run-status').map((event) => (event.chunk as { data: { status: string } }).data.status);
+      expect(statuses.at(-1)).toBe('succeeded');
+      const text = events.flatMap((event) => (event.chunk.type === 'text-delta' ? [(event.chunk as { delta: string }).delta] : [])).join('');
+      expect(text).toContain('Scripted demo model');
+
+      const exited = new Promise<number | null>((resolve) => script.once('exit', (code) => resolve(code)));
+      process.kill(script.pid!, 'SIGTERM');
+      expect(await exited).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const left = spawnSync('ps', ['-o', 'pid=,args=', '-g', String(script.pid)], { encoding: 'utf8' }).stdout.trim();
+      expect(left).toBe('');
+      expect(output).toContain('worker stopped');
+    }, 90_000);
+  });
+});

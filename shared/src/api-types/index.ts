@@ -1,0 +1,3 @@
+/** Request schemas and response types of the HTTP API; zod only, safe in the browser. */
+export * from './users';
+export * from './human-errors';

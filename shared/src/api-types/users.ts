@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/**
+ * Users, profiles and API tokens on the wire: the request schemas the API validates with and the
+ * response shapes it sends (dates as ISO strings). zod only, so the web app may import it.
+ */
+
+export const USER_ROLES = ['admin', 'user'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+export const SUPPORTED_LOCALES = ['en', 'zh'] as const;
+
+const password = z.string().min(8, 'Password must be at least 8 characters').max(200, 'Use at most 200 characters');
+const name = z.string().trim().min(1, 'Enter a name').max(100, 'Use at most 100 characters');
+
+/** POST /api/users (admins). */
+export const createUserInputSchema = z.object({
+  email: z.string().trim().toLowerCase().email('Enter an email address, e.g. ada@example.com'),
+  name,
+  password,
+  role: z.enum(USER_ROLES).default('user'),
+});
+export type CreateUserInput = z.infer<typeof createUserInputSchema>;
+
+/** PATCH /api/users/:id (admins): name, role, a new password, or disabling the account. */
+export const updateUserInputSchema = createUserInputSchema
+  .partial()
+  .omit({ email: true })
+  .extend({ disabled: z.boolean().optional() });
+export type UpdateUserInput = z.infer<typeof updateUserInputSchema>;
+
+/** PATCH /api/auth/me: what a signed-in user may change about themselves. */
+export const updateProfileInputSchema = z
+  .object({
+    name: z.string().trim().min(1, 'Enter your name').max(100, 'Use at most 100 characters'),
+    locale: z.enum(SUPPORTED_LOCALES).nullable(),
+  })
+  .partial();
+export type UpdateProfileInput = z.infer<typeof updateProfileInputSchema>;
+
+/** POST /api/auth/password. */
+export const changePasswordInputSchema = z.object({
+  currentPassword: z.string().min(1, 'Enter your current password').max(200),
+  newPassword: password,
+});
+export type ChangePasswordInput = z.infer<typeof changePasswordInputSchema>;
+
+/** POST /api/auth/tokens. */
+export const createApiTokenInputSchema = z.object({
+  name,
+  expiresInDays: z.number().int().min(1).max(3650).optional(),
+});
+export type CreateApiTokenInput = z.infer<typeof createApiTokenInputSchema>;
+
+/** A user as every route returns it (never the password hash). */
+export type UserView = {
+  id: string;
+  email: string;
+  name: string;
+  role: UserRole;
+  /** When an admin disabled the account; null while active. */
+  disabledAt: string | null;
+  /** The UI language the user chose; null follows the browser. */
+  locale: string | null;
+  createdAt: string;
+};
+
+/** An API token as listed (no secret). */
+export type ApiTokenView = { id: string; name: string; tokenPrefix: string; lastUsedAt: string | null; expiresAt: string | null; createdAt: string };
+
+/** POST /api/auth/tokens answer: the only time the secret is sent. */
+export type CreatedApiToken = ApiTokenView & { token: string };

@@ -1,0 +1,37 @@
+import { Job, type JobsOptions } from 'bullmq';
+import { RUN_KIND_JOBS, type RunJob, type RunKind } from './catalog';
+import { enqueue, type Queues } from './queues';
+
+type RunRef = { id: string; kind: RunKind; queueJobId: string | null };
+
+/** The queue and job name that process this run's kind. */
+export function runJobFor(run: Pick<RunRef, 'kind'>): RunJob {
+  return RUN_KIND_JOBS[run.kind];
+}
+
+/** The run's BullMQ job, if Redis still has it. */
+export async function findRunJob(queues: Queues, run: RunRef): Promise<Job | undefined> {
+  return (await Job.fromId(queues[runJobFor(run).queue], run.queueJobId ?? run.id)) ?? undefined;
+}
+
+/**
+ * Moves a parked (delayed) run job to waiting now. False when there is nothing to promote: no job,
+ * or it is not delayed (still parking: the worker re-checks PostgreSQL right after parking).
+ */
+export async function wakeRunJob(queues: Queues, run: RunRef): Promise<boolean> {
+  const job = await findRunJob(queues, run);
+  if (!job || !(await job.isDelayed())) return false;
+  try {
+    await job.promote();
+    return true;
+  } catch {
+    // Promoted or picked up meanwhile.
+    return false;
+  }
+}
+
+/** Enqueues the run's job under the run's own id (a duplicate add is a no-op in BullMQ). */
+export async function enqueueRunJob(queues: Queues, run: Pick<RunRef, 'id' | 'kind'>, options: JobsOptions = {}) {
+  const { queue, job } = runJobFor(run);
+  return enqueue(queues, queue, job as never, { runId: run.id } as never, { jobId: run.id, ...options });
+}

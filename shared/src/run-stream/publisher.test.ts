@@ -1,0 +1,67 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiRedis, createWorkerRedis, waitForRedis } from '../redis';
+import { startPrivateRedis, type PrivateRedis } from '../testing';
+import { RunEventPublisher } from './publisher';
+import { readRunEvents } from './reader';
+
+let server: PrivateRedis;
+let redis: Redis;
+const rejections: unknown[] = [];
+const onRejection = (reason: unknown) => rejections.push(reason);
+
+beforeAll(async () => {
+  server = await startPrivateRedis({ appendonly: true });
+  redis = createWorkerRedis(server.url);
+  redis.on('error', () => {});
+  process.on('unhandledRejection', onRejection);
+});
+afterAll(async () => {
+  process.off('unhandledRejection', onRejection);
+  redis?.disconnect();
+  await server?.dispose();
+});
+
+describe('RunEventPublisher across a Redis restart', () => {
+  it('keeps every event, in order, when Redis restarts (LOADING included) while timer flushes are due, with no unhandled rejection', async () => {
+    const publisher = new RunEventPublisher(redis, 'pub', 'run-restart', 0);
+    publisher.emit({ type: 'start', messageId: 'run-restart' });
+    publisher.emit({ type: 'text-start', id: 't' });
+    await publisher.flush();
+    await server.stop('SIGTERM');
+    // Emitted while Redis is gone: the timer-driven flush fails and retries instead of rejecting into the void.
+    for (const delta of ['a', 'b', 'c']) {
+      publisher.emit({ type: 'text-delta', id: 't', delta });
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    publisher.emit({ type: 'text-end', id: 't' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await server.start();
+    publisher.emit({ type: 'finish' });
+    await publisher.close();
+
+    const events = await readRunEvents(redis, 'pub', 'run-restart', 0);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(events.map((event) => event.chunk.type)).toEqual(['start', 'text-start', 'text-delta', 'text-delta', 'text-delta', 'text-end', 'finish']);
+    expect(events.filter((event) => event.chunk.type === 'text-delta').map((event) => (event.chunk as { delta: string }).delta).join('')).toBe('abc');
+    expect(rejections).toEqual([]);
+  });
+
+  it('on a fail-fast connection, gives up after its retry window and reports the error on the next awaited flush', async () => {
+    // Worker connections queue commands while disconnected; a fail-fast one makes every attempt fail at once.
+    const failFast = createApiRedis(server.url);
+    failFast.on('error', () => {});
+    await waitForRedis(failFast);
+    const publisher = new RunEventPublisher(failFast, 'pub', 'run-down', 0, undefined, 300);
+    await server.stop('SIGTERM');
+    try {
+      publisher.emit({ type: 'start', messageId: 'run-down' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await expect(publisher.flush()).rejects.toThrow();
+      expect(rejections).toEqual([]);
+    } finally {
+      failFast.disconnect();
+      await server.start();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '../db/client';
+import { chatSessions, messages } from '../db/schema';
+import type { ChatSession } from './chat';
+import { containsAllTerms, englishMatch, englishRank, highlightSegments, highlightSnippet, searchTerms, type TextSegment } from './text-search';
+
+export const searchSessionsQuerySchema = z.object({
+  q: z.string().trim().min(1, 'Give the words to search for').max(200, 'Keep the search under 200 characters'),
+  limit: z.coerce.number().int().min(1).max(50).default(20),
+});
+
+/** A session the search found: its title highlighted, and the best matching message as a highlighted snippet. */
+export type SessionSearchHit = {
+  session: ChatSession;
+  rank: number;
+  title: TextSegment[];
+  /** The best matching message (absent when only the title matched). */
+  message: { id: string; role: 'user' | 'assistant'; snippet: TextSegment[] } | null;
+};
+
+const MESSAGE_CANDIDATES = 400;
+/** A title hit outranks any single message hit: the title is what the user named the chat. */
+const TITLE_WEIGHT = 1;
+/** A substring hit (all terms, any script) counts beside the English rank, which CJK text never gets. */
+const SUBSTRING_WEIGHT = 0.5;
+
+/** The text parts of a message as one string (JSON array text: what ILIKE looks in). */
+const messageText = sql`jsonb_path_query_array(${messages.parts}, 'strict $[*] ? (@.type == "text").text')::text`;
+
+/**
+ * The user's sessions whose title or message text match `q`, best first: English full-text search
+ * (stemmed, ranked) together with substring matching of every term, which finds CJK words inside
+ * sentences on PostgreSQL and PGlite alike. Another user's sessions are never searched.
+ */
+export async function searchChatSessions(db: Database, userId: string, input: z.input<typeof searchSessionsQuerySchema>): Promise<SessionSearchHit[]> {
+  const { q, limit } = searchSessionsQuerySchema.parse(input);
+  const terms = searchTerms(q);
+  if (terms.length === 0) return [];
+
+  const titleVector = sql`to_tsvector('english', ${chatSessions.title})`;
+  const titleHits = await db
+    .select()
+    .from(chatSessions)
+    .where(and(eq(chatSessions.userId, userId), or(englishMatch(titleVector, q), containsAllTerms(chatSessions.title, terms))))
+    .orderBy(desc(chatSessions.updatedAt))
+    .limit(200);
+
+  const substring = containsAllTerms(messageText, terms);
+  const messageHits = await db
+    .select({
+      id: messages.id,
+      sessionId: messages.sessionId,
+      role: messages.role,
+      parts: messages.parts,
+      rank: sql<number>`${englishRank(messages.searchVector, q)} + case when ${substring} then ${sql.raw(String(SUBSTRING_WEIGHT))} else 0 end`.as('rank'),
+    })
+    .from(messages)
+    .innerJoin(chatSessions, eq(chatSessions.id, messages.sessionId))
+    .where(and(eq(chatSessions.userId, userId), or(englishMatch(messages.searchVector, q), substring)))
+    .orderBy(sql`rank desc`, desc(messages.createdAt))
+    .limit(MESSAGE_CANDIDATES);
+
+  const bestMessage = new Map<string, (typeof messageHits)[number]>();
+  for (const hit of messageHits) if (!bestMessage.has(hit.sessionId)) bestMessage.set(hit.sessionId, hit);
+
+  const sessions = new Map(titleHits.map((session) => [session.id, session]));
+  const missing = [...bestMessage.keys()].filter((id) => !sessions.has(id));
+  if (missing.length > 0) {
+    const rows = await db.select().from(chatSessions).where(and(eq(chatSessions.userId, userId), inArray(chatSessions.id, missing)));
+    for (const row of rows) sessions.set(row.id, row);
+  }
+  const titled = new Set(titleHits.map((session) => session.id));
+
+  const hits: SessionSearchHit[] = [...sessions.values()].map((session) => {
+    const best = bestMessage.get(session.id);
+    const snippet = best ? highlightSnippet(textOf(best.parts), terms) : undefined;
+    return {
+      session,
+      rank: (titled.has(session.id) ? TITLE_WEIGHT : 0) + Number(best?.rank ?? 0),
+      title: highlightSegments(session.title, terms),
+      message: best ? { id: best.id, role: best.role, snippet: snippet ?? [{ text: textOf(best.parts).slice(0, 160), match: false }] } : null,
+    };
+  });
+  hits.sort((a, b) => b.rank - a.rank || b.session.updatedAt.getTime() - a.session.updatedAt.getTime());
+  return hits.slice(0, limit);
+}
+
+function textOf(parts: unknown[]): string {
+  return parts
+    .map((part) => (part && typeof part === 'object' && (part as { type?: unknown }).type === 'text' ? String((part as { text?: unknown }).text ?? '') : ''))
+    .filter(Boolean)
+    .join('\n');
+}

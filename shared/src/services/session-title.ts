@@ -1,0 +1,39 @@
+/**
+ * A session's automatic title, made from its first question the way a person would name the chat:
+ * the first sentence, without markdown, code, tool directives or long URLs, cut at a word boundary.
+ */
+const MAX_TITLE_LENGTH = 48;
+/** CJK has no spaces to cut at and packs more meaning per character. */
+const MAX_CJK_TITLE_LENGTH = 20;
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
+
+export const DEFAULT_SESSION_TITLE = 'New chat';
+
+/** The title for a conversation that starts with `question` (DEFAULT_SESSION_TITLE when nothing is left). */
+export function suggestSessionTitle(question: string): string {
+  const plain = question
+    .replace(/\[\[[^\]]*\]\]/g, ' ') // demo-model directives: [[tool:fetch {...}]]
+    .replace(/```[\s\S]*?(```|$)/g, ' ') // code blocks say little about the topic
+    .replace(/https?:\/\/([^/\s]+)\S*/g, '$1')
+    .replace(/[`*_#>~|]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!plain) return DEFAULT_SESSION_TITLE;
+  const sentence = firstSentence(plain);
+  const title = truncate(sentence, CJK.test(sentence) ? MAX_CJK_TITLE_LENGTH : MAX_TITLE_LENGTH);
+  return title.charAt(0).toUpperCase() + title.slice(1);
+}
+
+function firstSentence(text: string): string {
+  const end = text.search(/[.?!。？！](\s|$)|[。？！]/);
+  const sentence = end > 0 ? text.slice(0, end + (/[?？]/.test(text[end]!) ? 1 : 0)) : text;
+  return sentence.trim().length >= 3 ? sentence.trim() : text;
+}
+
+function truncate(text: string, max: number): string {
+  const characters = [...text];
+  if (characters.length <= max) return text;
+  const cut = characters.slice(0, max).join('');
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:，；：]+$/, '')}…`;
+}

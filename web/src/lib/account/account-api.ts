@@ -1,0 +1,32 @@
+/**
+ * The signed-in user's own account: profile, password, API tokens. Types and request schemas come
+ * from @agentq/shared/api-types, the ones the API validates with.
+ */
+import type { ApiTokenView, ChangePasswordInput, CreateApiTokenInput, CreatedApiToken, UpdateProfileInput, UserView } from '@agentq/shared/api-types';
+import { apiFetch } from '../api.ts';
+
+type Fetch = typeof fetch;
+
+export function getMe(fetchImpl?: Fetch): Promise<{ user: UserView }> {
+  return apiFetch('/api/auth/me', { fetch: fetchImpl });
+}
+
+export function updateProfile(input: UpdateProfileInput): Promise<{ user: UserView }> {
+  return apiFetch('/api/auth/me', { method: 'PATCH', json: input });
+}
+
+export function changePassword(input: ChangePasswordInput): Promise<void> {
+  return apiFetch('/api/auth/password', { method: 'POST', json: input });
+}
+
+export function listTokens(fetchImpl?: Fetch): Promise<{ items: ApiTokenView[] }> {
+  return apiFetch('/api/auth/tokens', { fetch: fetchImpl });
+}
+
+export function createToken(input: CreateApiTokenInput): Promise<CreatedApiToken> {
+  return apiFetch('/api/auth/tokens', { method: 'POST', json: input });
+}
+
+export function revokeToken(id: string): Promise<void> {
+  return apiFetch(`/api/auth/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}

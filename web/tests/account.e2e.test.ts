@@ -1,0 +1,217 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
+import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { logInByApi, logInByBrowser, submitLogin } from './fixtures.ts';
+
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+/** The page is no wider than the viewport (nothing pushes it sideways). */
+async function expectNoHorizontalOverflow(page: Page) {
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
+}
+
+/** The text of an element once it is there (a slow save may take seconds on a busy machine). */
+async function textOf(page: Page, testId: string): Promise<string | null> {
+  const element = page.getByTestId(testId);
+  await element.waitFor({ timeout: 30_000 });
+  return element.textContent();
+}
+
+const SLOW = { timeout: 30_000 };
+
+/** The element is fully inside the viewport horizontally (not scrolled out of a table). */
+async function expectInView(page: Page, testId: string, nth = 0) {
+  const box = await page.getByTestId(testId).nth(nth).boundingBox();
+  const width = page.viewportSize()!.width;
+  expect(box, testId).not.toBeNull();
+  expect(box!.x).toBeGreaterThanOrEqual(0);
+  expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+}
+
+describe('self-service account and admin users', () => {
+  let stack: Stack;
+  let browser: LaunchedBrowser;
+  let page: Page;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    browser = await launchBrowser();
+    page = browser.page;
+    // The token is copied to the clipboard in one test.
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  async function signOut() {
+    await browser.context.clearCookies();
+  }
+
+  for (const viewport of VIEWPORTS) {
+    describe(`at ${viewport.width} px`, () => {
+      beforeAll(async () => {
+        await page.setViewportSize({ width: viewport.width, height: viewport.height });
+      });
+
+      it('changes the name and the password (needing the current one); the new password signs in', async () => {
+        const user = await stack.createUser();
+        await signOut();
+        await logInByBrowser(page, stack, user);
+        await page.getByTestId('nav-user').click();
+        await page.waitForURL(`${stack.url}/account`);
+        await expectNoHorizontalOverflow(page);
+
+        await page.getByTestId('profile-name').fill('Grace Hopper');
+        await page.getByTestId('profile-save').click();
+        expect(await textOf(page, 'profile-notice')).toContain('Saved your profile');
+        await expect.poll(() => page.getByTestId('nav-user').textContent(), SLOW).toContain('Grace Hopper');
+
+        // A wrong current password: one message, next to that field, and a short summary.
+        await page.getByTestId('password-current').fill('not my password');
+        await page.getByTestId('password-new').fill('brand-new-password');
+        await page.getByTestId('password-confirm').fill('brand-new-password');
+        await page.getByTestId('password-submit').click();
+        expect(await textOf(page, 'currentPassword-issue')).toBe('The current password is not correct');
+        expect(await page.getByTestId('password-error').textContent()).toBe('Check the highlighted field.');
+        expect(await page.getByText('The current password is not correct').count()).toBe(1);
+
+        // Mismatched repeat is caught before the server.
+        await page.getByTestId('password-current').fill(user.password);
+        await page.getByTestId('password-confirm').fill('something else');
+        await page.getByTestId('password-submit').click();
+        expect(await textOf(page, 'confirmPassword-issue')).toBe('The two new passwords are not the same.');
+
+        await page.getByTestId('password-confirm').fill('brand-new-password');
+        await page.getByTestId('password-submit').click();
+        expect(await textOf(page, 'password-notice')).toContain('Password changed');
+        await expectNoHorizontalOverflow(page);
+
+        const oldLogin = await fetch(`${stack.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(user) });
+        expect(oldLogin.status).toBe(401);
+        await signOut();
+        await logInByBrowser(page, stack, { email: user.email, password: 'brand-new-password' });
+      });
+
+      it('creates an API token shown once, copies it, sees its last use, and revokes it', async () => {
+        const user = await stack.createUser();
+        await signOut();
+        await logInByBrowser(page, stack, user);
+        await page.goto(`${stack.url}/account/tokens`);
+        await page.getByTestId('tokens-empty').waitFor();
+
+        // An empty name gets a human message next to the field.
+        await page.getByTestId('token-create').click();
+        expect(await textOf(page, 'token-name-issue')).toBe('Enter a name');
+
+        await page.getByTestId('token-name').fill('CI pipeline');
+        await page.getByTestId('token-expiry').selectOption('30');
+        await page.getByTestId('token-create').click();
+        const secret = await page.getByTestId('token-secret').inputValue();
+        expect(secret).toMatch(/^aq_/);
+        await page.getByTestId('token-copy').click();
+        expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+
+        const row = page.getByTestId('token-row').filter({ hasText: 'CI pipeline' });
+        await row.waitFor();
+        expect(await row.getByTestId('token-row-last-used').textContent()).toBe('Never');
+        expect(await row.textContent()).not.toContain(secret);
+        await expectNoHorizontalOverflow(page);
+        await expectInView(page, 'token-revoke');
+
+        const me = await fetch(`${stack.url}/api/auth/me`, { headers: { authorization: `Bearer ${secret}` } });
+        expect(me.status).toBe(200);
+        // Shown once: after a reload only the prefix is left, and the last use is filled in.
+        await page.reload();
+        expect(await page.getByTestId('token-secret').count()).toBe(0);
+        expect(await page.getByTestId('token-row').first().getByTestId('token-row-last-used').textContent()).not.toBe('Never');
+
+        await page.getByTestId('token-revoke').click();
+        await page.getByTestId('token-revoke-confirm').click();
+        expect(await textOf(page, 'tokens-notice')).toContain('Revoked CI pipeline');
+        await page.getByTestId('tokens-empty').waitFor();
+        expect((await fetch(`${stack.url}/api/auth/me`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401);
+      });
+
+      it('an admin creates a user, makes them admin and back, resets their password and disables them', async () => {
+        await signOut();
+        await logInByBrowser(page, stack);
+        await page.goto(`${stack.url}/admin`);
+        await page.getByTestId('admin-entry-users').click();
+        await page.waitForURL(`${stack.url}/admin/users`);
+
+        const email = `new-${viewport.name}-${Date.now()}@test.local`;
+        await page.getByTestId('user-new').click();
+        await page.getByTestId('user-form-save').click();
+        // Every empty field says what it needs, once, next to it.
+        expect(await textOf(page, 'user-email-issue')).toBe('Enter an email address, e.g. ada@example.com');
+        expect(await page.getByTestId('user-name-issue').textContent()).toBe('Enter a name');
+        expect(await page.getByTestId('user-password-issue').textContent()).toBe('Password must be at least 8 characters');
+        expect(await page.getByTestId('user-form-error').textContent()).toBe('Check the highlighted fields: 3 need attention.');
+        await expectNoHorizontalOverflow(page);
+
+        await page.getByTestId('user-email').fill(email);
+        await page.getByTestId('user-name').fill('Katherine Johnson');
+        await page.getByTestId('user-password').fill('first-password-1');
+        await page.getByTestId('user-form-save').click();
+        expect(await textOf(page, 'users-notice')).toContain('Created Katherine Johnson');
+
+        const row = page.locator(`[data-testid="user-row"][data-user-email="${email}"]`);
+        await expectNoHorizontalOverflow(page);
+        // The row's buttons stay on screen even when the table scrolls sideways on a phone.
+        for (const button of ['user-reset-password', 'user-toggle-role', 'user-toggle-disabled', 'user-delete']) {
+          const box = await row.getByTestId(button).boundingBox();
+          expect(box!.x + box!.width, button).toBeLessThanOrEqual(viewport.width);
+          expect(box!.x, button).toBeGreaterThanOrEqual(0);
+        }
+
+        await row.getByTestId('user-toggle-role').click();
+        await expect.poll(() => row.getByTestId('user-row-role').textContent(), SLOW).toBe('Admin');
+        await row.getByTestId('user-toggle-role').click();
+        await expect.poll(() => row.getByTestId('user-row-role').textContent(), SLOW).toBe('User');
+
+        await row.getByTestId('user-reset-password').click();
+        await page.getByTestId('user-password').fill('second-password-2');
+        await page.getByTestId('user-form-save').click();
+        await expect.poll(() => page.getByTestId('users-notice').textContent(), SLOW).toContain('Set a new password for Katherine Johnson');
+        const login = (password: string) => fetch(`${stack.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+        expect((await login('first-password-1')).status).toBe(401);
+        expect((await login('second-password-2')).status).toBe(200);
+
+        await row.getByTestId('user-toggle-disabled').click();
+        await expect.poll(() => row.getByTestId('user-row-status').textContent(), SLOW).toBe('Disabled');
+        expect((await login('second-password-2')).status).toBe(401);
+
+        // Signed in as the disabled user: the login page refuses.
+        await signOut();
+        await page.goto(`${stack.url}/login`);
+        await submitLogin(page, { email, password: 'second-password-2' });
+        expect(await textOf(page, 'login-error')).toContain('incorrect');
+      });
+    });
+  }
+
+  it('a non-admin opening the queue board or an admin page gets the styled 403 page', async () => {
+    const user = await stack.createUser();
+    await signOut();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await logInByBrowser(page, stack, user);
+    for (const path of ['/admin/queues', '/admin/users']) {
+      await page.goto(`${stack.url}${path}`);
+      await page.getByTestId('error-panel').waitFor();
+      expect(await page.getByTestId('error-panel').textContent()).toContain('Forbidden');
+      expect(await page.getByTestId('error-message').textContent()).toBe('This area is for administrators only.');
+      // The app's header is still there: the user can go back.
+      await page.getByTestId('main-nav').waitFor();
+    }
+    const api = await logInByApi(stack, user);
+    expect((await fetch(`${stack.url}/api/users`, { headers: api })).status).toBe(403);
+  });
+});

@@ -1,0 +1,372 @@
+/**
+ * The chat a user lives in, at 1280 px and on a 390 × 844 phone: long lines never widen the page,
+ * sessions are renamed, searched (English and Chinese) and deleted, answers are regenerated with a
+ * version switcher, questions edited and resent on a branch of their own, messages and code blocks
+ * copied, code highlighted, Esc stops a run, model errors read like sentences.
+ * `UPDATE_SCREENSHOTS=1` also writes the README screenshots to docs/screenshots/.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
+import { byLastUserMessage, messageText, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
+import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
+import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { createByApi, createFakeModel, lastAssistant, logInByApi, logInByBrowser, sendMessage, startLoopback, waitForRunStatus as waitForStatus } from './fixtures.ts';
+
+const eventLog: string[] = [];
+async function waitForRunStatus(page: Page, status: string, timeout?: number) {
+  try {
+    await waitForStatus(page, status, timeout);
+  } catch (error) {
+    console.log('DEBUG', page.url(), '\n', eventLog.slice(-30).join('\n'), '\n', await page.getByTestId('conversation').evaluate((element) => element.outerHTML.replace(/<!---->/g, '').slice(0, 2500)));
+    console.log('STACK', stack.logs().slice(-4000));
+    throw error;
+  }
+}
+
+const LONG_PATH = 'x'.repeat(5000);
+const LONG_BODY = 'y'.repeat(5000);
+const LONG_CODE_LINE = `const data = "${'z'.repeat(3000)}";`;
+const CODE_ANSWER = `Here is the code:\n\n\`\`\`javascript\n${LONG_CODE_LINE}\nfunction greet(name) {\n  return 'hi ' + name;\n}\n\`\`\`\n\nDone.`;
+const SLOW_WORDS = Array.from({ length: 120 }, (_, index) => `w${index + 1}`).join(' ');
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
+const SCREENSHOT_DIR = new URL('../../docs/screenshots/', import.meta.url);
+
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+let stack: Stack;
+let llm: FakeLlm;
+let loopback: Awaited<ReturnType<typeof startLoopback>>;
+let browser: LaunchedBrowser;
+let page: Page;
+let answerCount = 0;
+/** Every request the fake model received, to check what context a run was given. */
+const requests: ChatCompletionRequest[] = [];
+
+beforeAll(async () => {
+  loopback = await startLoopback((request, response) => {
+    if (request.url?.startsWith('/missing')) {
+      response.writeHead(404, { 'content-type': 'text/plain' });
+      response.end('not here');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end(LONG_BODY);
+  });
+  llm = await startFakeLlm({
+    script: (request) => {
+      requests.push(request);
+      return byLastUserMessage([
+        { match: /^wide/i, reply: [{ toolCalls: [{ name: 'web', input: { url: `${loopback.url}/${LONG_PATH}` } }] }, { text: CODE_ANSWER }] },
+        { match: /^joke/i, reply: () => ({ text: `Joke number ${++answerCount}` }) },
+        { match: /^slow/i, reply: { text: SLOW_WORDS, latency: { timeToFirstTokenMs: 200, interTokenMs: 80 } } },
+        { match: /^broken key/i, reply: { error: { status: 401, message: 'Incorrect API key provided: sk-fake***' } } },
+        { match: /^missing page/i, reply: [{ toolCalls: [{ name: 'web', input: { url: `${loopback.url}/missing` } }] }, { text: 'The page is missing.' }] },
+        { match: /^loop/i, reply: (turn) => (turn.tools?.length ? { toolCalls: [{ name: 'web', input: { url: `${loopback.url}/loop` } }] } : { text: 'Here is what I found.' }) },
+      ], (turn) => ({ text: `You said: ${messageText(turn.messages.at(-1)!)}` }))(request);
+    },
+  });
+  stack = await startStack();
+  const headers = await logInByApi(stack);
+  await createFakeModel(stack, headers, llm, 'Scripted demo model with a long name');
+  await createByApi(stack, headers, '/api/agent-tools', { name: 'Web', slug: 'web', type: 'fetch' });
+
+  browser = await launchBrowser();
+  page = browser.page;
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.url });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  page.on('console', (message) => { if (process.env.DEBUG_CHAT) console.log('[browser]', message.type(), message.text()); });
+  page.on('pageerror', (error) => console.log('[pageerror]', error.message));
+  page.on('request', (request) => { if (request.url().includes('/api/')) eventLog.push(`${new Date().toISOString().slice(17, 23)} > ${request.method()} ${request.url().replace(stack.url, '')}`); });
+  page.on('requestfinished', (request) => { if (request.url().includes('/api/')) eventLog.push(`${new Date().toISOString().slice(17, 23)} < ${request.method()} ${request.url().replace(stack.url, '')}`); });
+  await logInByBrowser(page, stack);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await llm?.close();
+  await loopback?.close();
+});
+
+async function pageWidth(): Promise<{ scroll: number; viewport: number }> {
+  return page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+}
+
+async function expectNoHorizontalOverflow() {
+  const { scroll, viewport } = await pageWidth();
+  expect(scroll, `page is ${scroll} px wide in a ${viewport} px viewport`).toBeLessThanOrEqual(viewport);
+}
+
+async function expectInViewport(selector: ReturnType<Page['getByTestId']>) {
+  const box = await selector.boundingBox();
+  const { viewport } = await pageWidth();
+  expect(box).not.toBeNull();
+  expect(box!.x).toBeGreaterThanOrEqual(0);
+  expect(box!.x + box!.width).toBeLessThanOrEqual(viewport);
+}
+
+async function newChat(first: string) {
+  await page.goto(`${stack.url}/chat`);
+  await page.getByTestId('message-input').fill(first);
+  await page.getByTestId('message-input').press('Enter');
+  await page.waitForURL(/\/chat\/[^/]+$/);
+}
+
+async function clipboard(): Promise<string> {
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
+/** Opens the sessions drawer on a phone (the sidebar is always there on a desktop). */
+async function showSessions(viewport: (typeof VIEWPORTS)[number]) {
+  if (viewport.width < 700) {
+    expect(await page.getByTestId('sessions-sidebar').isVisible()).toBe(false);
+    await page.getByTestId('sessions-drawer-toggle').click();
+  }
+  await page.getByTestId('session-search').waitFor({ state: 'visible' });
+}
+
+describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
+  const tag = viewport.name;
+
+  beforeAll(async () => {
+    await page.setViewportSize({ width: viewport.width, height: viewport.height });
+  });
+
+  it('keeps a 5,000-character tool input and result and a 3,000-character code line inside the page; the pill and duration stay visible; code is highlighted and scrolls in its block', async () => {
+    await newChat(`wide ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const card = lastAssistant(page).getByTestId('tool-card');
+    await card.getByTestId('tool-status').filter({ hasText: 'Succeeded' }).waitFor();
+    expect(await card.getByTestId('tool-input').textContent()).toContain(LONG_PATH);
+    expect(await card.getByTestId('tool-result-text').textContent()).toContain(LONG_BODY);
+    await expectNoHorizontalOverflow();
+    await expectInViewport(card.getByTestId('tool-status'));
+    await expectInViewport(card.getByTestId('tool-duration'));
+
+    const block = lastAssistant(page).getByTestId('markdown-text').last().locator('.code-block pre');
+    await block.locator('.hljs-keyword').first().waitFor();
+    expect(await block.locator('.hljs-keyword').first().textContent()).toBe('const');
+    expect(await block.locator('.hljs-title.function_').first().textContent()).toBe('greet');
+    const scroll = await block.evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
+    expect(scroll.scrollWidth).toBeGreaterThan(scroll.clientWidth * 2);
+    await expectNoHorizontalOverflow();
+
+    // Light and dark: the keyword colour follows the colour scheme.
+    const keyword = block.locator('.hljs-keyword').first();
+    const light = await keyword.evaluate((element) => getComputedStyle(element).color);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await keyword.evaluate((element) => getComputedStyle(element).color);
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(dark).not.toBe(light);
+
+    // Copy on a code block puts exactly the code on the clipboard.
+    await lastAssistant(page).locator('[data-copy-code]').click();
+    expect(await clipboard()).toBe(`${LONG_CODE_LINE}\nfunction greet(name) {\n  return 'hi ' + name;\n}`);
+    await lastAssistant(page).locator('[data-copy-code]').filter({ hasText: 'Copied' }).waitFor();
+
+    // Reload: the stored answer renders the same way.
+    await page.reload();
+    await waitForRunStatus(page, 'succeeded');
+    await lastAssistant(page).locator('.hljs-keyword').first().waitFor();
+    await expectNoHorizontalOverflow();
+
+    if (SCREENSHOTS && tag === 'desktop') {
+      await mkdir(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: new URL('chat-desktop.png', SCREENSHOT_DIR).pathname });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: new URL('chat-dark.png', SCREENSHOT_DIR).pathname });
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
+  });
+
+  it('shows the whole model name in the dropdown, and on a phone a one-row header, a compact composer and sessions in a drawer', async () => {
+    await page.goto(`${stack.url}/chat`);
+    const select = page.getByTestId('model-select');
+    if (viewport.width < 700) {
+      expect(await select.isVisible()).toBe(false);
+      await page.getByTestId('composer-options-toggle').click();
+    }
+    await select.selectOption({ label: 'Scripted demo model with a long name' });
+    const fits = await select.evaluate((element: HTMLSelectElement) => {
+      const probe = document.createElement('span');
+      probe.style.font = getComputedStyle(element).font;
+      probe.style.position = 'absolute';
+      probe.style.whiteSpace = 'nowrap';
+      probe.textContent = element.selectedOptions[0]!.text;
+      document.body.append(probe);
+      const needed = probe.getBoundingClientRect().width;
+      probe.remove();
+      return { needed, available: element.clientWidth - 24 };
+    });
+    expect(fits.available).toBeGreaterThanOrEqual(fits.needed);
+    await select.selectOption({ value: '' });
+    await expectNoHorizontalOverflow();
+
+    if (viewport.width < 700) {
+      await page.getByTestId('composer-options-toggle').click();
+      const header = await page.locator('header.topbar').boundingBox();
+      expect(header!.height).toBeLessThan(56);
+      await newChat(`phone layout ${tag}`);
+      await waitForRunStatus(page, 'succeeded');
+      const composer = await page.locator('form.composer').boundingBox();
+      expect(composer!.height).toBeLessThan(viewport.height * 0.2);
+      expect(await page.getByTestId('sessions-sidebar').isVisible()).toBe(false);
+      await page.getByTestId('sessions-drawer-toggle').click();
+      await page.getByTestId('session-link').first().waitFor({ state: 'visible' });
+      await expectNoHorizontalOverflow();
+      if (SCREENSHOTS) await page.screenshot({ path: new URL('chat-mobile-drawer.png', SCREENSHOT_DIR).pathname });
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByTestId('sessions-sidebar').isVisible()).toBe(false);
+      if (SCREENSHOTS) {
+        await page.goto(`${stack.url}/chat`);
+        await newChat(`wide ${tag} screenshot`);
+        await waitForRunStatus(page, 'succeeded');
+        await page.screenshot({ path: new URL('chat-mobile.png', SCREENSHOT_DIR).pathname });
+      }
+    }
+  });
+
+  it('renames, searches (English stem, 会议纪要 inside a sentence) with highlighted matches, and deletes sessions', async () => {
+    await newChat(`Quarterly planning meetings ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    await sendMessage(page, `本周会议纪要：讨论了项目进度 ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const sessionUrl = page.url();
+    const sessionId = sessionUrl.split('/').at(-1)!;
+
+    await showSessions(viewport);
+    const row = page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
+    expect(await row.getByTestId('session-link').textContent()).toContain(`Quarterly planning meetings ${tag}`);
+    await row.getByTestId('rename-session').click();
+    await row.getByTestId('rename-input').fill(`Planning ${tag} renamed`);
+    await row.getByTestId('rename-input').press('Enter');
+    await row.getByTestId('session-link').filter({ hasText: `Planning ${tag} renamed` }).waitFor();
+    await expectNoHorizontalOverflow();
+
+    await page.getByTestId('session-search').fill('meeting');
+    await page.getByTestId('search-hit').first().waitFor();
+    const englishHit = page.getByTestId('search-hit').filter({ hasText: `Planning ${tag} renamed` });
+    await englishHit.waitFor();
+    expect(await englishHit.locator('mark').first().textContent()).toBe('meetings');
+
+    await page.getByTestId('session-search').fill('会议纪要');
+    const cjkHit = page.getByTestId('search-hit').filter({ hasText: `Planning ${tag} renamed` });
+    await cjkHit.getByTestId('search-snippet').locator('mark', { hasText: '会议纪要' }).waitFor();
+    expect(await cjkHit.getByTestId('search-snippet').locator('mark').allTextContents()).toEqual(['会议纪要']);
+    await page.getByTestId('session-search').fill('nothing-matches-this');
+    await page.getByTestId('search-empty').waitFor();
+    await page.getByTestId('session-search').fill('');
+
+    await row.getByTestId('delete-session').click();
+    await row.getByTestId('delete-confirm').click();
+    await page.waitForURL(`${stack.url}/chat`);
+    await expect.poll(() => page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`).count()).toBe(0);
+    await page.goto(sessionUrl);
+    expect(await page.getByTestId('error-panel').textContent()).toMatch(/not found|404/i);
+  });
+
+  it('regenerates the last answer with a ‹ 1/2 › switcher, edits a question on a new branch with the old one reachable, and copies a message', async () => {
+    await newChat(`joke ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const first = (await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim();
+    expect(first).toMatch(/^Joke number \d+$/);
+
+    await page.getByTestId('assistant-actions').last().getByTestId('copy-message').click();
+    expect(await clipboard()).toBe(first);
+
+    await page.getByTestId('assistant-actions').last().getByTestId('regenerate').click();
+    await expect.poll(async () => (await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim(), { timeout: 30_000 }).not.toBe(first);
+    await waitForRunStatus(page, 'succeeded');
+    const second = (await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim();
+    expect(second).toMatch(/^Joke number \d+$/);
+    const switcher = page.getByTestId('assistant-actions').last().getByTestId('version-switcher');
+    await switcher.getByTestId('version-label').filter({ hasText: '2/2' }).waitFor();
+    expect(await page.getByTestId('user-message').count()).toBe(1);
+    await switcher.getByTestId('version-previous').click();
+    await switcher.getByTestId('version-label').filter({ hasText: '1/2' }).waitFor();
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(first);
+    await page.reload();
+    await page.getByTestId('version-label').filter({ hasText: '1/2' }).waitFor();
+    await expectNoHorizontalOverflow();
+
+    // Edit a question: the new branch's answer is built from the edited text only.
+    await page.getByTestId('version-next').click();
+    await page.getByTestId('version-label').filter({ hasText: '2/2' }).waitFor();
+    await sendMessage(page, `tell me more ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(`You said: tell me more ${tag}`);
+    await page.getByTestId('user-actions').last().getByTestId('edit-message').click();
+    await page.getByTestId('edit-input').fill(`tell me less ${tag}`);
+    const before = requests.length;
+    await page.getByTestId('edit-send').click();
+    await expect.poll(async () => (await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim(), { timeout: 30_000 }).toBe(`You said: tell me less ${tag}`);
+    const context = requests.slice(before).map((request) => request.messages.map((message) => messageText(message)).join(' | '));
+    expect(context.some((text) => text.includes(`tell me less ${tag}`))).toBe(true);
+    expect(context.some((text) => text.includes(`tell me more ${tag}`))).toBe(false);
+    // The first answer is still the second's version in the edited branch's context.
+    expect(context.some((text) => text.includes(second))).toBe(true);
+
+    const questionSwitcher = page.getByTestId('user-actions').last().getByTestId('version-switcher');
+    await questionSwitcher.getByTestId('version-label').filter({ hasText: '2/2' }).waitFor();
+    await questionSwitcher.getByTestId('version-previous').click();
+    await page.getByTestId('user-message').filter({ hasText: `tell me more ${tag}` }).waitFor();
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(`You said: tell me more ${tag}`);
+
+    await page.getByTestId('user-actions').last().getByTestId('copy-message').click();
+    expect(await clipboard()).toBe(`tell me more ${tag}`);
+    await expectNoHorizontalOverflow();
+  });
+
+  it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+O opens a new chat', async () => {
+    await newChat(`slow ${tag}`);
+    await lastAssistant(page).getByTestId('markdown-text').filter({ hasText: 'w3 ' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('message-input');
+    await page.keyboard.press('Escape');
+    await lastAssistant(page).getByTestId('run-stopped').waitFor();
+    expect(await lastAssistant(page).getAttribute('data-status')).toBe('cancelled');
+
+    await sendMessage(page, `hello again ${tag}`);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('message-input');
+    await waitForRunStatus(page, 'succeeded');
+
+    await page.keyboard.press('Control+Shift+O');
+    await page.waitForURL(`${stack.url}/chat`);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('message-input');
+  });
+
+  it('humanises a provider failure (details collapsible), shows the step-limit note once, and a tool failure text has one full stop', async () => {
+    await newChat(`broken key ${tag}`);
+    await waitForRunStatus(page, 'failed');
+    const error = lastAssistant(page).getByTestId('run-error');
+    const summary = (await error.getByTestId('run-error-summary').textContent()) ?? '';
+    expect(summary).not.toMatch(/AI_|APICallError|Failed to process/);
+    expect(summary).toContain('did not accept the API key');
+    expect(await error.getByTestId('run-error-details').isVisible()).toBe(false);
+    await error.locator('summary').click();
+    expect(await error.getByTestId('run-error-details').textContent()).toContain('Incorrect API key');
+    await expectNoHorizontalOverflow();
+
+    await sendMessage(page, `loop ${tag}`);
+    await waitForRunStatus(page, 'succeeded', 60_000);
+    await lastAssistant(page).getByTestId('step-limit-note').waitFor();
+    expect(await lastAssistant(page).getByText('tool-call limit').count()).toBe(1);
+    await page.reload();
+    await lastAssistant(page).getByTestId('step-limit-note').waitFor();
+    expect(await lastAssistant(page).getByText('tool-call limit').count()).toBe(1);
+
+    const before = requests.length;
+    await sendMessage(page, `missing page ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const toolTexts = requests
+      .slice(before)
+      .flatMap((request) => request.messages.filter((message) => message.role === 'tool').map((message) => messageText(message)));
+    const failure = toolTexts.find((text) => text.includes('Tool execution failed'));
+    expect(failure).toBeDefined();
+    expect(failure).not.toContain('..');
+  });
+});

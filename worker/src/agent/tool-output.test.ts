@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { toToolOutput } from './tool-output';
+
+describe('toToolOutput', () => {
+  it('puts exactly one full stop after a failure, whether or not the error ends with one', () => {
+    const withStop = toToolOutput('web', { success: false, error: 'HTTP 404 Not Found. Do not retry it unchanged.', metadata: { durationMs: 3 } });
+    expect(withStop.text).toBe('Tool execution failed: HTTP 404 Not Found. Do not retry it unchanged. Do not call web again for this; answer with what you have and tell the user what failed.');
+    const without = toToolOutput('web', { success: false, error: 'timed out', metadata: { durationMs: 3 } });
+    expect(without.text).toMatch(/^Tool execution failed: timed out\. Do not call web/);
+    expect(without.text).not.toContain('..');
+  });
+});
