@@ -129,6 +129,16 @@ describe('MCP tool instances', () => {
     const [log] = await t.db.select().from(agentToolLogs).where(eq(agentToolLogs.runId, runId));
     expect(log).toMatchObject({ toolSlug: `${toolSlug}__get_weather`, status: 'success' });
   }, 60_000);
+
+  it('asks to confirm executing a discovered tool that needs approval, and runs it once confirmed', async () => {
+    const instance = await (await post('/api/agent-tools', { name: 'Gated', slug: slug('gated'), type: 'mcp', config: { url: mcp.url, approvalRequired: ['get_weather'] } })).json();
+    const refused = await post(`/api/agent-tools/${instance.id}/execute`, { tool: 'get_weather', input: { city: 'Braga' } });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).error).toMatchObject({ code: 'confirmation_required', details: { needsApproval: true } });
+    const confirmed = await post(`/api/agent-tools/${instance.id}/execute`, { tool: 'get_weather', input: { city: 'Braga' }, confirm: true });
+    expect(confirmed.status).toBe(200);
+    expect((await confirmed.json()).result.data).toContain('Weather in Braga');
+  }, 60_000);
 });
 
 describe('OpenAPI tool instances', () => {
