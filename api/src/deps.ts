@@ -28,6 +28,10 @@ export type AppDeps = {
     appSecret: string;
     /** METRICS_TOKEN: lets a Prometheus scraper read /metrics without an admin session. */
     metricsToken?: string;
+    /** FETCH_ALLOW_PRIVATE_NETWORKS: lets tool discovery (MCP servers, OpenAPI specs) reach private addresses. */
+    allowPrivateNetworks?: boolean;
+    /** MCP_STDIO_COMMANDS: the local commands an MCP tool may start (none by default). */
+    mcpStdioCommands?: string[];
     /** Adds Node process metrics (CPU, memory, event loop) to /metrics; off in tests that build many apps. */
     processMetrics?: boolean;
     /** Failed sign-ins allowed per account and per client address in a window; defaults in security/login-throttle.ts. */

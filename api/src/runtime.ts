@@ -58,6 +58,8 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
       sseHeartbeatSeconds: 15,
       metricsToken: env.METRICS_TOKEN,
       processMetrics: true,
+      allowPrivateNetworks: env.FETCH_ALLOW_PRIVATE_NETWORKS,
+      mcpStdioCommands: env.MCP_STDIO_COMMANDS,
       publicOrigin: env.PUBLIC_ORIGIN,
     },
   });

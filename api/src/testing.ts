@@ -13,7 +13,7 @@ export const TEST_APP_SECRET = 'agentq-test-app-secret-0123456789';
 
 /** The real app on the real test database and Redis, with a queue prefix of its own. */
 export async function createTestApp(
-  options: { redisUrl?: string; sseHeartbeatSeconds?: number; metricsToken?: string; logger?: Logger; config?: Partial<AppDeps['config']> } = {},
+  options: { redisUrl?: string; sseHeartbeatSeconds?: number; metricsToken?: string; logger?: Logger; config?: Partial<AppDeps['config']>; allowPrivateNetworks?: boolean } = {},
 ) {
   const database = await openTestDb();
   const redis = createApiRedis(options.redisUrl ?? testRedisUrl());
@@ -37,6 +37,7 @@ export async function createTestApp(
       appSecret: TEST_APP_SECRET,
       sseHeartbeatSeconds: options.sseHeartbeatSeconds ?? 15,
       metricsToken: options.metricsToken,
+      allowPrivateNetworks: options.allowPrivateNetworks,
       ...options.config,
     },
   });

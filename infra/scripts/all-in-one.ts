@@ -98,6 +98,7 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
     logger,
     concurrency: env.WORKER_CONCURRENCY,
     allowPrivateNetworks: env.FETCH_ALLOW_PRIVATE_NETWORKS,
+    mcpStdioCommands: env.MCP_STDIO_COMMANDS,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
   });

@@ -30,6 +30,11 @@ export const envSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().optional(),
   FETCH_ALLOW_PRIVATE_NETWORKS: booleanFlag,
+  /** Comma-separated commands an `mcp` tool may start as a local stdio server; unset = stdio servers off. */
+  MCP_STDIO_COMMANDS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((command) => command.trim()).filter(Boolean)),
   /** The all-in-one server registers a scripted demo model (no API key needed); 0 turns it off. */
   DEMO_MODEL: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
   /** The all-in-one server creates the starter tools (fetch, calculator, datetime, document) on a database without tools; 0 turns it off. */

@@ -22,6 +22,8 @@ export type WorkerDeps = {
     appSecret: string;
     /** How long an approval waits when neither the tool nor the agent sets a timeout. */
     approvalTimeoutMs: number;
+    /** MCP_STDIO_COMMANDS: local commands an MCP tool may start. */
+    mcpStdioCommands?: string[];
   };
 };
 

@@ -21,6 +21,7 @@ export type WorkerRuntimeOptions = {
   logger: Logger;
   concurrency: number;
   allowPrivateNetworks: boolean;
+  mcpStdioCommands?: string[];
   lockDurationMs?: number;
   stalledIntervalMs?: number;
 };
@@ -56,7 +57,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
     logger: options.logger,
     allowPrivateNetworks: options.allowPrivateNetworks,
     control: new RunControl(subscriber, options.prefix),
-    config: { prefix: options.prefix, appSecret: options.appSecret, approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000 },
+    config: { prefix: options.prefix, appSecret: options.appSecret, approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000, mcpStdioCommands: options.mcpStdioCommands ?? [] },
   };
   const pool = startWorkers(processors, deps, {
     connection: redis,

@@ -4,8 +4,11 @@ import {
   createToolInputSchema,
   createToolRun,
   deleteTool,
+  discoversTools,
+  findExpandedTool,
   getRun,
   getTool,
+  refreshToolDiscovery,
   listToolLogs,
   listTools,
   prepareManualExecution,
@@ -16,17 +19,20 @@ import {
   updateToolInputSchema,
 } from '@agentq/shared/services';
 import { describeToolTypes, executionTimeoutMs, getToolType } from '@agentq/shared/tools';
+import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../deps';
-import { ApiError } from '../errors';
+import { ApiError, validationFailed } from '../errors';
 import { currentUser, requireAdmin } from '../middleware/auth';
 import { validate } from '../validate';
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
 const executeBody = z.object({
   input: z.unknown().default({}),
+  /** For an MCP/OpenAPI instance: the discovered tool to run (its server name or `<slug>__<name>`). */
+  tool: z.string().min(1).max(200).optional(),
   /** Required (true) when the call needs approval: the admin confirms running it without one. */
   confirm: z.boolean().optional(),
 });
@@ -41,19 +47,56 @@ export const toolTypeRoutes = new Hono<AppEnv>().get(
   (c) => c.json({ items: describeToolTypes() }),
 );
 
+function discoveryOptions(c: Context<AppEnv>) {
+  const { appSecret, allowPrivateNetworks, mcpStdioCommands } = c.var.config;
+  return { appSecret, allowPrivateNetworks: allowPrivateNetworks ?? false, services: { mcpStdioCommands: mcpStdioCommands ?? [] } };
+}
+
+function view(c: Context<AppEnv>, tool: Parameters<typeof toToolView>[0]) {
+  return toToolView(tool, { appSecret: c.var.config.appSecret });
+}
+
 export const agentToolRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   .get('/', describeRoute({ tags: ['tools'], summary: 'List tool instances (by sort order)' }), async (c) =>
-    c.json({ items: (await listTools(c.var.db)).map(toToolView) }),
+    c.json({ items: (await listTools(c.var.db)).map((tool) => view(c, tool)) }),
   )
-  .post('/', describeRoute({ tags: ['tools'], summary: 'Create a tool instance; config is validated against its type' }), validate('json', createToolInputSchema), async (c) =>
-    c.json(toToolView(await createTool(c.var.db, c.req.valid('json'))), 201),
+  .post(
+    '/',
+    describeRoute({ tags: ['tools'], summary: 'Create a tool instance; config is validated against its type. MCP/OpenAPI instances discover their tools right away (a failure is reported in discoveryError).' }),
+    validate('json', createToolInputSchema),
+    async (c) => {
+      let tool = await createTool(c.var.db, c.req.valid('json'), { appSecret: c.var.config.appSecret });
+      if (discoversTools(tool.type)) tool = (await refreshToolDiscovery(c.var.db, tool, discoveryOptions(c))).tool;
+      return c.json(view(c, tool), 201);
+    },
   )
-  .get('/:id', describeRoute({ tags: ['tools'], summary: 'Get a tool instance with its input JSON Schema' }), validate('param', idParam), async (c) =>
-    c.json(toToolView(await getTool(c.var.db, c.req.valid('param').id))),
+  .get('/:id', describeRoute({ tags: ['tools'], summary: 'Get a tool instance with its input JSON Schema (and discovered tools for MCP/OpenAPI)' }), validate('param', idParam), async (c) =>
+    c.json(view(c, await getTool(c.var.db, c.req.valid('param').id))),
   )
-  .put('/:id', describeRoute({ tags: ['tools'], summary: 'Update a tool instance (its type cannot change)' }), validate('param', idParam), validate('json', updateToolInputSchema), async (c) =>
-    c.json(toToolView(await updateTool(c.var.db, c.req.valid('param').id, c.req.valid('json')))),
+  .put(
+    '/:id',
+    describeRoute({ tags: ['tools'], summary: 'Update a tool instance (its type cannot change); a changed config or secrets rediscovers MCP/OpenAPI tools' }),
+    validate('param', idParam),
+    validate('json', updateToolInputSchema),
+    async (c) => {
+      const input = c.req.valid('json');
+      let tool = await updateTool(c.var.db, c.req.valid('param').id, input, { appSecret: c.var.config.appSecret });
+      if (discoversTools(tool.type) && (input.config !== undefined || input.secrets !== undefined)) tool = (await refreshToolDiscovery(c.var.db, tool, discoveryOptions(c))).tool;
+      return c.json(view(c, tool));
+    },
+  )
+  .post(
+    '/:id/refresh',
+    describeRoute({ tags: ['tools'], summary: "Ask an MCP server / OpenAPI source again what it offers; 502 with the reason when it cannot answer (the last good snapshot is kept)" }),
+    validate('param', idParam),
+    async (c) => {
+      const tool = await getTool(c.var.db, c.req.valid('param').id);
+      if (!discoversTools(tool.type)) throw new ApiError(409, 'not_discoverable', `Tool '${tool.slug}' is a ${tool.type} tool; only MCP and OpenAPI tools discover what they offer`);
+      const outcome = await refreshToolDiscovery(c.var.db, tool, discoveryOptions(c));
+      if (outcome.error) throw new ApiError(502, 'discovery_failed', outcome.error, { details: { tool: view(c, outcome.tool) } });
+      return c.json(view(c, outcome.tool));
+    },
   )
   .delete('/:id', describeRoute({ tags: ['tools'], summary: 'Delete a tool instance' }), validate('param', idParam), async (c) => {
     await deleteTool(c.var.db, c.req.valid('param').id);
@@ -73,13 +116,22 @@ export const agentToolRoutes = new Hono<AppEnv>()
       const tool = await getTool(c.var.db, c.req.valid('param').id);
       if (!tool.enabled) throw new ApiError(409, 'tool_disabled', `Tool '${tool.slug}' is disabled; enable it to execute it`);
       const body = c.req.valid('json');
-      const prepared = prepareManualExecution(tool, body.input);
+      const toolName = body.tool;
+      let expanded: ReturnType<typeof findExpandedTool> = null;
+      if (getToolType(tool.type).expand) {
+        const offered = view(c, tool).discoveredTools?.filter((entry) => entry.allowed).map((entry) => entry.name) ?? [];
+        expanded = toolName ? findExpandedTool(tool, toolName) : null;
+        if (!expanded) {
+          throw validationFailed([{ path: ['tool'], message: `Name one of the tools ${tool.slug} offers: ${offered.join(', ') || '(none discovered yet; refresh the tool)'}` }], `Tool '${tool.slug}' offers several tools; name one in "tool"`);
+        }
+      }
+      const prepared = prepareManualExecution(tool, body.input, expanded?.tool ?? null);
       if (prepared.needsApproval && body.confirm !== true) {
         throw new ApiError(409, 'confirmation_required', `${prepared.reason}. Confirm to run it now without an approval (send "confirm": true).`, {
           details: { needsApproval: true, reason: prepared.reason },
         });
       }
-      const run = await createToolRun(c.var.db, { userId: currentUser(c).id, toolId: tool.id, input: prepared.input });
+      const run = await createToolRun(c.var.db, { userId: currentUser(c).id, toolId: tool.id, input: prepared.input, toolName });
       if (prepared.needsApproval) {
         await recordExecutionConfirmation(c.var.db, { actorUserId: currentUser(c).id, toolId: tool.id, runId: run.id, reason: prepared.reason ?? '' });
       }

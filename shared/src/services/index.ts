@@ -11,6 +11,8 @@ export * from './models';
 export * from './agents';
 export * from './approvals';
 export * from './documents';
+export * from './tool-secrets';
+export * from './tool-discovery';
 export * from './chat-search';
 export * from './chat-thread';
 export * from './session-title';

@@ -8,12 +8,15 @@ import { transitionRun } from './run-lifecycle';
 
 export type Run = typeof runs.$inferSelect;
 
-/** A standalone tool execution as a run: queued until the tool-exec job (enqueued under the run's id) picks it up. */
-export async function createToolRun(db: Database, input: { userId: string; toolId: string; input: unknown }): Promise<Run> {
+/**
+ * A standalone tool execution as a run: queued until the tool-exec job (enqueued under the run's id)
+ * picks it up. `toolName` picks one discovered tool of an expanding instance (MCP, OpenAPI).
+ */
+export async function createToolRun(db: Database, input: { userId: string; toolId: string; input: unknown; toolName?: string }): Promise<Run> {
   const id = newId('run');
   const [run] = await db
     .insert(runs)
-    .values({ id, kind: 'tool', userId: input.userId, toolId: input.toolId, options: { input: input.input }, queueJobId: id })
+    .values({ id, kind: 'tool', userId: input.userId, toolId: input.toolId, options: { input: input.input, ...(input.toolName && { toolName: input.toolName }) }, queueJobId: id })
     .returning();
   return run!;
 }

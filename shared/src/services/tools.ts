@@ -3,7 +3,9 @@ import { z } from 'zod';
 import type { Database } from '../db/client';
 import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
 import { newId } from '../ids';
-import { effectOf, type ToolContext, type ToolResult } from '../tools/define-tool-type';
+import { effectOf, type ExpandedTool, type ToolContext, type ToolResult } from '../tools/define-tool-type';
+import { discoveryOf, expandToolRows } from '../tools/model-tools';
+import { openToolSecrets, sealToolSecrets, secretPaths, validateToolSecrets } from './tool-secrets';
 import { InvalidToolConfigError } from '../tools/errors';
 import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema } from '../tools/registry';
 import { findInAgentConfig } from './agent-config';
@@ -30,6 +32,8 @@ const toolFields = {
   sortOrder: z.number().int().min(-1_000_000).max(1_000_000),
   /** A non-idempotent call interrupted by a crash: report it to the model ("never"), or re-send it with the same Idempotency-Key. */
   retryInterrupted: z.enum(RETRY_INTERRUPTED),
+  /** Write-only values of types with a `secretsSchema` (auth headers, API keys); replaced as a whole when sent. */
+  secrets: z.record(z.string(), z.unknown()),
 };
 
 const toolFieldsSchema = z.object({
@@ -40,6 +44,7 @@ const toolFieldsSchema = z.object({
   approvalTimeoutMs: toolFields.approvalTimeoutMs.default(null),
   sortOrder: toolFields.sortOrder.default(0),
   retryInterrupted: toolFields.retryInterrupted.default('never'),
+  secrets: toolFields.secrets.optional(),
 });
 
 /** POST /api/agent-tools: the common fields plus `{ type, config }` checked against the registry. */
@@ -73,9 +78,32 @@ export function validateToolConfig(type: string, config: unknown): Record<string
   return parsed.data as Record<string, unknown>;
 }
 
-/** The row plus the JSON Schema of its input, as the admin UI and the LLM see it. */
-export function toToolView(tool: AgentTool) {
-  return { ...tool, inputSchema: inputJsonSchema(getToolType(tool.type)) };
+/** A discovered tool as the admin sees it: its model name, whether the config allows it and whether it needs approval. */
+export type DiscoveredToolView = { name: string; modelName: string | null; title?: string; description: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown>; effect: string; allowed: boolean; needsApproval: boolean };
+
+/**
+ * The row as clients see it: the JSON Schema of its input, the discovered tools of an MCP/OpenAPI
+ * instance, and which secrets are set (names only; values are write-only and never leave the server).
+ */
+export function toToolView(tool: AgentTool, options: { appSecret?: string } = {}) {
+  const { secretsEncrypted, ...row } = tool;
+  const toolType = getToolType(tool.type);
+  let secretsSet: string[] = [];
+  try {
+    secretsSet = secretPaths(openToolSecrets(tool, options.appSecret));
+  } catch {
+    secretsSet = secretsEncrypted ? ['(unreadable: re-enter the secrets)'] : [];
+  }
+  const discovery = discoveryOf(tool);
+  let discoveredTools: DiscoveredToolView[] | undefined;
+  if (toolType.discover) {
+    const offered = new Map(expandToolRows([tool]).map((modelTool) => [modelTool.call?.name, modelTool]));
+    discoveredTools = (discovery?.tools ?? []).map((found) => {
+      const modelTool = offered.get(found.name);
+      return { ...found, call: undefined, modelName: modelTool?.name ?? null, allowed: modelTool !== undefined, needsApproval: tool.needsApproval || (modelTool?.call?.needsApproval ?? false) };
+    });
+  }
+  return { ...row, inputSchema: inputJsonSchema(toolType), secretsSet, ...(discoveredTools && { discoveredTools }) };
 }
 
 export async function listTools(db: Database, filter: { enabled?: boolean } = {}): Promise<AgentTool[]> {
@@ -93,12 +121,17 @@ export async function getTool(db: Database, id: string): Promise<AgentTool> {
   return tool;
 }
 
-export async function createTool(db: Database, input: Omit<CreateToolInput, 'retryInterrupted'> & { retryInterrupted?: CreateToolInput['retryInterrupted'] }): Promise<AgentTool> {
+/** Where secrets are encrypted; the API passes APP_SECRET. */
+export type ToolWriteOptions = { appSecret?: string };
+
+export async function createTool(db: Database, input: Omit<CreateToolInput, 'retryInterrupted'> & { retryInterrupted?: CreateToolInput['retryInterrupted'] }, options: ToolWriteOptions = {}): Promise<AgentTool> {
+  const { secrets, ...fields } = input;
   const config = validateToolConfig(input.type, input.config);
+  const secretsEncrypted = sealToolSecrets(validateToolSecrets(input.type, secrets), options.appSecret);
   try {
     const [tool] = await db
       .insert(agentTools)
-      .values({ id: newId('tool'), ...input, config })
+      .values({ id: newId('tool'), ...fields, config, secretsEncrypted })
       .returning();
     await invalidateConfig(db);
     return tool!;
@@ -108,9 +141,11 @@ export async function createTool(db: Database, input: Omit<CreateToolInput, 'ret
   }
 }
 
-export async function updateTool(db: Database, id: string, input: UpdateToolInput): Promise<AgentTool> {
+export async function updateTool(db: Database, id: string, input: UpdateToolInput, options: ToolWriteOptions = {}): Promise<AgentTool> {
   const existing = await getTool(db, id);
-  const changes: Partial<typeof agentTools.$inferInsert> = { ...input };
+  const { secrets, ...fields } = input;
+  const changes: Partial<typeof agentTools.$inferInsert> = { ...fields };
+  if (secrets !== undefined) changes.secretsEncrypted = sealToolSecrets(validateToolSecrets(existing.type, secrets), options.appSecret);
   if (input.config !== undefined) changes.config = validateToolConfig(existing.type, input.config);
   if (Object.keys(changes).length === 0) return existing;
   try {
@@ -135,12 +170,14 @@ export async function deleteTool(db: Database, id: string): Promise<void> {
  * the tool's input schema (stored instead of the raw body), and whether this call needs a human's
  * approval (the tool's flag, or its type's rule for this input, e.g. a document delete).
  */
-export function prepareManualExecution(tool: AgentTool, input: unknown): { input: unknown; needsApproval: boolean; reason?: string } {
+export function prepareManualExecution(tool: AgentTool, input: unknown, call: ExpandedTool | null = null): { input: unknown; needsApproval: boolean; reason?: string } {
   const toolType = getToolType(tool.type);
-  const parsedInput = (toolType.inputSchema as z.ZodType).safeParse(input);
+  // A discovered tool's input is checked by its own server, not by the type's schema.
+  const parsedInput = call ? null : (toolType.inputSchema as z.ZodType).safeParse(input);
   // An input the schema rejects still goes to the tool, which reports the failure as its result.
-  const value = parsedInput.success ? parsedInput.data : input;
+  const value = parsedInput?.success ? parsedInput.data : input;
   if (tool.needsApproval) return { input: value, needsApproval: true, reason: `Tool '${tool.slug}' is set to need approval for every call` };
+  if (call?.needsApproval) return { input: value, needsApproval: true, reason: `Tool '${call.name}' of '${tool.slug}' is set to need approval` };
   const config = (toolType.configSchema as z.ZodType).safeParse(tool.config ?? {});
   // Judged on the raw input too when it does not parse: a malformed delete is still a delete.
   if (config.success && toolType.needsApproval?.(value as never, config.data as never)) {
@@ -179,8 +216,18 @@ function logStatus(result: ToolResult): ToolLogStatus {
 export type ExecuteToolOptions = {
   tool: AgentTool;
   input: unknown;
-  context: Omit<ToolContext, 'signal'> & { signal?: AbortSignal };
+  context: Omit<ToolContext, 'signal' | 'secrets' | 'call'> & { signal?: AbortSignal };
+  /** For an expanding instance (MCP, OpenAPI): the discovered tool called, and its model name for the log. */
+  call?: { name: string; tool: ExpandedTool } | null;
+  /** Opens the instance's encrypted secrets. */
+  appSecret?: string;
 };
+
+/** The discovered tool `name` (server name or `<slug>__<name>`) of an expanding instance, if the config offers it. */
+export function findExpandedTool(tool: AgentTool, name: string): { name: string; tool: ExpandedTool } | null {
+  const match = expandToolRows([tool]).find((modelTool) => modelTool.call && (modelTool.name === name || modelTool.call.name === name));
+  return match?.call ? { name: match.name, tool: match.call } : null;
+}
 
 export type ExecutedToolResult = ToolResult & { replayed?: boolean; interrupted?: boolean };
 
@@ -203,14 +250,16 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
   const toolType = getToolType(tool.type);
   const config = (toolType.configSchema as z.ZodType).safeParse(tool.config);
   const parsedInput = (toolType.inputSchema as z.ZodType).safeParse(input);
-  const effect = effectOf(toolType, parsedInput.success ? parsedInput.data : input, config.success ? config.data : {});
+  // A discovered tool (MCP annotations, OpenAPI method) carries its own effect.
+  const effect = options.call?.tool.effect ?? effectOf(toolType, parsedInput.success ? parsedInput.data : input, config.success ? config.data : {});
+  const loggedName = options.call?.name ?? tool.slug;
   const journaled = Boolean(runId && toolCallId);
   let attempt = 1;
   if (runId && toolCallId) {
-    const begun = await beginToolCall(db, { runId, toolCallId, toolId: tool.id, toolSlug: tool.slug, input, effect, retryInterrupted: tool.retryInterrupted });
+    const begun = await beginToolCall(db, { runId, toolCallId, toolId: tool.id, toolSlug: loggedName, input, effect, retryInterrupted: tool.retryInterrupted });
     if (begun.kind === 'completed') return { ...begun.result, replayed: true };
     if (begun.kind === 'interrupted') {
-      await writeToolLog(db, tool, context, input, begun.result);
+      await writeToolLog(db, tool, context, input, begun.result, loggedName);
       return { ...begun.result, interrupted: true };
     }
     attempt = begun.attempt;
@@ -218,11 +267,22 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
 
   const started = performance.now();
   let result: ToolResult;
-  if (!config.success) {
+  let secrets: Record<string, unknown> = {};
+  let secretsError: string | null = null;
+  try {
+    secrets = openToolSecrets(tool, options.appSecret);
+  } catch (error) {
+    secretsError = error instanceof Error ? error.message : String(error);
+  }
+  if (toolType.expand && !options.call) {
+    result = { success: false, error: `${tool.slug} does not offer that tool (not discovered, or not in its allow-list); refresh the tool or check its config`, metadata: { durationMs: 0 } };
+  } else if (secretsError) {
+    result = { success: false, error: `The tool's secrets cannot be read: ${secretsError}`, metadata: { durationMs: 0 } };
+  } else if (!config.success) {
     result = { success: false, error: new InvalidToolConfigError(tool.type, config.error.issues).message, metadata: { durationMs: 0 } };
   } else if (!parsedInput.success) {
     const issues = parsedInput.error.issues.map((issue) => `${issue.path.join('.') || 'input'}: ${issue.message}`).join('; ');
-    result = { success: false, error: `Invalid input for ${tool.slug}: ${issues}`, metadata: { durationMs: 0 } };
+    result = { success: false, error: `Invalid input for ${loggedName}: ${issues}`, metadata: { durationMs: 0 } };
   } else {
     const timeoutMs = executionTimeoutMs(toolType, config.data);
     const deadline = AbortSignal.timeout(timeoutMs + 1000);
@@ -231,7 +291,7 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     const run = async (services: Record<string, unknown>): Promise<ToolResult> => {
       try {
         return await Promise.race([
-          toolType.execute(parsedInput.data, config.data, { ...context, services, signal, idempotencyKey, effect, attempt }),
+          toolType.execute(parsedInput.data, config.data, { ...context, services, signal, idempotencyKey, effect, attempt, secrets, call: options.call?.tool }),
           new Promise<ToolResult>((resolve) =>
             signal.addEventListener('abort', () =>
               resolve({
@@ -278,16 +338,16 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     }
     if (!(toolType.transactional && result.success)) await completeToolCall(db, runId, toolCallId, result);
   }
-  await writeToolLog(db, tool, context, input, result);
+  await writeToolLog(db, tool, context, input, result, loggedName);
   return result;
 }
 
-async function writeToolLog(db: Database, tool: AgentTool, context: ExecuteToolOptions['context'], input: unknown, result: ToolResult): Promise<void> {
+async function writeToolLog(db: Database, tool: AgentTool, context: ExecuteToolOptions['context'], input: unknown, result: ToolResult, loggedName = tool.slug): Promise<void> {
   await db
     .insert(agentToolLogs)
     .values({
       toolId: tool.id,
-      toolSlug: tool.slug,
+      toolSlug: loggedName,
       userId: context.userId,
       runId: context.runId,
       toolCallId: context.toolCallId,

@@ -34,4 +34,6 @@ export const silentLogger = createLogger({ level: 'silent' });
 export function uniqueEmail(label = 'user'): string {
   return `${label}-${randomBytes(4).toString('hex')}@test.local`;
 }
+export { startTestMcpServer, type TestMcpServer } from '../tools/mcp/test-server';
+export { startPetstoreServer, petstoreSpec, type PetstoreServer } from '../tools/openapi/test-server';
 export * from './redis-server';

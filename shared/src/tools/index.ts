@@ -2,6 +2,7 @@ export * from './define-tool-type';
 export * from './errors';
 export * from './registry';
 export { assertSafeUrl, BlockedDestinationError } from './fetch/assert-safe-url';
+export * from './model-tools';
 export { tokenCounter, type TokenCounter } from './document/token-budget';
 export { htmlToMarkdown } from './fetch/html-to-markdown';
 export { closeMarkdownThreads, convertHtmlToMarkdown, warmMarkdownThreads } from './fetch/markdown-threads';

@@ -29,6 +29,13 @@ describe('tool type registry', () => {
       expect(inputJsonSchema(toolType as never).type).toBe('object');
     });
 
+    it('declares discovery and expansion together, and a secrets schema that converts to JSON Schema', () => {
+      const type = toolType as ToolType;
+      expect(type.discover === undefined).toBe(type.expand === undefined);
+      if (type.expand) expect(type.expand((type.configSchema as z.ZodType).parse({}), null)).toEqual([]);
+      if (type.secretsSchema) expect(z.toJSONSchema(type.secretsSchema as z.ZodType, { io: 'input' }).type).toBe('object');
+    });
+
     it('declares the effect of its calls, and every call gets one of the declared effects', () => {
       const rule = (toolType as ToolType).effect;
       expect(rule, `${toolType.type} must declare its effect`).toBeDefined();

@@ -5,9 +5,11 @@ import { documentToolType } from './document';
 import type { ToolType } from './define-tool-type';
 import { NoSuchToolTypeError } from './errors';
 import { fetchToolType } from './fetch';
+import { mcpToolType } from './mcp';
+import { openApiToolType } from './openapi';
 
 /** Every tool type agentq knows. Adding a type is one folder and one entry here. */
-export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType] as const;
+export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType, mcpToolType, openApiToolType] as const;
 
 export type RegisteredToolType = (typeof toolTypes)[number];
 export type ToolTypeName = RegisteredToolType['type'];
@@ -73,6 +75,10 @@ export function describeToolTypes() {
     configSchema: configJsonSchema(toolType as ToolType),
     inputSchema: inputJsonSchema(toolType as ToolType),
     defaults: (toolType.configSchema as z.ZodType).parse({}) as Record<string, unknown>,
+    /** Write-only values (auth headers, tokens) a type takes beside its config. */
+    ...((toolType as ToolType).secretsSchema && { secretsSchema: z.toJSONSchema((toolType as ToolType).secretsSchema as z.ZodType, JSON_SCHEMA_OPTIONS) }),
+    /** Whether instances ask a server what they offer (MCP, OpenAPI) and expand into several model tools. */
+    discovers: (toolType as ToolType).discover !== undefined,
     effect: { possible: [...((toolType as ToolType).effect?.possible ?? ['non-idempotent'])], summary: (toolType as ToolType).effect?.summary ?? 'Unknown effect: treated as non-idempotent.' },
   }));
 }

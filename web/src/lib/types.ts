@@ -43,6 +43,24 @@ export type ToolTypeInfo = {
   defaults: Record<string, unknown>;
   /** What a call can do to the world (decides whether a call a crash interrupted may run again). */
   effect: { possible: ('none' | 'idempotent' | 'non-idempotent')[]; summary: string };
+  /** Write-only values the type takes beside its config (MCP headers, OpenAPI token). */
+  secretsSchema?: JsonSchema;
+  /** Instances ask a server what they offer (MCP, OpenAPI) and expand into several model tools. */
+  discovers?: boolean;
+};
+
+/** One tool an MCP server or OpenAPI document offers, as the admin sees it. */
+export type DiscoveredTool = {
+  name: string;
+  /** `<slug>__<name>`, the name the model calls; null when the config does not offer it. */
+  modelName: string | null;
+  title?: string;
+  description: string;
+  inputSchema: JsonSchema;
+  annotations?: Record<string, unknown>;
+  effect: 'none' | 'idempotent' | 'non-idempotent';
+  allowed: boolean;
+  needsApproval: boolean;
 };
 
 /** A tool instance (`/api/agent-tools`). */
@@ -63,6 +81,12 @@ export type AgentTool = {
   updatedAt: string;
   /** Only on `GET /api/agent-tools/:id`: the input JSON Schema the model sees. */
   inputSchema?: JsonSchema;
+  /** Dotted names of the secrets that are set (values are write-only). */
+  secretsSet?: string[];
+  /** MCP/OpenAPI: the last good snapshot of what the server offers, and why the last refresh failed. */
+  discovery?: { discoveredAt: string; server?: { name?: string; version?: string; transport?: string; url?: string } } | null;
+  discoveryError?: string | null;
+  discoveredTools?: DiscoveredTool[];
 };
 
 /** What one execution returns; a failure is a value with `error`, not an HTTP error. */

@@ -1,13 +1,32 @@
 import type { ToolOutput } from '@agentq/shared/events';
 import { executeTool, type AgentTool } from '@agentq/shared/services';
-import { getToolType, inputJsonSchema } from '@agentq/shared/tools';
+import { expandToolRows, type ExpandedTool, type ModelTool } from '@agentq/shared/tools';
 import { jsonSchema, tool, type ToolSet } from 'ai';
-import type { z } from 'zod';
 import type { WorkerDeps } from '../processor';
 import { toToolOutput } from './tool-output';
 
 /** A tool the run offers, with its effective approval rule and approval timeout (null = agent/platform default). */
 export type OfferedTool = { tool: AgentTool; needsApproval: boolean; approvalTimeoutMs?: number | null };
+
+/**
+ * One model tool of the run: a plain instance under its slug, or one discovered tool of an MCP/OpenAPI
+ * instance under `<slug>__<name>`, which needs approval if the instance does or its type says so for it.
+ */
+export type OfferedModelTool = OfferedTool & { name: string; call: ExpandedTool | null; description: string; inputSchema: Record<string, unknown> };
+
+/** The run's instances as model tools; instances whose config no longer parses are left out. */
+export function expandOfferedTools(offered: OfferedTool[]): OfferedModelTool[] {
+  const byRow = new Map(offered.map((entry) => [entry.tool, entry]));
+  return expandToolRows(offered.map((entry) => entry.tool)).map((modelTool: ModelTool<AgentTool>) => {
+    const entry = byRow.get(modelTool.row)!;
+    return { ...entry, name: modelTool.name, call: modelTool.call, description: modelTool.description, inputSchema: modelTool.inputSchema, needsApproval: entry.needsApproval || (modelTool.call?.needsApproval ?? false) };
+  });
+}
+
+/** What tool types may use from the worker (the document tool's database, MCP's stdio allow-list). */
+export function toolServices(deps: WorkerDeps): Record<string, unknown> {
+  return { db: deps.db, mcpStdioCommands: deps.config.mcpStdioCommands ?? [] };
+}
 
 export type ToolCallContext = {
   runId: string;
@@ -21,10 +40,12 @@ export type ToolCallContext = {
 };
 
 /** Runs one tool call effectively-once, keyed by (run id, tool call id), and shapes what the model reads. */
-export async function runToolCall(deps: WorkerDeps, offered: AgentTool, toolCallId: string, input: unknown, context: Omit<ToolCallContext, 'beforeExecute' | 'onFatal'>): Promise<ToolOutput> {
+export async function runToolCall(deps: WorkerDeps, offered: OfferedModelTool, toolCallId: string, input: unknown, context: Omit<ToolCallContext, 'beforeExecute' | 'onFatal'>): Promise<ToolOutput> {
   const result = await executeTool(deps.db, {
-    tool: offered,
+    tool: offered.tool,
     input,
+    call: offered.call ? { name: offered.name, tool: offered.call } : null,
+    appSecret: deps.config.appSecret,
     context: {
       userId: context.userId,
       runId: context.runId,
@@ -32,31 +53,24 @@ export async function runToolCall(deps: WorkerDeps, offered: AgentTool, toolCall
       toolCallId,
       signal: context.signal,
       allowPrivateNetworks: deps.allowPrivateNetworks,
-      services: { db: deps.db },
+      services: toolServices(deps),
     },
   });
-  return toToolOutput(offered.slug, result);
+  return toToolOutput(offered.name, result);
 }
 
-/** The AI SDK tool set for a run: one tool per offered instance, named by slug, described from its config. */
-export function buildToolSet(deps: WorkerDeps, offered: OfferedTool[], context: ToolCallContext): ToolSet {
+/** The AI SDK tool set for a run: one tool per offered model tool, named and described as expandOfferedTools says. */
+export function buildToolSet(deps: WorkerDeps, offered: OfferedModelTool[], context: ToolCallContext): ToolSet {
   const tools: ToolSet = {};
-  for (const { tool: instance } of offered) {
-    const toolType = getToolType(instance.type);
-    const config = (toolType.configSchema as z.ZodType).safeParse(instance.config);
-    if (!config.success) {
-      deps.logger.warn({ tool: instance.slug, runId: context.runId }, 'tool config no longer valid; not offered to the model');
-      continue;
-    }
-    const description = [instance.description, toolType.describe(config.data)].filter(Boolean).join('\n\n');
-    tools[instance.slug] = tool({
-      description,
-      inputSchema: jsonSchema(inputJsonSchema(toolType) as Parameters<typeof jsonSchema>[0]),
+  for (const entry of offered) {
+    tools[entry.name] = tool({
+      description: entry.description,
+      inputSchema: jsonSchema(entry.inputSchema as Parameters<typeof jsonSchema>[0]),
       execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
-        await context.beforeExecute({ toolCallId: options.toolCallId, toolName: instance.slug, input });
+        await context.beforeExecute({ toolCallId: options.toolCallId, toolName: entry.name, input });
         const signal = options.abortSignal ? AbortSignal.any([options.abortSignal, context.signal]) : context.signal;
         try {
-          return await runToolCall(deps, instance, options.toolCallId, input, { ...context, signal });
+          return await runToolCall(deps, entry, options.toolCallId, input, { ...context, signal });
         } catch (error) {
           // The AI SDK would turn a throw into tool-error text and lose it: hand it to the run loop instead.
           context.onFatal(error);

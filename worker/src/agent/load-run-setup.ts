@@ -3,7 +3,7 @@ import { getModelWithKey, listTools, loadRunHistory, NotFoundError, resolveAgent
 import type { UIMessage } from 'ai';
 import { eq } from 'drizzle-orm';
 import type { WorkerDeps } from '../processor';
-import type { OfferedTool } from './build-tool-set';
+import { expandOfferedTools, type OfferedModelTool, type OfferedTool } from './build-tool-set';
 
 export type RunOptions = { enableTools?: boolean; enableThinking?: boolean; systemPrompt?: string };
 
@@ -12,7 +12,8 @@ export type RunSetup = {
   model: LlmModelWithKey | null;
   /** The agent's settings (step limit, instructions, approval timeout); null for no agent or a deleted one. */
   agent: typeof agents.$inferSelect | null;
-  offered: OfferedTool[];
+  /** Model tools: MCP/OpenAPI instances expanded into one per discovered tool (`<slug>__<name>`). */
+  offered: OfferedModelTool[];
   /** Tools the user allowed for the whole session ("remember for this session"). */
   grants: Set<string>;
   /** The session's messages as UI messages (the new user message included), unless the checkpoint has the history. */
@@ -43,7 +44,7 @@ export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCh
   const [model, agent, offered, grants, history] = await Promise.all([
     run.modelId ? orNull(getModelWithKey(deps.db, run.modelId, deps.config.appSecret)) : null,
     run.agentId ? deps.db.select().from(agents).where(eq(agents.id, run.agentId)).then(([row]) => row ?? null) : null,
-    options.enableTools === false ? [] : offeredTools(deps, run),
+    options.enableTools === false ? [] : offeredTools(deps, run).then(expandOfferedTools),
     sessionGrants(deps.db, run.sessionId!),
     checkpoint?.messages.length ? null : sessionHistory(deps, run),
   ]);

@@ -2,7 +2,7 @@ import type { RunCheckpoint } from '@agentq/shared/db';
 import { approvalsForRun, createApproval, transitionRun, type Run } from '@agentq/shared/services';
 import { DelayedError, type Job } from 'bullmq';
 import type { WorkerDeps } from '../processor';
-import type { OfferedTool } from './build-tool-set';
+import type { OfferedModelTool } from './build-tool-set';
 import type { RunStream } from './open-run-stream';
 
 export type AwaitingApprovals = NonNullable<RunCheckpoint['awaitingApprovals']>;
@@ -10,11 +10,11 @@ export type AwaitingApprovals = NonNullable<RunCheckpoint['awaitingApprovals']>;
 /** Stores the step's approval requests and tells followers; the caller checkpoints them. */
 export async function requestApprovals(
   deps: WorkerDeps,
-  options: { run: Run; stream: RunStream; offered: OfferedTool[]; defaultTimeoutMs: number; requests: { sdkApprovalId: string; toolCallId: string; toolName: string; input: unknown }[] },
+  options: { run: Run; stream: RunStream; offered: OfferedModelTool[]; defaultTimeoutMs: number; requests: { sdkApprovalId: string; toolCallId: string; toolName: string; input: unknown }[] },
 ): Promise<AwaitingApprovals> {
   const awaiting: AwaitingApprovals = [];
   for (const request of options.requests) {
-    const entry = options.offered.find((candidate) => candidate.tool.slug === request.toolName);
+    const entry = options.offered.find((candidate) => candidate.name === request.toolName);
     const timeoutMs = entry?.approvalTimeoutMs ?? options.defaultTimeoutMs;
     const approval = await createApproval(deps.db, {
       runId: options.run.id,

@@ -2,7 +2,7 @@ import type { RunChunk } from '@agentq/shared/events';
 import { getToolType } from '@agentq/shared/tools';
 import { isStepCount, streamText, toUIMessageStream, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import type { z } from 'zod';
-import type { OfferedTool } from './build-tool-set';
+import type { OfferedModelTool } from './build-tool-set';
 import type { RunStream } from './open-run-stream';
 
 export type Usage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; reasoningTokens?: number };
@@ -23,9 +23,9 @@ export function addUsage(total: Usage, usage: StepUsage | undefined): Usage {
 }
 
 /** Whether this call needs a human: the tool's flag or the agent's override, or the type's per-input rule; never when granted for the session. */
-function approvalFor(entry: OfferedTool, grants: Set<string>) {
+function approvalFor(entry: OfferedModelTool, grants: Set<string>) {
   return (input: unknown) => {
-    if (grants.has(entry.tool.slug)) return 'not-applicable' as const;
+    if (grants.has(entry.name)) return 'not-applicable' as const;
     const toolType = getToolType(entry.tool.type);
     const config = (toolType.configSchema as z.ZodType).safeParse(entry.tool.config);
     const byType = config.success && toolType.needsApproval ? toolType.needsApproval(input, config.data) : false;
@@ -40,7 +40,7 @@ export type StepCall = {
   /** Steps this call may take (the AI SDK loops through tool results on its own). */
   stepBudget: number;
   tools?: ToolSet;
-  offered: OfferedTool[];
+  offered: OfferedModelTool[];
   grants: Set<string>;
   signal: AbortSignal;
   providerOptions?: Record<string, Record<string, string>>;
@@ -61,7 +61,7 @@ export type StepOutcome = {
 /** One streamText call: every UI chunk becomes a run event; usage and step counts go into `progress`. */
 export async function streamStep(call: StepCall): Promise<StepOutcome> {
   const { stream, progress } = call;
-  const toolApproval = call.tools ? Object.fromEntries(call.offered.map((entry) => [entry.tool.slug, approvalFor(entry, call.grants)])) : undefined;
+  const toolApproval = call.tools ? Object.fromEntries(call.offered.map((entry) => [entry.name, approvalFor(entry, call.grants)])) : undefined;
   const inputs = new Map<string, { toolName: string; input: unknown }>();
   const approvalRequests: { sdkApprovalId: string; toolCallId: string }[] = [];
   const reasoningStarted = new Map<string, number>();

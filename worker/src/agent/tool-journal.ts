@@ -2,7 +2,7 @@ import type { ToolOutput } from '@agentq/shared/events';
 import { toolCallsOfRun, type Run } from '@agentq/shared/services';
 import type { ModelMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
-import { runToolCall, type OfferedTool, type ToolCallContext } from './build-tool-set';
+import { runToolCall, type OfferedModelTool, type ToolCallContext } from './build-tool-set';
 import type { RunStream } from './open-run-stream';
 
 type ContentPart = { type: string; toolCallId?: string };
@@ -25,7 +25,7 @@ function toolCallIdsIn(history: ModelMessage[], type: 'tool-call' | 'tool-result
  */
 export async function finishJournaledCalls(
   deps: WorkerDeps,
-  options: { run: Run; history: ModelMessage[]; offered: OfferedTool[]; context: Omit<ToolCallContext, 'beforeExecute' | 'onFatal'>; stream: RunStream },
+  options: { run: Run; history: ModelMessage[]; offered: OfferedModelTool[]; context: Omit<ToolCallContext, 'beforeExecute' | 'onFatal'>; stream: RunStream },
 ): Promise<{ history: ModelMessage[]; announced: boolean } | null> {
   const { run, history, offered, context, stream } = options;
   const answered = toolCallIdsIn(history, 'tool-result');
@@ -33,7 +33,7 @@ export async function finishJournaledCalls(
   if (pending.length === 0) return null;
   const results: { toolCallId: string; toolName: string; output: ToolOutput }[] = [];
   for (const call of pending) {
-    const instance = offered.find((entry) => entry.tool.slug === call.toolSlug)?.tool;
+    const instance = offered.find((entry) => entry.name === call.toolSlug);
     // The abandoned attempt's parts were dropped (data-step-retry): show the call again, then its outcome.
     stream.emit({ type: 'tool-input-available', toolCallId: call.toolCallId, toolName: call.toolSlug, input: call.input });
     const output: ToolOutput = instance

@@ -1,7 +1,8 @@
-import { executeTool, finishToolRun, getRun, getTool, isTerminal, markRunRunning, NotFoundError } from '@agentq/shared/services';
+import { executeTool, findExpandedTool, finishToolRun, getRun, getTool, isTerminal, markRunRunning, NotFoundError } from '@agentq/shared/services';
 import type { ToolResult } from '@agentq/shared/tools';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
+import { toolServices } from '../agent/build-tool-set';
 import type { WorkerDeps } from '../processor';
 
 /** The idempotency key of a standalone execution: one call per run, so a retried job never runs it twice. */
@@ -25,16 +26,19 @@ export async function processToolExecution(job: Job<{ runId: string }>, deps: Wo
     result = { success: false, error: `Tool '${tool.slug}' is disabled`, metadata: { durationMs: 0 } };
   } else {
     await markRunRunning(deps.db, run.id);
+    const options = run.options as { input?: unknown; toolName?: string };
     const { replayed: _replayed, ...executed } = await executeTool(deps.db, {
       tool,
-      input: (run.options as { input?: unknown }).input ?? {},
+      input: options.input ?? {},
+      call: options.toolName ? findExpandedTool(tool, options.toolName) : null,
+      appSecret: deps.config.appSecret,
       context: {
         userId: run.userId,
         runId: run.id,
         sessionId: null,
         toolCallId: STANDALONE_CALL_ID,
         allowPrivateNetworks: deps.allowPrivateNetworks,
-        services: { db: deps.db },
+        services: toolServices(deps),
       },
     });
     result = executed;

@@ -1,4 +1,5 @@
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, varchar } from 'drizzle-orm/pg-core';
+import type { ToolDiscovery } from '../../tools/define-tool-type';
 import { createdAt, timestamps } from './columns';
 
 export const RETRY_INTERRUPTED = ['never', 'with-idempotency-key'] as const;
@@ -19,6 +20,12 @@ export const agentTools = pgTable(
     /** How long a pending approval waits before it expires (denied as "expired"); null = default. */
     approvalTimeoutMs: integer('approval_timeout_ms'),
     sortOrder: integer('sort_order').notNull().default(0),
+    /** The last good answer of the instance's server (MCP tools/list, OpenAPI operations), for types that discover. */
+    discovery: jsonb('discovery').$type<ToolDiscovery>(),
+    /** Why the last discovery failed (the snapshot above is kept); null after a success. */
+    discoveryError: text('discovery_error'),
+    /** The type's write-only secrets as one JSON object, encrypted with APP_SECRET; never sent to clients. */
+    secretsEncrypted: text('secrets_encrypted'),
     /** What a resumed run does with a non-idempotent call a crash interrupted: report it, or re-send it with the same Idempotency-Key. */
     retryInterrupted: varchar('retry_interrupted', { length: 30, enum: RETRY_INTERRUPTED }).notNull().default('never'),
     ...timestamps,
@@ -35,7 +42,8 @@ export const agentToolLogs = pgTable(
   {
     id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
     toolId: text('tool_id').notNull(),
-    toolSlug: varchar('tool_slug', { length: 50 }).notNull(),
+    /** The name the model called: the slug, or `<slug>__<name>` for a tool an MCP/OpenAPI instance expands into. */
+    toolSlug: varchar('tool_slug', { length: 100 }).notNull(),
     userId: text('user_id'),
     runId: text('run_id'),
     toolCallId: text('tool_call_id'),

@@ -17,7 +17,7 @@ export const toolCalls = pgTable(
     runId: text('run_id').notNull(),
     toolCallId: text('tool_call_id').notNull(),
     toolId: text('tool_id'),
-    toolSlug: varchar('tool_slug', { length: 50 }).notNull(),
+    toolSlug: varchar('tool_slug', { length: 100 }).notNull(),
     input: jsonb('input'),
     effect: varchar('effect', { length: 20, enum: TOOL_EFFECTS }).notNull(),
     state: varchar('state', { length: 20, enum: TOOL_CALL_STATES }).notNull(),
