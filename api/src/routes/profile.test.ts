@@ -45,7 +45,8 @@ describe('password change', () => {
     expect(short.status).toBe(400);
 
     const changed = await t.app.request('/api/auth/password', send('POST', headers, { currentPassword: password, newPassword: 'a-new-password' }));
-    expect(changed.status).toBe(204);
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toMatchObject({ revoked: { sessions: 1 } });
     expect((await t.app.request('/api/auth/me', { headers })).status).toBe(200);
     expect((await t.app.request('/api/auth/me', { headers: { cookie: other } })).status).toBe(401);
     expect((await login(email, password)).status).toBe(401);
@@ -54,7 +55,7 @@ describe('password change', () => {
 });
 
 describe('admin disables a user', () => {
-  it('a disabled user cannot sign in, their session and tokens stop, and enabling restores sign-in', async () => {
+  it('a disabled user cannot sign in, their session and tokens are revoked, and enabling restores sign-in only', async () => {
     const admin = await t.signUp('admin');
     const { user, email, password, headers } = await t.signUp();
     const token = (await (await t.app.request('/api/auth/tokens', send('POST', headers, { name: 'cli' }))).json()).token as string;
@@ -68,7 +69,8 @@ describe('admin disables a user', () => {
 
     await t.app.request(`/api/users/${user.id}`, send('PATCH', admin.headers, { disabled: false }));
     expect((await login(email, password)).status).toBe(200);
-    expect((await t.app.request('/api/auth/me', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    // Revoked, not suspended: a token from before the disable stays dead.
+    expect((await t.app.request('/api/auth/me', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
   });
 
   it('an admin cannot disable themselves', async () => {
