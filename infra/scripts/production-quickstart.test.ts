@@ -41,6 +41,9 @@ describe('README production section', () => {
   });
 
   it('npm run start:api without configuration exits with one line per missing variable, no stack trace', () => {
+    // The compiled API (incremental: a no-op when the sources did not change since the last build).
+    const build = spawnSync(process.execPath, ['--import', 'tsx', 'infra/compile/build.ts', 'server'], { cwd: repoRoot, encoding: 'utf8', timeout: 240_000 });
+    expect(build.status, build.stderr).toBe(0);
     const result = spawnSync('npm', ['run', '--silent', 'start:api'], { cwd: repoRoot, env: cleanEnv({ AGENTQ_ENV_FILE: '/nonexistent/.env' }), encoding: 'utf8', timeout: 60_000 });
     expect(result.status).toBe(1);
     const lines = result.stderr.trim().split('\n');
@@ -48,7 +51,7 @@ describe('README production section', () => {
     expect(lines.some((line) => line.startsWith('DATABASE_URL is not set'))).toBe(true);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(lines.length).toBeLessThanOrEqual(3);
-  });
+  }, 300_000);
 
   describe('infra/scripts/production-quickstart.sh on its own database and redis-server', () => {
     const databaseName = `agentq_quickstart_${randomBytes(4).toString('hex')}`;
