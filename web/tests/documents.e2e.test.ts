@@ -90,7 +90,10 @@ describe('documents pages', () => {
     const row = rows().first();
     expect(await row.getAttribute('data-type')).toBe('memory');
     expect(await row.getByTestId('document-link').textContent()).toBe(TITLE);
-    expect(await row.getByTestId('document-summary').textContent()).toContain('Colour notes Favourite colour: **teal**');
+    // The summary is plain text: the markdown of the document is rendered, not shown raw.
+    const summary = await row.getByTestId('document-summary').textContent();
+    expect(summary).toContain('Favourite colour: teal');
+    expect(summary).not.toMatch(/\*\*|```|\|/);
     expect(await row.getByTestId('document-tag').allTextContents()).toEqual(['profile', 'colours']);
     expect(await row.getByTestId('document-version').textContent()).toBe('v1');
     expect(await page.getByTestId('documents-tabs-memory').textContent()).toBe('Memory (1)');
