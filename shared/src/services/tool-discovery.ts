@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Database } from '../db/client';
 import { agentTools } from '../db/schema';
 import { getToolType } from '../tools/registry';
+import { invalidateConfig } from './config-cache';
 import { NotFoundError } from './errors';
 import { openToolSecrets } from './tool-secrets';
 import type { AgentTool } from './tools';
@@ -55,5 +56,7 @@ export async function refreshToolDiscovery(db: Database, tool: AgentTool, option
   }
   const [updated] = await db.update(agentTools).set(changes).where(eq(agentTools.id, tool.id)).returning();
   if (!updated) throw new NotFoundError('Tool', tool.id);
+  // Every process reads tools through its config cache: a new snapshot must reach the workers.
+  await invalidateConfig(db);
   return { tool: updated, error };
 }
