@@ -34,12 +34,6 @@ export function cjkTerms(query: string): string[] {
   return [...new Set(terms)];
 }
 
-/** SQL true when every term occurs in `text` (case-insensitive for the Latin letters around it). */
-export function containsAll(text: SQL, terms: string[]): SQL {
-  const parts = terms.map((term) => sql`strpos(lower(${text}), ${term}) > 0`);
-  return sql.join(parts, sql` and `);
-}
-
 /**
  * SQL rank of substring hits, comparable to `ts_rank` (0..~1): a term in the title counts most,
  * in tags next, and each occurrence in the content a little, with diminishing returns.

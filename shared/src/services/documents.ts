@@ -4,7 +4,8 @@ import type { Database } from '../db/client';
 import { agentDocumentRevisions, agentDocuments, DOCUMENT_SEARCH_CONFIG, DOCUMENT_TYPES, type DocumentType } from '../db/schema';
 import { newId } from '../ids';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
-import { cjkTerms, containsAll, highlightSnippet, substringRank } from './cjk-search';
+import { cjkTerms, highlightSnippet, substringRank } from './cjk-search';
+import { containsAllTerms } from './text-search';
 
 /**
  * Agent documents (seed 003): one service for the `document` tool and the REST API. Every function
@@ -254,7 +255,7 @@ const allText = sql`${agentDocuments.title} || ' ' || coalesce(${agentDocuments.
 function textMatch(q: string): SQL {
   const fullText = sql`${agentDocuments.searchVector} @@ ${toTsQuery(q)}`;
   const terms = cjkTerms(q);
-  return terms.length ? sql`(${fullText} or (${containsAll(allText, terms)}))` : fullText;
+  return terms.length ? sql`(${fullText} or (${containsAllTerms(allText, terms)}))` : fullText;
 }
 
 function filters(actor: DocumentActor, query: { type?: DocumentType; q?: string }): SQL {
