@@ -1,10 +1,14 @@
+import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { defineConfig, mergeConfig } from 'vitest/config';
 import { baseTestConfig } from '../vitest.shared.ts';
 
-// Kept apart from vite.config.ts so unit and browser tests run without the SvelteKit plugin.
+// Kept apart from vite.config.ts so unit and browser tests run without the SvelteKit plugin. The plain
+// Svelte plugin stays: it compiles runes in `*.svelte.ts` modules (the i18n catalog's `$state`), which
+// unit-tested helpers import.
 export default mergeConfig(
   baseTestConfig,
   defineConfig({
+    plugins: [svelte()],
     test: {
       include: ['tests/**/*.e2e.test.ts', 'src/**/*.test.ts'],
       testTimeout: 60_000,
