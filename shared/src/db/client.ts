@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { preparingClient } from './prepared-client';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -30,8 +31,9 @@ export async function createDb(options: { url?: string; dataDir?: string; poolSi
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     // prepare: false for PgBouncer in transaction mode (DATABASE_PREPARE=0): a server connection
     // there is not the client's for longer than a transaction, so named statements go missing.
-    const client = postgres(options.url, { max: options.poolSize ?? 10, prepare: options.prepare ?? true, onnotice: () => {} });
-    const db = drizzle(client, { schema });
+    const prepare = options.prepare ?? true;
+    const client = postgres(options.url, { max: options.poolSize ?? 10, prepare, onnotice: () => {} });
+    const db = drizzle(prepare ? preparingClient(client) : client, { schema });
     return {
       db: db as unknown as Database,
       kind: 'postgres',

@@ -35,17 +35,18 @@ export async function finishRun(
     checkpoint: { ...(checkpointer.current ?? { messages: [], steps: progress.steps }), timeline: stream.timeline.snapshot() },
   });
   await deps.db.transaction(async (tx) => {
-    await tx.delete(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
-    if (message.parts.length > 0) {
-      await tx.insert(messages).values({ id: newId('message'), sessionId: run.sessionId!, role: 'assistant', parts: message.parts, runId: run.id });
-    }
-    const moved = await transitionRun(tx, run.id, outcome.status, fields(outcome));
+    // Issued together so postgres.js pipelines them on the transaction's connection (in this order).
+    const [, , moved] = await Promise.all([
+      tx.delete(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant'))),
+      message.parts.length > 0 ? tx.insert(messages).values({ id: newId('message'), sessionId: run.sessionId!, role: 'assistant', parts: message.parts, runId: run.id }) : null,
+      transitionRun(tx, run.id, outcome.status, fields(outcome)),
+      tx.update(chatSessions).set({ updatedAt: new Date() }).where(eq(chatSessions.id, run.sessionId!)),
+    ]);
     if (!moved.ok && moved.reason === 'not-allowed' && moved.status === 'cancelled') {
       // Cancelled while we were finishing: settle as cancelled, keeping the partial answer.
       outcome = { status: 'cancelled', finishReason: 'cancelled' };
       await transitionRun(tx, run.id, 'cancelled', fields(outcome));
     }
-    await tx.update(chatSessions).set({ updatedAt: new Date() }).where(eq(chatSessions.id, run.sessionId!));
   });
   if (outcome.status === 'cancelled') await closeApprovalsOfRun(deps.db, run.id, 'run cancelled');
   if (outcome.error) stream.emit({ type: 'error', errorText: outcome.error });
