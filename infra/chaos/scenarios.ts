@@ -104,6 +104,18 @@ async function measure(world: World, name: string, description: string, records:
       const key = hits[0]!.idempotencyKey;
       const keyed = key !== null && hits.every((hit) => hit.idempotencyKey === key);
       repeatedEffects[effectOf(record.method)][keyed ? 'keyed' : 'unkeyed'] += hits.length - 1;
+      if (!keyed && effectOf(record.method) === 'non-idempotent') {
+        // Which calls repeated (the key is <runId>:<toolCallId>) and when: what to look at first.
+        const repeats = (extra.unkeyedRepeats as string[] | undefined) ?? [];
+        repeats.push(`${record.path}: ${hits.map((hit) => `${hit.idempotencyKey ?? 'no key'}@+${hit.at - started}ms`).join(', ')}`);
+        extra.unkeyedRepeats = repeats;
+      }
+    }
+    if (statuses.get(record.runId) === 'failed') {
+      const run = await world.user.get(`/api/runs/${record.runId}`).catch(() => undefined);
+      const errors = (extra.failures as string[] | undefined) ?? [];
+      errors.push(`${record.path}: ${String(run?.body?.error ?? 'unknown').slice(0, 200)}`);
+      extra.failures = errors;
     }
     const session = await world.user.get(`/api/sessions/${record.sessionId}`).catch(() => undefined);
     const message = (session?.body?.messages as { role: string; runId?: string; parts: { type: string; text?: string }[] }[] | undefined)?.find(
