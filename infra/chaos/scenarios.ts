@@ -135,6 +135,9 @@ async function measure(world: World, name: string, description: string, records:
   }
   const stepRetries = followers.reduce((sum, follower) => sum + follower.stepRetries, 0);
   if (stepRetries > 0) extra.stepRetriesSeen = stepRetries;
+  // postgres.js's null-socket fault, caught by the process guard and repaired (shared/src/db/postgres).
+  const driverFaults = world.stack.countLines('postgres driver fault');
+  if (driverFaults > 0) extra.driverFaultsRecovered = driverFaults;
   const values = records.map((record) => statuses.get(record.runId) ?? 'unknown');
   const result: ScenarioResult = {
     scenario: name,
