@@ -1,6 +1,4 @@
-import type { Sql, TransactionSql } from 'postgres';
-
-type AnySql = Sql | TransactionSql;
+import type { TransactionSql } from 'postgres';
 
 /**
  * The postgres.js client drizzle is given, with every statement prepared (named, cached per
@@ -13,12 +11,12 @@ type AnySql = Sql | TransactionSql;
  * connection; after that each call is one Bind+Execute that pipelines, and PostgreSQL skips the parse
  * and plan. The statement shapes are the code's queries, so the per-connection cache stays bounded.
  */
-export function preparingClient<T extends AnySql>(sql: T): T {
+export function preparingClient<T extends object>(sql: T): T {
   return new Proxy(sql, {
     get(target, property, receiver) {
       if (property === 'unsafe') {
-        return (query: string, parameters?: unknown[], options?: Record<string, unknown>) =>
-          (target.unsafe as (...args: unknown[]) => unknown)(query, parameters, { ...options, prepare: true });
+        const unsafe = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
+        return (query: string, parameters?: unknown[], options?: Record<string, unknown>) => unsafe.call(target, query, parameters, { ...options, prepare: true });
       }
       if (property === 'begin' || property === 'savepoint') {
         // Transactions hand drizzle a client of their own: it prepares the same way.
