@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { and, asc, desc, eq, exists, inArray, lte, notExists, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, inArray, lte, notExists, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
+import { preparedQuery } from '../db/prepared-query';
 import { agentTools, approvalGrants, approvals, APPROVAL_STATUSES, auditEvents, runs } from '../db/schema';
 import { newId } from '../ids';
 import { getToolType } from '../tools/registry';
@@ -203,8 +204,12 @@ export async function closeApprovalsOfRun(db: Database, runId: string, reason: s
 }
 
 /** Tool names the user allowed for the whole session ("remember for this session"). */
+const grantsOfSession = preparedQuery((db) =>
+  db.select({ toolName: approvalGrants.toolName }).from(approvalGrants).where(eq(approvalGrants.sessionId, sql.placeholder('sessionId'))).prepare('grants_of_session'),
+);
+
 export async function sessionGrants(db: Database, sessionId: string): Promise<Set<string>> {
-  const rows = await db.select({ toolName: approvalGrants.toolName }).from(approvalGrants).where(eq(approvalGrants.sessionId, sessionId));
+  const rows = await grantsOfSession(db).execute({ sessionId });
   return new Set(rows.map((row) => row.toolName));
 }
 

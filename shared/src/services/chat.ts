@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
+import { preparedQuery } from '../db/prepared-query';
 import { ACTIVE_RUN_STATUSES, chatSessions, messages, runs } from '../db/schema';
 import { newId } from '../ids';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
@@ -60,8 +61,16 @@ export async function listChatSessions(db: Database, userId: string): Promise<Ch
 }
 
 /** The session if it belongs to this user; otherwise NotFound (never revealing that it exists). */
+const sessionOfUser = preparedQuery((db) =>
+  db
+    .select()
+    .from(chatSessions)
+    .where(and(eq(chatSessions.id, sql.placeholder('id')), eq(chatSessions.userId, sql.placeholder('userId'))))
+    .prepare('chat_session_of_user'),
+);
+
 export async function getChatSessionFor(db: Database, id: string, userId: string): Promise<ChatSession> {
-  const [session] = await db.select().from(chatSessions).where(and(eq(chatSessions.id, id), eq(chatSessions.userId, userId)));
+  const [session] = await sessionOfUser(db).execute({ id, userId });
   if (!session) throw new NotFoundError('Session', id);
   return session;
 }
@@ -79,13 +88,18 @@ const messageColumns = {
 };
 
 /** Every message of the session (every branch), oldest first. */
-export async function listSessionMessages(db: Database, sessionId: string): Promise<ChatMessage[]> {
-  return db
+const messagesOfSession = preparedQuery((db) =>
+  db
     .select(messageColumns)
     .from(messages)
     .leftJoin(runs, eq(runs.id, messages.runId))
-    .where(eq(messages.sessionId, sessionId))
-    .orderBy(asc(messages.createdAt), asc(messages.id));
+    .where(eq(messages.sessionId, sql.placeholder('sessionId')))
+    .orderBy(asc(messages.createdAt), asc(messages.id))
+    .prepare('messages_of_session'),
+);
+
+export async function listSessionMessages(db: Database, sessionId: string): Promise<ChatMessage[]> {
+  return messagesOfSession(db).execute({ sessionId }) as Promise<ChatMessage[]>;
 }
 
 /** The branch of the conversation the user sees, oldest first, each message with its versions. */

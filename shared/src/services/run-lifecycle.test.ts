@@ -61,6 +61,18 @@ describe('the run status table', () => {
     expect(await transitionRun(database.db, 'run_missing', 'running')).toEqual({ ok: false, reason: 'not-found' });
   });
 
+  it('stamps every claim with its own time (the claim is a prepared statement, built once)', async () => {
+    const first = await newRun();
+    await markRunRunning(database.db, first.id);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = await newRun();
+    const before = new Date();
+    const claimed = await transitionRun(database.db, second.id, 'running');
+    // updated_at is the run's lease: a stale one would let the reconciler re-queue a running run.
+    expect(claimed.ok && claimed.run.updatedAt.getTime()).toBeGreaterThanOrEqual(before.getTime() - 5);
+    expect(claimed.ok && claimed.run.startedAt).toBeInstanceOf(Date);
+  });
+
   it('only one of two racing writers wins', async () => {
     const run = await newRun();
     await markRunRunning(database.db, run.id);

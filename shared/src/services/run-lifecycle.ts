@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { preparedQuery } from '../db/prepared-query';
 import { runs, type RunStatus } from '../db/schema';
 import { isDependencyDown } from './errors';
 
@@ -54,7 +55,10 @@ export type RunTransition = { ok: true; run: Run } | { ok: false; reason: 'not-f
  */
 export async function transitionRun(db: Database, runId: string, to: RunStatus, fields: RunTransitionFields = {}): Promise<RunTransition> {
   const terminal = isTerminal(to);
-  const [run] = await db
+  // Every job starts with the plain claim (→ running, nothing else written): that one is prepared.
+  const [run] = to === 'running' && Object.keys(fields).length === 0
+    ? await claimRun(db).execute({ runId })
+    : await db
     .update(runs)
     .set({
       ...fields,
@@ -69,6 +73,16 @@ export async function transitionRun(db: Database, runId: string, to: RunStatus, 
   const [current] = await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId));
   return current ? { ok: false, reason: 'not-allowed', status: current.status } : { ok: false, reason: 'not-found' };
 }
+
+const claimRun = preparedQuery((db) =>
+  db
+    .update(runs)
+    // updatedAt explicitly: its $onUpdate default would be computed once, when the statement is built.
+    .set({ status: 'running', startedAt: sql`coalesce(${runs.startedAt}, now())`, updatedAt: sql`now()` })
+    .where(and(eq(runs.id, sql.placeholder('runId')), inArray(runs.status, sourcesOf('running'))))
+    .returning()
+    .prepare('claim_run'),
+);
 
 /** queued/awaiting_approval/running → running; false when the run already ended (e.g. cancelled). */
 export async function markRunRunning(db: Database, runId: string, fields: RunTransitionFields = {}): Promise<boolean> {

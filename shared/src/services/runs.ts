@@ -1,5 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { preparedQuery } from '../db/prepared-query';
 import { runs } from '../db/schema';
 import { newId } from '../ids';
 import type { ToolResult } from '../tools/define-tool-type';
@@ -21,8 +22,10 @@ export async function createToolRun(db: Database, input: { userId: string; toolI
   return run!;
 }
 
+const runById = preparedQuery((db) => db.select().from(runs).where(eq(runs.id, sql.placeholder('id'))).prepare('run_by_id'));
+
 export async function getRun(db: Database, id: string): Promise<Run> {
-  const [run] = await db.select().from(runs).where(eq(runs.id, id));
+  const [run] = await runById(db).execute({ id });
   if (!run) throw new NotFoundError('Run', id);
   return run;
 }

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, asc, count, eq, gt, isNull, ne, or } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
+import { preparedQuery } from '../db/prepared-query';
 import {
   type ChangePasswordInput,
   type CreateApiTokenInput,
@@ -187,12 +188,19 @@ export async function createSession(db: Database, userId: string, ttlMs = SESSIO
 }
 
 /** The user behind a session cookie, or null when unknown or expired. */
-export async function resolveSession(db: Database, token: string): Promise<PublicUser | null> {
-  const [row] = await db
+/** Every request with a cookie asks this: prepared once. */
+const userOfSession = preparedQuery((db) =>
+  db
     .select({ user: users })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, hashSecret(token)), gt(sessions.expiresAt, new Date()), isNull(users.disabledAt)));
+    .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), gt(sessions.expiresAt, sql.placeholder('now')), isNull(users.disabledAt)))
+    .prepare('user_of_session'),
+);
+
+export async function resolveSession(db: Database, token: string): Promise<PublicUser | null> {
+  // Placeholder values skip the column's mapping to the driver: the time goes as text, as drizzle would send it.
+  const [row] = await userOfSession(db).execute({ tokenHash: hashSecret(token), now: new Date().toISOString() });
   return row ? toPublicUser(row.user) : null;
 }
 
