@@ -1,4 +1,4 @@
-import type { ApprovalResponseData } from '../chat/types.ts';
+import type { ApprovalResponseData } from '@agentq/shared/events';
 import type { Approval, ApprovalOutcome } from './types.ts';
 
 /** The outcome an approval row records; undefined while it is still pending. */

@@ -1,5 +1,8 @@
 import { readSse } from './sse.ts';
-import type { RunChunk, RunEvent } from './types.ts';
+import type { RunChunk, RunEvent as StoredRunEvent } from '@agentq/shared/events';
+
+/** A chunk with its gap-free per-run sequence number (the SSE event id). */
+export type RunEvent = Pick<StoredRunEvent, 'seq' | 'chunk'>;
 
 /** The run's events cannot be read (signed out, not yours, gone): reconnecting would not help. */
 export class RunEventsError extends Error {

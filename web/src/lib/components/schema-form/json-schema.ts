@@ -1,4 +1,30 @@
-import type { JsonSchema } from '#lib/types.ts';
+
+/** A JSON Schema as `z.toJSONSchema` writes it (draft 2020-12); only the keywords the UI reads are typed. */
+export type JsonSchema = {
+  type?: string | string[];
+  title?: string;
+  description?: string;
+  default?: unknown;
+  examples?: unknown[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
+  minLength?: number;
+  maxLength?: number;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  [keyword: string]: unknown;
+};
+
 
 /**
  * How SchemaForm renders one value. Decided from the JSON Schema alone, so a new tool type
