@@ -272,6 +272,7 @@ export const en = {
   'agents.approvalSet': "Set on this agent",
   'tools.execute': "Execute",
   'tools.logs': "Logs",
+  'tools.order': "Order",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -271,4 +271,5 @@ export const zh = {
   'agents.approvalSet': "在此智能体上设置",
   'tools.execute': "执行",
   'tools.logs': "日志",
+  'tools.order': "顺序",
 } satisfies Record<MessageKey, string>;
