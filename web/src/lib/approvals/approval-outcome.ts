@@ -1,4 +1,5 @@
 import type { ApprovalResponseData } from '@agentq/shared/events';
+import { t } from '../i18n/i18n.svelte.ts';
 import type { Approval, ApprovalOutcome } from './types.ts';
 
 /** The outcome an approval row records; undefined while it is still pending. */
@@ -32,8 +33,8 @@ export function reasonToShow(outcome: ApprovalOutcome): string | undefined {
 /** Who decided, for "Approved by …": the viewer is "you"; known names are used; else "another user". */
 export function describeDecider(decidedBy: string | undefined, viewerId: string | undefined, names?: ReadonlyMap<string, string>): string | undefined {
   if (!decidedBy) return undefined;
-  if (decidedBy === viewerId) return 'you';
-  return names?.get(decidedBy) ?? 'another user';
+  if (decidedBy === viewerId) return t('approval.you');
+  return names?.get(decidedBy) ?? t('approval.anotherUser');
 }
 
 /** "4:05" under an hour, "2 h 5 min" above; 0 once the time is up. */
@@ -52,11 +53,11 @@ export function formatTimeLeft(ms: number): string {
  * tool's input schema is the API's call (a 400 with the issues).
  */
 export function parseEditedInput(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  if (!text.trim()) return { ok: false, error: 'Enter the input as JSON.' };
+  if (!text.trim()) return { ok: false, error: t('approval.enterJson') };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (caught) {
-    return { ok: false, error: `Not valid JSON: ${caught instanceof Error ? caught.message : String(caught)}` };
+    return { ok: false, error: t('approval.invalidJson', { error: caught instanceof Error ? caught.message : String(caught) }) };
   }
 }
 

@@ -1,5 +1,6 @@
 import type { UIMessage } from 'ai';
 import { ApiError } from '../api.ts';
+import { t } from '../i18n/i18n.svelte.ts';
 import { RunStream } from './run-stream.svelte.ts';
 import {
   editMessage,
@@ -165,7 +166,7 @@ export class Conversation {
       this.sendError = describeError(caught);
       const activeRunId = caught instanceof ApiError && caught.status === 409 ? caught.details.activeRunId : undefined;
       if (typeof activeRunId === 'string' && (await this.#followRun(activeRunId))) {
-        this.sendError = 'A run is already going in this session (started elsewhere); it is shown above. Send your message once it has finished.';
+        this.sendError = t('chat.runElsewhere');
       }
       return false;
     } finally {
@@ -207,7 +208,7 @@ export function describeError(caught: unknown): string {
     const issues = caught.issues.map((issue) => issue.message).filter((message) => message && !caught.message.includes(message));
     return issues.length > 0 ? `${caught.message} (${issues.join('; ')})` : caught.message;
   }
-  return caught instanceof Error && caught.message ? caught.message : 'Something went wrong. Please try again.';
+  return caught instanceof Error && caught.message ? caught.message : t('common.somethingWrong');
 }
 
 function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>): ChatEntry[] {

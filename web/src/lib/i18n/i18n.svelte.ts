@@ -63,6 +63,15 @@ export function t(key: MessageKey, params?: Record<string, string | number>): st
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
+/**
+ * The text around one placeholder, for wrapping the value in markup (a `<time>`, a link).
+ * @example tAround('approval.left', 'time') // ['', ' left'] in English, ['剩余 ', ''] in Chinese
+ */
+export function tAround(key: MessageKey, name: string): [before: string, after: string] {
+  const [before = '', after = ''] = (catalogs[locale.current][key] ?? en[key]).split(`{${name}}`);
+  return [before, after];
+}
+
 /** A date and time in the current language's format. */
 export function formatDateTime(value: string | number | Date | null | undefined): string {
   if (value === null || value === undefined) return '';
