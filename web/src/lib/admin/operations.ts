@@ -1,5 +1,6 @@
 /** Formatting and filter values for the operators' dashboard; its API and types are in `operations-api.ts`. */
 import type { RunStatus } from '@agentq/shared/api-types';
+import { formatDateTime, t } from '../i18n/i18n.svelte.ts';
 
 export const RUN_STATUSES = ['queued', 'running', 'awaiting_approval', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
 export const RUN_KINDS = ['chat', 'tool'] as const;
@@ -20,11 +21,15 @@ export function formatDuration(ms: number | null | undefined): string {
 /** A locale date and time, or `—`. */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return Number.isNaN(new Date(iso).getTime()) ? iso : formatDateTime(iso);
 }
 
-/** Status words for people: `awaiting_approval` → `awaiting approval`. */
+/** Status words for people in the UI's language: `awaiting_approval` → `awaiting approval` (等待审批). */
 export function statusLabel(status: string): string {
-  return status.replaceAll('_', ' ');
+  return (RUN_STATUSES as readonly string[]).includes(status) ? t(`runStatus.${status as RunStatus}`) : status.replaceAll('_', ' ');
+}
+
+/** `chat` / `tool` (对话 / 工具). */
+export function kindLabel(kind: string): string {
+  return (RUN_KINDS as readonly string[]).includes(kind) ? t(`runKind.${kind as (typeof RUN_KINDS)[number]}`) : kind;
 }
