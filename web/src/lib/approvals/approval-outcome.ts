@@ -1,4 +1,5 @@
 import type { ApprovalResponseData } from '@agentq/shared/events';
+import { issueText } from '../forms/issue-text.ts';
 import { t } from '../i18n/i18n.svelte.ts';
 import type { Approval, ApprovalOutcome } from './types.ts';
 
@@ -64,5 +65,5 @@ export function parseEditedInput(text: string): { ok: true; value: unknown } | {
 /** A 400's issues as "url: Invalid URL", without the `input` prefix the API adds to edited-input paths. */
 export function describeInputIssue(issue: { path: (string | number)[]; message: string }): string {
   const path = issue.path[0] === 'input' ? issue.path.slice(1) : issue.path;
-  return path.length > 0 ? `${path.join('.')}: ${issue.message}` : issue.message;
+  return path.length > 0 ? `${path.join('.')}: ${issueText(issue.message)}` : issueText(issue.message);
 }

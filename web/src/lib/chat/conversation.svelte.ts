@@ -1,5 +1,6 @@
 import type { UIMessage } from 'ai';
 import { ApiError } from '../api.ts';
+import { issueText } from '../forms/issue-text.ts';
 import { t } from '../i18n/i18n.svelte.ts';
 import { RunStream } from './run-stream.svelte.ts';
 import {
@@ -205,7 +206,7 @@ export class Conversation {
 /** The API's message, with its validation issues when it gave any ("content: Write a message"). */
 export function describeError(caught: unknown): string {
   if (caught instanceof ApiError) {
-    const issues = caught.issues.map((issue) => issue.message).filter((message) => message && !caught.message.includes(message));
+    const issues = caught.issues.map((issue) => issueText(issue.message)).filter((message) => message && !caught.message.includes(message));
     return issues.length > 0 ? `${caught.message} (${issues.join('; ')})` : caught.message;
   }
   return caught instanceof Error && caught.message ? caught.message : t('common.somethingWrong');
