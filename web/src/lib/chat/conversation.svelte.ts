@@ -198,7 +198,7 @@ export class Conversation {
     try {
       await this.activeStream?.stop();
     } catch (caught) {
-      this.stopError = `Could not stop the run: ${describeError(caught)}`;
+      this.stopError = t('chat.stopFailed', { error: describeError(caught) });
     }
   }
 }

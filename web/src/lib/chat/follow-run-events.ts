@@ -1,3 +1,4 @@
+import { t } from '../i18n/i18n.svelte.ts';
 import { readSse } from './sse.ts';
 import type { RunChunk, RunEvent as StoredRunEvent } from '@agentq/shared/events';
 
@@ -51,7 +52,7 @@ export async function* followRunEvents(url: string, options: FollowRunEventsOpti
 
   for (;;) {
     signal?.throwIfAborted();
-    let lastProblem = 'the connection to the server dropped';
+    let lastProblem = t('runEvents.dropped');
     try {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastSeq > 0) headers['last-event-id'] = String(lastSeq);
@@ -83,7 +84,7 @@ export async function* followRunEvents(url: string, options: FollowRunEventsOpti
     if (finished) return;
     failures++;
     if (failures >= maxAttempts) {
-      throw new RunEventsError(0, `Lost the connection to this run (${lastProblem}). Reload the page to follow it again.`);
+      throw new RunEventsError(0, t('runEvents.lost', { problem: lastProblem }));
     }
     onConnection?.('reconnecting');
     await delay(retryDelays[Math.min(failures - 1, retryDelays.length - 1)] ?? 1000, signal);

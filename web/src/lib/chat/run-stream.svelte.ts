@@ -1,6 +1,7 @@
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { TERMINAL_STATUSES, withoutRetriedAttempts, type RunChunk, type RunStatusData } from '@agentq/shared/events';
 import { ApiError } from '../api.ts';
+import { t } from '../i18n/i18n.svelte.ts';
 import { cancelRun, getRun, runEventsUrl, type RunStatus } from '../runs/runs-api.ts';
 import { followRunEvents, type RunEvent } from './follow-run-events.ts';
 
@@ -168,7 +169,7 @@ export class RunStream {
     const messages = readUIMessageStream<UIMessage>({
       stream: chunks,
       onError: (error) => {
-        this.error ??= `Part of this answer could not be shown: ${error instanceof Error ? error.message : String(error)}`;
+        this.error ??= t('chat.partNotShown', { error: error instanceof Error ? error.message : String(error) });
       },
     });
     for await (const snapshot of messages) if (!reducer.stale) this.#schedule(snapshot);

@@ -1,3 +1,4 @@
+import { t } from '../../i18n/i18n.svelte.ts';
 
 /** A JSON Schema as `z.toJSONSchema` writes it (draft 2020-12); only the keywords the UI reads are typed. */
 export type JsonSchema = {
@@ -257,10 +258,10 @@ export function parseJson(text: string): { value: unknown; error?: undefined } |
 
 /** Parses the text of a JSON editor that must hold an object (a config, a tool input). */
 export function parseJsonObject(text: string): { value: Record<string, unknown>; error?: undefined } | { value?: undefined; error: string } {
-  if (!text.trim()) return { error: 'Enter a JSON object, e.g. {}' };
+  if (!text.trim()) return { error: t('schemaForm.enterObject', { example: '{}' }) };
   const parsed = parseJson(text);
   if (parsed.error !== undefined) return { error: `Invalid JSON: ${parsed.error}` };
-  if (!isRecord(parsed.value)) return { error: 'The value must be a JSON object ({ … }).' };
+  if (!isRecord(parsed.value)) return { error: t('schemaForm.mustBeObject') };
   return { value: parsed.value };
 }
 

@@ -725,6 +725,15 @@ export const en = {
   'issue.expectedBoolean': "Expected a boolean",
   'issue.expectedList': "Expected a list",
   'issue.expectedObject': "Expected an object",
+
+  'runEvents.dropped': "the connection to the server dropped",
+  'runEvents.lost': "Lost the connection to this run ({problem}). Reload the page to follow it again.",
+  'api.unreachable': "Cannot reach the server. Check your connection and try again.",
+  'api.requestFailed': "Request failed: {status}",
+  'chat.stopFailed': "Could not stop the run: {error}",
+  'chat.partNotShown': "Part of this answer could not be shown: {error}",
+  'schemaForm.enterObject': "Enter a JSON object, e.g. {example}",
+  'schemaForm.mustBeObject': "The value must be a JSON object ({ … }).",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

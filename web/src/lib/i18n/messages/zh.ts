@@ -724,4 +724,13 @@ export const zh = {
   'issue.expectedBoolean': "应为布尔值",
   'issue.expectedList': "应为列表",
   'issue.expectedObject': "应为对象",
+
+  'runEvents.dropped': "与服务器的连接中断了",
+  'runEvents.lost': "与此运行的连接已丢失（{problem}）。请重新加载页面以继续跟踪。",
+  'api.unreachable': "无法连接到服务器。请检查网络连接后重试。",
+  'api.requestFailed': "请求失败：{status}",
+  'chat.stopFailed': "无法停止运行：{error}",
+  'chat.partNotShown': "此回答的一部分无法显示：{error}",
+  'schemaForm.enterObject': "请输入 JSON 对象，例如 {example}",
+  'schemaForm.mustBeObject': "值必须是 JSON 对象（{ … }）。",
 } satisfies Record<MessageKey, string>;
