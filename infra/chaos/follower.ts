@@ -1,3 +1,5 @@
+import { withoutRetriedAttempts, type RunChunk } from '@agentq/shared/events';
+
 /** What one SSE follower saw of a run, across every reconnect. */
 export type FollowerReport = {
   runId: string;
@@ -11,6 +13,9 @@ export type FollowerReport = {
   /** 503 answers while a dependency was down (expected during outages; retried after Retry-After). */
   unavailable: number;
   events: number;
+  /** `data-step-retry` markers: a worker re-ran a step a crash had cut short. */
+  stepRetries: number;
+  /** The answer text as the chat UI shows it: each retried step's abandoned attempt dropped. */
   text: string;
 };
 
@@ -19,7 +24,8 @@ export type FollowerReport = {
  * [DONE] it reconnects with Last-Event-ID (after Retry-After on a 503), until `deadline`.
  */
 export async function followRun(baseUrl: () => string, cookie: string, runId: string, deadline: number): Promise<FollowerReport> {
-  const report: FollowerReport = { runId, gaps: 0, duplicates: 0, finished: false, reconnects: -1, unavailable: 0, events: 0, text: '' };
+  const report: FollowerReport = { runId, gaps: 0, duplicates: 0, finished: false, reconnects: -1, unavailable: 0, events: 0, stepRetries: 0, text: '' };
+  const received: { seq: number; chunk: RunChunk }[] = [];
   let lastSeq = 0;
   let sawFinish = false;
   /** [DONE] without ever seeing `finish`: the server says the run is over, we missed its end. */
@@ -72,8 +78,9 @@ export async function followRun(baseUrl: () => string, cookie: string, runId: st
           }
           if (seq > lastSeq + 1) report.gaps += 1;
           lastSeq = seq;
-          const chunk = JSON.parse(data) as { type: string; delta?: string };
-          if (chunk.type === 'text-delta') report.text += chunk.delta ?? '';
+          const chunk = JSON.parse(data) as RunChunk;
+          received.push({ seq, chunk });
+          if (chunk.type === 'data-step-retry') report.stepRetries += 1;
           if (chunk.type === 'finish') sawFinish = true;
         }
       }
@@ -84,6 +91,10 @@ export async function followRun(baseUrl: () => string, cookie: string, runId: st
     }
     if (!report.finished && !ended) await sleep(300);
   }
+  // The same reduction the web client (web/src/lib/chat/run-stream.svelte.ts) and the stored message use.
+  report.text = withoutRetriedAttempts(received)
+    .map(({ chunk }) => (chunk.type === 'text-delta' ? chunk.delta : ''))
+    .join('');
   return report;
 }
 

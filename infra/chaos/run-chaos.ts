@@ -19,6 +19,8 @@ function skipped(scenario: string, reason: string): ScenarioResult {
     lost: 0,
     repeatedEffects: { 'non-idempotent': { keyed: 0, unkeyed: 0 }, idempotent: { keyed: 0, unkeyed: 0 } },
     doubledAnswers: 0,
+    doubledLiveAnswers: 0,
+    preToolText: { stored: 0, live: 0 },
     sse: { followers: 0, gaps: 0, duplicates: 0, unfinished: 0, unavailable503: 0 },
     crashes: { unexpectedExits: [], unhandled: [] },
     extra: {},
@@ -78,10 +80,10 @@ export async function runChaos(options: ChaosOptions): Promise<ScenarioResult[]>
 
 /** The results as a fixed-width table, one row per scenario. */
 export function formatTable(results: ScenarioResult[]): string {
-  const header = ['scenario', 'runs', 'terminal', 'ok/fail/canc', 'lost', 'rep non-idem k/u', 'rep idem k/u', 'doubled', 'sse gaps/dups/unfin (followers)', 'crashes', 'result'];
+  const header = ['scenario', 'runs', 'terminal', 'ok/fail/canc', 'lost', 'rep non-idem k/u', 'rep idem k/u', 'doubled stored/live', 'pre-tool text bad s/l', 'sse gaps/dups/unfin (followers)', 'crashes', 'result'];
   const rows = results.map((result) =>
     result.skipped && result.runs === 0
-      ? [result.scenario, '-', '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${result.skipped}`]
+      ? [result.scenario, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${result.skipped}`]
       : [
           result.scenario,
           String(result.runs),
@@ -90,7 +92,8 @@ export function formatTable(results: ScenarioResult[]): string {
           String(result.lost),
           `${result.repeatedEffects['non-idempotent'].keyed}/${result.repeatedEffects['non-idempotent'].unkeyed}`,
           `${result.repeatedEffects.idempotent.keyed}/${result.repeatedEffects.idempotent.unkeyed}`,
-          String(result.doubledAnswers),
+          `${result.doubledAnswers}/${result.doubledLiveAnswers}`,
+          `${result.preToolText.stored}/${result.preToolText.live}`,
           `${result.sse.gaps}/${result.sse.duplicates}/${result.sse.unfinished} (${result.sse.followers})`,
           String(result.crashes.unexpectedExits.length + result.crashes.unhandled.length),
           result.violations.length === 0 ? 'ok' : `${result.violations.length} violation(s)`,

@@ -1,6 +1,6 @@
 import { followRun, type FollowerReport } from './follower';
 import type { PrivatePostgres } from './private-postgres';
-import { answerMarker, startWorld, type World, type WorldOptions } from './world';
+import { answerMarker, planMarker, startWorld, type World, type WorldOptions } from './world';
 
 /** RFC 9110: what repeating a request does. POST/PATCH are not idempotent; the rest are. */
 export type EffectClass = 'non-idempotent' | 'idempotent';
@@ -26,6 +26,13 @@ export type ScenarioResult = {
   repeatedEffects: Record<EffectClass, Repeats>;
   /** Stored answers that hold the model's answer more than once. */
   doubledAnswers: number;
+  /**
+   * Succeeded runs whose stored message does not hold the text the model streamed before its tool
+   * call exactly once (0 = lost, 2+ = doubled), stored and as followers saw it.
+   */
+  preToolText: { stored: number; live: number };
+  /** Followers whose answer, as the chat UI shows it (retried steps' abandoned attempts dropped), holds it more than once. */
+  doubledLiveAnswers: number;
   sse: { followers: number; gaps: number; duplicates: number; unfinished: number; unavailable503: number };
   crashes: { unexpectedExits: string[]; unhandled: string[] };
   extra: Record<string, unknown>;
@@ -90,12 +97,25 @@ async function measure(world: World, name: string, description: string, records:
   const statuses = await waitTerminal(world, records, deadline);
   const repeatedEffects: Record<EffectClass, Repeats> = { 'non-idempotent': { keyed: 0, unkeyed: 0 }, idempotent: { keyed: 0, unkeyed: 0 } };
   let doubledAnswers = 0;
+  const preToolText = { stored: 0, live: 0 };
   for (const record of records) {
     const hits = world.effects.hitsFor(record.path);
     if (hits.length > 1) {
       const key = hits[0]!.idempotencyKey;
       const keyed = key !== null && hits.every((hit) => hit.idempotencyKey === key);
       repeatedEffects[effectOf(record.method)][keyed ? 'keyed' : 'unkeyed'] += hits.length - 1;
+      if (!keyed && effectOf(record.method) === 'non-idempotent') {
+        // Which calls repeated (the key is <runId>:<toolCallId>) and when: what to look at first.
+        const repeats = (extra.unkeyedRepeats as string[] | undefined) ?? [];
+        repeats.push(`${record.path}: ${hits.map((hit) => `${hit.idempotencyKey ?? 'no key'}@+${hit.at - started}ms`).join(', ')}`);
+        extra.unkeyedRepeats = repeats;
+      }
+    }
+    if (statuses.get(record.runId) === 'failed') {
+      const run = await world.user.get(`/api/runs/${record.runId}`).catch(() => undefined);
+      const errors = (extra.failures as string[] | undefined) ?? [];
+      errors.push(`${record.path}: ${String(run?.body?.error ?? 'unknown').slice(0, 200)}`);
+      extra.failures = errors;
     }
     const session = await world.user.get(`/api/sessions/${record.sessionId}`).catch(() => undefined);
     const message = (session?.body?.messages as { role: string; runId?: string; parts: { type: string; text?: string }[] }[] | undefined)?.find(
@@ -103,13 +123,21 @@ async function measure(world: World, name: string, description: string, records:
     );
     const text = (message?.parts ?? []).filter((part) => part.type === 'text').map((part) => part.text ?? '').join('');
     if (text.split(answerMarker(record.path)).length - 1 > 1) doubledAnswers += 1;
+    if (statuses.get(record.runId) === 'succeeded' && text.split(planMarker(record.path)).length - 1 !== 1) preToolText.stored += 1;
   }
   const followerPromises = records.flatMap((record) => (record.follower ? [record.follower, ...(extraFollowers.get(record) ?? [])] : []));
   const followers = await Promise.all(followerPromises);
+  let doubledLiveAnswers = 0;
   for (const follower of followers) {
     const record = records.find((candidate) => candidate.runId === follower.runId)!;
-    if (follower.text.split(answerMarker(record.path)).length - 1 > 1) extra.doubledLiveAnswers = ((extra.doubledLiveAnswers as number) ?? 0) + 1;
+    if (follower.text.split(answerMarker(record.path)).length - 1 > 1) doubledLiveAnswers += 1;
+    if (follower.finished && statuses.get(record.runId) === 'succeeded' && follower.text.split(planMarker(record.path)).length - 1 !== 1) preToolText.live += 1;
   }
+  const stepRetries = followers.reduce((sum, follower) => sum + follower.stepRetries, 0);
+  if (stepRetries > 0) extra.stepRetriesSeen = stepRetries;
+  // postgres.js's null-socket fault, caught by the process guard and repaired (shared/src/db/postgres).
+  const driverFaults = world.stack.countLines('postgres driver fault');
+  if (driverFaults > 0) extra.driverFaultsRecovered = driverFaults;
   const values = records.map((record) => statuses.get(record.runId) ?? 'unknown');
   const result: ScenarioResult = {
     scenario: name,
@@ -122,6 +150,8 @@ async function measure(world: World, name: string, description: string, records:
     lost: values.filter((status) => !TERMINAL.has(status)).length,
     repeatedEffects,
     doubledAnswers,
+    doubledLiveAnswers,
+    preToolText,
     sse: {
       followers: followers.length,
       gaps: followers.reduce((sum, follower) => sum + follower.gaps, 0),
@@ -144,6 +174,8 @@ function violations(result: ScenarioResult): string[] {
   if (result.lost > 0) found.push(`${result.lost} run(s) not terminal`);
   if (result.repeatedEffects['non-idempotent'].unkeyed > 0) found.push(`${result.repeatedEffects['non-idempotent'].unkeyed} repeated non-idempotent effect(s) without one Idempotency-Key`);
   if (result.doubledAnswers > 0) found.push(`${result.doubledAnswers} doubled answer(s)`);
+  if (result.preToolText.stored + result.preToolText.live > 0) found.push(`text before a tool call lost or doubled in ${result.preToolText.stored} stored message(s), ${result.preToolText.live} follower(s)`);
+  if (result.doubledLiveAnswers > 0) found.push(`${result.doubledLiveAnswers} follower(s) shown a doubled answer`);
   if (result.sse.gaps > 0) found.push(`${result.sse.gaps} SSE gap(s)`);
   if (result.sse.duplicates > 0) found.push(`${result.sse.duplicates} SSE duplicate(s)`);
   if (result.sse.unfinished > 0) found.push(`${result.sse.unfinished} unfinished follower(s)`);

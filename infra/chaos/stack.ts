@@ -25,6 +25,8 @@ export type ChaosStack = {
   restartApi: (signal?: NodeJS.Signals) => Promise<void>;
   /** Exits nobody asked for, and unhandled rejection / uncaught exception lines in any process's log. */
   crashes: () => { unexpectedExits: string[]; unhandled: string[] };
+  /** Log lines of every process containing `text` (e.g. a recovered fault worth reporting). */
+  countLines: (text: string) => number;
   stop: () => Promise<void>;
 };
 
@@ -136,6 +138,7 @@ export async function startChaosStack(options: { serverUrl: string; redisUrl: st
           .map((line) => `${managed.label}: ${line.slice(0, 400)}`),
       ),
     }),
+    countLines: (text) => everyProcess.reduce((sum, managed) => sum + managed.output().split('\n').filter((line) => line.includes(text)).length, 0),
     stop: async () => {
       await Promise.all([api, ...workers].map((managed) => managed.stop('SIGTERM')));
       const cleanup = postgres(options.serverUrl, { max: 1, onnotice: () => {} });

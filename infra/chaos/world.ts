@@ -21,6 +21,8 @@ export type World = {
 
 /** The marker the model puts around its answer, so a doubled answer can be counted in the stored message. */
 export const answerMarker = (path: string) => `ANSWER[${path}]`;
+/** What the model says before its tool call, in the same step: a crash in the tool must neither lose nor double it. */
+export const planMarker = (path: string) => `PLAN[${path}]`;
 
 function lastUserText(request: ChatCompletionRequest): string {
   const last = request.messages.filter((message) => message.role === 'user').at(-1);
@@ -28,8 +30,9 @@ function lastUserText(request: ChatCompletionRequest): string {
 }
 
 /**
- * The scripted model: "call <tool> <METHOD> <path>" makes one tool call to the effect server, then
- * answers "ANSWER[<path>] <what the tool said>" once the result is in.
+ * The scripted model: "call <tool> <METHOD> <path>" says "PLAN[<path>] …" and makes one tool call to
+ * the effect server in the same step, then answers "ANSWER[<path>] <what the tool said>" once the
+ * result is in.
  */
 function script(effectsUrl: string) {
   return byLastUserMessage([
@@ -39,7 +42,7 @@ function script(effectsUrl: string) {
         const [, tool, method, path] = /^call (\w+) (\w+) (\S+)/.exec(lastUserText(request))!;
         const results = toolResultsSinceLastUserMessage(request);
         if (results.length > 0) return { text: `${answerMarker(path!)} the tool said: ${results.map((result) => String(result.content).slice(0, 80)).join(' | ')}` };
-        return { toolCalls: [{ name: tool!, input: { url: `${effectsUrl}${path}`, method } }] };
+        return { text: `${planMarker(path!)} calling the tool. `, toolCalls: [{ name: tool!, input: { url: `${effectsUrl}${path}`, method } }] };
       },
     },
   ]);

@@ -29,6 +29,7 @@ async function main() {
       if (options.profile) mkdirSync(resolve(options.profile), { recursive: true });
       stack = await startProcessStack({
         workers: options.workers,
+        compiled: true,
         env: { LOG_LEVEL: 'info', REDIS_URL: redisUrl, ...profileEnv },
         workerEnv: { WORKER_CONCURRENCY: String(options.workerConcurrency) },
       });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -15,8 +15,14 @@ export type ManagedProcess = {
   stop: (signal?: NodeJS.Signals) => Promise<void>;
 };
 
-function run(entry: string, env: NodeJS.ProcessEnv, readyText: string, label: string): Promise<ManagedProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}${entry}`], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `api/src/index.ts` through tsx, or its bundle `api/dist/index.js` with plain node (what production runs). */
+function commandOf(entry: string, compiled: boolean): string[] {
+  if (!compiled) return ['--import', 'tsx', `${repoRoot}${entry}`];
+  return [`${repoRoot}${entry.replace('/src/', '/dist/').replace(/\.ts$/, '.js')}`];
+}
+
+function run(entry: string, env: NodeJS.ProcessEnv, readyText: string, label: string, compiled = false): Promise<ManagedProcess> {
+  const child = spawn(process.execPath, commandOf(entry, compiled), { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   // Keep a bounded tail: long load runs log a lot.
   const append = (chunk: Buffer) => {
@@ -71,7 +77,24 @@ export type ProcessStack = {
  * The production shape for tests: an API process and worker processes (separate Node processes,
  * as docker-compose runs them) on a fresh database of the test PostgreSQL and a private queue prefix.
  */
-export async function startProcessStack(options: { apis?: number; workers?: number; env?: Record<string, string>; workerEnv?: Record<string, string> } = {}): Promise<ProcessStack> {
+export type ProcessStackOptions = {
+  apis?: number;
+  workers?: number;
+  env?: Record<string, string>;
+  workerEnv?: Record<string, string>;
+  /** Run the compiled bundles (`npm run build`, built here when sources changed) instead of tsx: the production shape benchmarks measure. */
+  compiled?: boolean;
+};
+
+/** Builds the server bundles unless their inputs are unchanged since the last build. */
+function buildServer(): void {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', `${repoRoot}infra/compile/build.ts`, 'server'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`npm run build -- server failed:\n${result.stdout}${result.stderr}`);
+}
+
+export async function startProcessStack(options: ProcessStackOptions = {}): Promise<ProcessStack> {
+  const compiled = options.compiled ?? false;
+  if (compiled) buildServer();
   const databaseName = `agentq_procs_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
   await server.unsafe(`create database "${databaseName}"`);
@@ -94,12 +117,12 @@ export async function startProcessStack(options: { apis?: number; workers?: numb
   const apiUrls: string[] = [];
   for (let index = 0; index < (options.apis ?? 1); index++) {
     const port = await freePort();
-    apis.push(await run('api/src/index.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }, 'api listening', `api ${index + 1}`));
+    apis.push(await run('api/src/index.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }, 'api listening', `api ${index + 1}`, compiled));
     apiUrls.push(`http://127.0.0.1:${port}`);
   }
   const workers: ManagedProcess[] = [];
   const startWorker = async (extra: Record<string, string> = {}) => {
-    const worker = await run('worker/src/index.ts', { ...env, ...options.workerEnv, ...extra }, 'worker started', 'worker');
+    const worker = await run('worker/src/index.ts', { ...env, ...options.workerEnv, ...extra }, 'worker started', 'worker', compiled);
     workers.push(worker);
     return worker;
   };

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { recoverFromPostgresDriverFault } from './db/postgres/driver-fault';
 
 export type { Logger };
 
@@ -58,13 +59,19 @@ export function createLogger(options: { level?: string; name?: string; destinati
  * Process-level safety net for long-running processes: an unhandled rejection is logged (with its
  * stack) instead of killing a worker mid-job, since Node's default for them is to exit. Each one is
  * still a bug to fix at its source; the chaos suite counts process crashes and these log lines.
- * An uncaught exception leaves the process in an unknown state: it is logged, then the process exits.
+ * An uncaught exception leaves the process in an unknown state: it is logged, then the process exits;
+ * the one exception is postgres.js's null-socket fault, whose state is known and repaired by
+ * replacing the pools (db/postgres/driver-fault.ts).
  */
 export function guardProcess(logger: Logger): void {
   process.on('unhandledRejection', (reason) => {
     logger.error({ err: reason }, 'unhandled rejection');
   });
   process.on('uncaughtException', (error) => {
+    if (recoverFromPostgresDriverFault(error)) {
+      logger.warn({ err: error }, 'postgres driver fault on a closed connection: database pool replaced');
+      return;
+    }
     logger.fatal({ err: error }, 'uncaught exception; exiting');
     process.exit(1);
   });

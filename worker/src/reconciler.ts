@@ -3,8 +3,9 @@ import type { Logger } from '@agentq/shared/logger';
 import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
 import { enqueueRunJob, findRunJob, wakeRunJob, type Queues } from '@agentq/shared/queues';
 import { runsReadyToWake, setRunJobId } from '@agentq/shared/services';
-import { and, eq, inArray, lt } from 'drizzle-orm';
+import { and, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
+import { RUN_LEASE_MS } from './run-lease';
 
 /** Runs younger than this may still be on their way into Redis (the API enqueues right after inserting). */
 const GRACE_MS = 5_000;
@@ -14,14 +15,21 @@ export const WAKE_INTERVAL_MS = 2_000;
 /**
  * PostgreSQL is the source of truth for runs: any run it calls queued, running or awaiting approval
  * that has no live job in Redis (Redis restarted without persistence, a job removed by hand) is
- * enqueued again under its own id, parked runs delayed until their earliest approval expires.
+ * enqueued again under its own id, parked runs delayed until their earliest approval expires. A
+ * running run only once its lease lapsed (run-lease.ts): a worker may still be executing it.
  * Returns the ids of the runs it restored.
  */
 export async function reconcileRuns(db: Database, queues: Queues, logger: Logger): Promise<string[]> {
   const active = await db
     .select({ id: runs.id, kind: runs.kind, status: runs.status, queueJobId: runs.queueJobId })
     .from(runs)
-    .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), lt(runs.createdAt, new Date(Date.now() - GRACE_MS))));
+    .where(
+      and(
+        inArray(runs.status, [...ACTIVE_RUN_STATUSES]),
+        lt(runs.createdAt, new Date(Date.now() - GRACE_MS)),
+        or(ne(runs.status, 'running'), lt(runs.updatedAt, sql`now() - make_interval(secs => ${RUN_LEASE_MS / 1000})`)),
+      ),
+    );
   const restored: string[] = [];
   for (const run of active) {
     const job = await findRunJob(queues, run);

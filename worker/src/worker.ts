@@ -2,6 +2,7 @@ import { publishJobOutcome, queueCatalog, type QueueKey } from '@agentq/shared/q
 import { MetricsTime, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ProcessorMap, WorkerDeps } from './processor';
+import { startRunLeases } from './run-lease';
 
 export type WorkerPool = {
   workers: Worker[];
@@ -23,6 +24,7 @@ export type WorkerOptions = {
 
 /** Builds one BullMQ Worker per catalog queue, dispatching each job to its typed processor. */
 export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options: WorkerOptions): WorkerPool {
+  const leases = startRunLeases(deps.db);
   const workers = (Object.keys(queueCatalog) as QueueKey[]).map((queueKey) => {
     const definition = queueCatalog[queueKey];
     const handlers = processors[queueKey] as Record<string, (job: Job, deps: WorkerDeps, token?: string) => Promise<unknown>>;
@@ -38,7 +40,15 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
         const logger = deps.logger.child({ queue: definition.name, jobId: job.id, runId: (job.data as { runId?: string }).runId });
         const started = performance.now();
         logger.debug({ attempt: job.attemptsMade + 1 }, 'job started');
-        const result = await handler(job, { ...deps, logger }, token);
+        // The run's lease tells the reconciler a worker is on it, even if Redis loses this job.
+        const runId = (job.data as { runId?: string }).runId;
+        const release = runId ? leases.hold(runId) : () => {};
+        let result: unknown;
+        try {
+          result = await handler(job, { ...deps, logger }, token);
+        } finally {
+          release();
+        }
         logger.debug({ durationMs: Math.round(performance.now() - started) }, 'job done');
         // The processor stored the result durably; a waiting request gets it now, before BullMQ marks the job completed.
         if (definition.deliversResult) await publishJobOutcome(deps.redis, options.prefix, definition.name, String(job.id), { ok: true, value: result }).catch((error) => logger.warn({ err: error }, 'could not deliver the job result'));
@@ -69,6 +79,7 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
   return {
     workers,
     close: async (deadlineMs = 30_000, closeOptions = {}) => {
+      leases.stop();
       const waitFor = (ms: number) => {
         let timer: NodeJS.Timeout | undefined;
         const promise = new Promise<'timeout'>((resolve) => {

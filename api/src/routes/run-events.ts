@@ -72,7 +72,11 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
     void unsubscribe?.();
     throw error;
   }
-  const terminal = isTerminal((await getRunFor(c.var.db, run.id, currentUser(c))).status);
+  // Ended runs stay ended. A run that had not ended when read above publishes its end into the
+  // stream, which was subscribed and read since: only when nothing new is stored or the stream lost
+  // its start (expired, trimmed, Redis lost it) does the end need a second look at the database.
+  const terminal =
+    isTerminal(run.status) || ((stored.length === 0 || firstHeld > afterSeq + 1) && isTerminal((await getRunFor(c.var.db, run.id, currentUser(c))).status));
 
   c.header('x-vercel-ai-ui-message-stream', 'v1');
   c.header('x-accel-buffering', 'no');

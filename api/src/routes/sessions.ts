@@ -176,8 +176,12 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('json', startRunInputSchema),
     async (c) => {
       const user = currentUser(c);
-      const session = await getChatSessionFor(c.var.db, c.req.valid('param').id, user.id);
+      const { id } = c.req.valid('param');
+      // The owner check and the thread (its last message is the new question's parent) are read
+      // together; the thread is only used once the session proved to be the caller's.
+      const [session, thread] = await Promise.all([getChatSessionFor(c.var.db, id, user.id), listThreadMessages(c.var.db, id)]);
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      return c.json(await enqueueRun(c, await startChatRun(c.var.db, { userId: user.id, session, input: c.req.valid('json'), idempotencyKey })), 202);
+      const parentMessageId = thread.at(-1)?.id ?? null;
+      return c.json(await enqueueRun(c, await startChatRun(c.var.db, { userId: user.id, session, input: c.req.valid('json'), idempotencyKey, parentMessageId })), 202);
     },
   );

@@ -2,6 +2,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { Sql } from 'postgres';
+import { createReplaceableClient } from './postgres/replaceable-client';
+import { preparingClient } from './prepared-client';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -30,13 +33,15 @@ export async function createDb(options: { url?: string; dataDir?: string; poolSi
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     // prepare: false for PgBouncer in transaction mode (DATABASE_PREPARE=0): a server connection
     // there is not the client's for longer than a transaction, so named statements go missing.
-    const client = postgres(options.url, { max: options.poolSize ?? 10, prepare: options.prepare ?? true, onnotice: () => {} });
-    const db = drizzle(client, { schema });
+    // Replaceable: a pool poisoned by the driver's null-socket fault is swapped (postgres/driver-fault.ts).
+    const prepare = options.prepare ?? true;
+    const pool = createReplaceableClient(() => postgres(options.url!, { max: options.poolSize ?? 10, prepare, onnotice: () => {} }));
+    const db = drizzle({ client: (prepare ? preparingClient(pool) : pool) as unknown as Sql, schema });
     return {
       db: db as unknown as Database,
       kind: 'postgres',
       migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
-      close: () => client.end({ timeout: 5 }),
+      close: () => pool.end({ timeout: 5 }),
     };
   }
   const { PGlite } = await import('@electric-sql/pglite');

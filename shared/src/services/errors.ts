@@ -32,7 +32,7 @@ export function isDependencyDown(error: unknown): boolean {
   while (current && typeof current === 'object' && !seen.has(current)) {
     seen.add(current);
     const { code, name, message } = current as { code?: unknown; name?: unknown; message?: unknown };
-    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT', '57P01', '57P03', '53300'].includes(code)) return true;
+    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P03', '53300'].includes(code)) return true;
     if (name === 'MaxRetriesPerRequestError') return true;
     if (typeof message === 'string' && /enableOfflineQueue options is false|Connection is closed|Command timed out|Redis not ready|Stream isn't writeable/i.test(message)) return true;
     // Redis answering but not serving yet (loading its AOF/RDB after a restart, a busy script, a failover).

@@ -330,15 +330,16 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
   if (attempt > 1) result.metadata.attempt = attempt;
 
   const stopping = context.signal?.aborted && context.signal.reason instanceof WorkerStoppingError;
-  if (runId && toolCallId) {
-    if (stopping) {
-      // Not completed here: the worker that resumes the run decides by the call's effect.
-      await interruptToolCall(db, runId, toolCallId);
-      throw context.signal!.reason;
-    }
-    if (!(toolType.transactional && result.success)) await completeToolCall(db, runId, toolCallId, result);
+  if (runId && toolCallId && stopping) {
+    // Not completed here: the worker that resumes the run decides by the call's effect.
+    await interruptToolCall(db, runId, toolCallId);
+    throw context.signal!.reason;
   }
-  await writeToolLog(db, tool, context, input, result, loggedName);
+  // The journal's completion and the log row are independent writes: sent together, one round trip of waiting.
+  await Promise.all([
+    runId && toolCallId && !(toolType.transactional && result.success) ? completeToolCall(db, runId, toolCallId, result) : null,
+    writeToolLog(db, tool, context, input, result, loggedName),
+  ]);
   return result;
 }
 

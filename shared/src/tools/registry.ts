@@ -52,9 +52,18 @@ export function configJsonSchema(toolType: ToolType) {
  * require an object at the top, so a union of objects gets `type: "object"` beside its `oneOf`.
  */
 export function inputJsonSchema(toolType: ToolType) {
-  const schema = z.toJSONSchema(toolType.inputSchema as z.ZodType, JSON_SCHEMA_OPTIONS);
+  // A type's schema never changes while the process runs, and every run offering the type asks for it.
+  let cached = inputSchemas.get(toolType);
+  if (!cached) {
+    cached = toObjectSchema(z.toJSONSchema(toolType.inputSchema as z.ZodType, JSON_SCHEMA_OPTIONS));
+    inputSchemas.set(toolType, cached);
+  }
+  return cached;
+}
+function toObjectSchema(schema: z.core.JSONSchema.BaseSchema) {
   return schema.type === undefined && (schema.oneOf || schema.anyOf) ? { type: 'object' as const, ...schema } : schema;
 }
+const inputSchemas = new WeakMap<ToolType, ReturnType<typeof toObjectSchema>>();
 
 /** Starts what tool types hold process-wide (e.g. the calculator's sandbox processes) before the first call. */
 export async function warmToolTypes(): Promise<void> {

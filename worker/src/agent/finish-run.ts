@@ -9,6 +9,12 @@ import type { Checkpointer } from './checkpoint';
 import type { RunStream } from './open-run-stream';
 import type { RunProgress } from './stream-step';
 
+class AlreadyFinished extends Error {
+  constructor(readonly status: 'succeeded' | 'failed') {
+    super(`run already ${status}`);
+  }
+}
+
 export type RunOutcome = { status: TerminalRunStatus; finishReason?: string; error?: string; hitStepLimit?: boolean };
 
 /**
@@ -34,19 +40,34 @@ export async function finishRun(
     // The final timeline (approval responses, the last tool results) outlives the event stream.
     checkpoint: { ...(checkpointer.current ?? { messages: [], steps: progress.steps }), timeline: stream.timeline.snapshot() },
   });
-  await deps.db.transaction(async (tx) => {
-    await tx.delete(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
-    if (message.parts.length > 0) {
-      await tx.insert(messages).values({ id: newId('message'), sessionId: run.sessionId!, role: 'assistant', parts: message.parts, runId: run.id });
-    }
-    const moved = await transitionRun(tx, run.id, outcome.status, fields(outcome));
-    if (!moved.ok && moved.reason === 'not-allowed' && moved.status === 'cancelled') {
-      // Cancelled while we were finishing: settle as cancelled, keeping the partial answer.
-      outcome = { status: 'cancelled', finishReason: 'cancelled' };
-      await transitionRun(tx, run.id, 'cancelled', fields(outcome));
-    }
-    await tx.update(chatSessions).set({ updatedAt: new Date() }).where(eq(chatSessions.id, run.sessionId!));
-  });
+  const settled = await deps.db
+    .transaction(async (tx) => {
+      // Issued together so postgres.js pipelines them on the transaction's connection (in this order);
+      // a refusal below rolls all of them back.
+      const [, , moved] = await Promise.all([
+        tx.delete(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant'))),
+        message.parts.length > 0 ? tx.insert(messages).values({ id: newId('message'), sessionId: run.sessionId!, role: 'assistant', parts: message.parts, runId: run.id }) : null,
+        transitionRun(tx, run.id, outcome.status, fields(outcome)),
+        tx.update(chatSessions).set({ updatedAt: new Date() }).where(eq(chatSessions.id, run.sessionId!)),
+      ]);
+      if (!moved.ok && moved.reason === 'not-allowed' && moved.status === 'cancelled') {
+        // Cancelled while we were finishing: settle as cancelled, keeping the partial answer.
+        outcome = { status: 'cancelled', finishReason: 'cancelled' };
+        await transitionRun(tx, run.id, 'cancelled', fields(outcome));
+      } else if (!moved.ok && moved.reason === 'not-allowed' && (moved.status === 'succeeded' || moved.status === 'failed')) {
+        // Another attempt finished the run first: its message and outcome stand (roll ours back).
+        throw new AlreadyFinished(moved.status);
+      }
+      return null;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof AlreadyFinished) return error.status;
+      throw error;
+    });
+  if (settled) {
+    deps.logger.warn({ status: settled }, 'run already finished by another attempt; this one ends without writing');
+    return settled;
+  }
   if (outcome.status === 'cancelled') await closeApprovalsOfRun(deps.db, run.id, 'run cancelled');
   if (outcome.error) stream.emit({ type: 'error', errorText: outcome.error });
   stream.status({ status: outcome.status, finishReason: outcome.finishReason, steps: progress.steps, usage: progress.usage, hitStepLimit: outcome.hitStepLimit, error: outcome.error });

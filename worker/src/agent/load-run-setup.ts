@@ -1,7 +1,6 @@
-import { agents, type RunCheckpoint } from '@agentq/shared/db';
-import { getModelWithKey, listTools, loadRunHistory, NotFoundError, resolveAgentTools, sessionGrants, type LlmModelWithKey, type Run } from '@agentq/shared/services';
+import type { RunCheckpoint } from '@agentq/shared/db';
+import { getAgent, getModelWithKey, listTools, loadRunHistory, NotFoundError, resolveAgentTools, sessionGrants, type Agent, type LlmModelWithKey, type Run } from '@agentq/shared/services';
 import type { UIMessage } from 'ai';
-import { eq } from 'drizzle-orm';
 import type { WorkerDeps } from '../processor';
 import { expandOfferedTools, type OfferedModelTool, type OfferedTool } from './build-tool-set';
 
@@ -11,7 +10,7 @@ export type RunOptions = { enableTools?: boolean; enableThinking?: boolean; syst
 export type RunSetup = {
   model: LlmModelWithKey | null;
   /** The agent's settings (step limit, instructions, approval timeout); null for no agent or a deleted one. */
-  agent: typeof agents.$inferSelect | null;
+  agent: Agent | null;
   /** Model tools: MCP/OpenAPI instances expanded into one per discovered tool (`<slug>__<name>`). */
   offered: OfferedModelTool[];
   /** Tools the user allowed for the whole session ("remember for this session"). */
@@ -43,7 +42,7 @@ export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCh
   const options = run.options as RunOptions;
   const [model, agent, offered, grants, history] = await Promise.all([
     run.modelId ? orNull(getModelWithKey(deps.db, run.modelId, deps.config.appSecret)) : null,
-    run.agentId ? deps.db.select().from(agents).where(eq(agents.id, run.agentId)).then(([row]) => row ?? null) : null,
+    run.agentId ? orNull(getAgent(deps.db, run.agentId)) : null,
     options.enableTools === false ? [] : offeredTools(deps, run).then(expandOfferedTools),
     sessionGrants(deps.db, run.sessionId!),
     checkpoint?.messages.length ? null : sessionHistory(deps, run),

@@ -12,6 +12,12 @@ export type RunStream = {
   status: (data: RunStatusData) => void;
   /** The chunks the assistant message is built from: abandoned attempts already dropped. */
   chunks: () => RunChunk[];
+  /**
+   * The output the previous attempt published after the checkpoint, now dropped by `data-step-retry`
+   * (empty when nothing was abandoned). The tool journal carries the part the model had completed
+   * before its calls over into this attempt (tool-journal.ts).
+   */
+  abandoned: RunChunk[];
   /** Events were published before this attempt (a resume, not a first start). */
   resumed: boolean;
   /** Whether the stream already ended with `finish`. */
@@ -54,15 +60,21 @@ export async function openRunStream(deps: WorkerDeps, run: Run, attempt: number)
   });
   const emit = (chunk: RunChunk) => publisher.emit(chunk);
   const checkpointSeq = checkpoint?.lastSeq ?? 0;
-  const abandoned = events.some((event) => event.seq > checkpointSeq && !survivesStepRetry(event.chunk));
+  // Earlier abandoned attempts are already gone (withoutRetriedAttempts), so what a resumed attempt
+  // carried over is seen once, not with the output it was carried from.
+  const abandoned = withoutRetriedAttempts(events)
+    .filter((event) => event.seq > checkpointSeq && !survivesStepRetry(event.chunk))
+    .map((event) => event.chunk);
   const finished = () => events.at(-1)?.chunk.type === 'finish';
-  if (abandoned && !finished()) emit({ type: 'data-step-retry', data: { discardAfterSeq: checkpointSeq, attempt }, transient: true });
+  const retried = abandoned.length > 0 && !finished();
+  if (retried) emit({ type: 'data-step-retry', data: { discardAfterSeq: checkpointSeq, attempt }, transient: true });
   return {
     publisher,
     timeline,
     emit,
     status: (data) => emit({ type: 'data-run-status', data, transient: true }),
     chunks: () => withoutRetriedAttempts(events).map((event) => event.chunk),
+    abandoned: retried ? abandoned : [],
     resumed: lastSeq > 0,
     finished,
   };

@@ -92,14 +92,55 @@ describe('resume after a crash (checkpoint + tool journal)', () => {
     const events = await harness.events(run.id);
     expect(events.find((event) => event.chunk.type === 'data-step-retry')?.chunk).toMatchObject({ data: { discardAfterSeq: 0 } });
     const rebuilt = await rebuildMessage(events);
-    expect(textOf(rebuilt)).toBe('The payment may or may not have gone through; please check.');
+    // The text streamed before the call survives the retry, once, before the tool card.
+    expect(textOf(rebuilt)).toBe('Paying now.The payment may or may not have gone through; please check.');
+    expect(rebuilt.parts.map((part) => part.type).filter((type) => type !== 'step-start')).toEqual(['text', `tool-${tool.slug}`, 'text']);
     const toolPart = rebuilt.parts.find((part) => part.type === `tool-${tool.slug}`) as { output?: { interrupted?: boolean; error?: string } } | undefined;
     expect(toolPart?.output).toMatchObject({ interrupted: true, error: INTERRUPTED_ERROR });
     expect(await persistedParts(run.id)).toEqual(rebuilt.parts);
     const lastRequest = harness.llm.requests.at(-1)!;
     expect(JSON.stringify(lastRequest.messages)).toContain('interrupted: the previous attempt may or may not have taken effect');
+    expect(JSON.stringify(lastRequest.messages).match(/Paying now\./g)).toHaveLength(1);
     const { timeline } = (await harness.waitForEnd(run.id)).checkpoint!;
     expect(timeline!.steps.flatMap((step) => step.toolCalls)).toEqual([expect.objectContaining({ toolCallId: 'call_pay', status: 'interrupted' })]);
+  });
+
+  it('keeps text streamed before a tool call exactly once across two crashes while the tool runs', async () => {
+    const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' } });
+    const run = await harness.createRun('look it up', [tool]);
+    const input = { url: `${server.origin}/lookup-${run.id}`, method: 'GET' };
+    await markRunRunning(harness.db, run.id);
+    const crashed = new RunEventPublisher(harness.deps.redis, harness.deps.config.prefix, run.id, 0);
+    crashed.emit({ type: 'start', messageId: run.id });
+    crashed.emit({ type: 'start-step' });
+    // An OpenAI-compatible provider closes its text only when the step ends: no text-end before the call.
+    crashed.emit({ type: 'text-start', id: 'txt-0' });
+    crashed.emit({ type: 'text-delta', id: 'txt-0', delta: 'Let me look ' });
+    crashed.emit({ type: 'text-delta', id: 'txt-0', delta: 'that up.' });
+    crashed.emit({ type: 'tool-input-start', toolCallId: 'call_look', toolName: tool.slug });
+    crashed.emit({ type: 'tool-input-available', toolCallId: 'call_look', toolName: tool.slug, input });
+    // First crash. A second attempt resumed (marker, the carried text, the call shown again) and died in the tool too.
+    crashed.emit({ type: 'data-step-retry', data: { discardAfterSeq: 0, attempt: 2 }, transient: true });
+    crashed.emit({ type: 'text-start', id: 'txt-0' });
+    crashed.emit({ type: 'text-delta', id: 'txt-0', delta: 'Let me look that up.' });
+    crashed.emit({ type: 'text-end', id: 'txt-0' });
+    crashed.emit({ type: 'tool-input-available', toolCallId: 'call_look', toolName: tool.slug, input });
+    await crashed.flush();
+    await beginToolCall(harness.db, { runId: run.id, toolCallId: 'call_look', toolId: tool.id, toolSlug: tool.slug, input, effect: 'idempotent', retryInterrupted: 'never' });
+
+    script([{ text: 'WRONG: the step was re-run' }, { text: 'Found it.' }]);
+    const pool = harness.startWorker();
+    await harness.enqueueRun(run.id);
+    expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded' });
+    await pool.close(5000);
+
+    // Idempotent: the GET ran again (once), and the answer around it is whole and single.
+    expect(hits(`/lookup-${run.id}`)).toHaveLength(1);
+    const rebuilt = await rebuildMessage(await harness.events(run.id));
+    expect(textOf(rebuilt)).toBe('Let me look that up.Found it.');
+    expect(await persistedParts(run.id)).toEqual(rebuilt.parts);
+    const sent = JSON.stringify(harness.llm.requests.at(-1)!.messages);
+    expect(sent.match(/Let me look that up\./g)).toHaveLength(1);
   });
 
   it('never re-runs a last step that was checkpointed before the crash', async () => {

@@ -8,7 +8,7 @@ import { buildToolSet } from './build-tool-set';
 import { createCheckpointer } from './checkpoint';
 import { finishRun } from './finish-run';
 import { createLanguageModel } from './language-model';
-import { loadRunSetup, type RunOptions } from './load-run-setup';
+import { loadRunSetup, type RunOptions, type RunSetup } from './load-run-setup';
 import type { RunStream } from './open-run-stream';
 import { parkForApproval, requestApprovals } from './park-for-approval';
 import { RunCancelledError } from './run-control';
@@ -30,6 +30,8 @@ export type RunLoopOptions = {
   abort: (reason: unknown) => void;
   /** Steps and usage so far, updated as the loop goes (the caller settles a cancelled run with them). */
   progress: RunProgress;
+  /** Set when the caller already moved the run to `running` and started loading what it needs. */
+  setup?: Promise<RunSetup>;
 };
 
 /**
@@ -49,8 +51,9 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
     if (signal.aborted) throw signal.reason;
   };
 
-  // The status write and every lookup are independent: one round trip before the first chunk.
-  const [started, setup] = await Promise.all([markRunRunning(deps.db, run.id), loadRunSetup(deps, run, checkpoint)]);
+  // The status write and every lookup are independent: one round trip before the first chunk. A run
+  // claimed by the job (it is `running` and its setup already loading) skips both here.
+  const [started, setup] = await Promise.all([options.setup ? true : markRunRunning(deps.db, run.id), options.setup ?? loadRunSetup(deps, run, checkpoint)]);
   if (!started) return { status: 'cancelled' };
   if (!stream.resumed) stream.emit({ type: 'start', messageId: run.id });
   stream.status({ status: 'running', resumed: stream.resumed || undefined });

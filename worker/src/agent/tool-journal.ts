@@ -1,4 +1,4 @@
-import type { ToolOutput } from '@agentq/shared/events';
+import type { RunChunk, ToolOutput } from '@agentq/shared/events';
 import { toolCallsOfRun, type Run } from '@agentq/shared/services';
 import type { ModelMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
@@ -6,6 +6,32 @@ import { runToolCall, type OfferedModelTool, type ToolCallContext } from './buil
 import type { RunStream } from './open-run-stream';
 
 type ContentPart = { type: string; toolCallId?: string };
+
+// Not `start-step`: the run timeline already counts the abandoned step (see run-timeline.ts).
+const CARRIED_TYPES = new Set(['text-start', 'text-delta', 'text-end', 'reasoning-start', 'reasoning-delta', 'reasoning-end']);
+
+/**
+ * What the abandoned attempt's model had streamed before its last pending call (the step's text and
+ * reasoning, e.g. "Let me look that up."), as chunks to publish again after the `data-step-retry`
+ * marker that dropped them. Output after that call is a cut-off continuation and stays dropped. A
+ * text the provider had not closed yet (it closes text at the end of the step) is closed here.
+ */
+export function outputBeforeCalls(abandoned: RunChunk[], callIds: Set<string>): { chunks: RunChunk[]; text: string } {
+  const cut = abandoned.findLastIndex((chunk) => chunk.type.startsWith('tool-input-') && callIds.has((chunk as { toolCallId?: string }).toolCallId ?? ''));
+  const chunks: RunChunk[] = [];
+  const open = new Map<string, 'text' | 'reasoning'>();
+  let text = '';
+  for (const chunk of abandoned.slice(0, Math.max(cut, 0))) {
+    if (!CARRIED_TYPES.has(chunk.type)) continue;
+    const { id, delta } = chunk as { id?: string; delta?: string };
+    if (chunk.type === 'text-start' || chunk.type === 'reasoning-start') open.set(id!, chunk.type === 'text-start' ? 'text' : 'reasoning');
+    if (chunk.type === 'text-end' || chunk.type === 'reasoning-end') open.delete(id!);
+    if (chunk.type === 'text-delta') text += delta ?? '';
+    chunks.push(chunk);
+  }
+  for (const [id, kind] of open) chunks.push({ type: kind === 'text' ? 'text-end' : 'reasoning-end', id } as RunChunk);
+  return { chunks, text };
+}
 
 function toolCallIdsIn(history: ModelMessage[], type: 'tool-call' | 'tool-result'): Set<string> {
   return new Set(
@@ -31,6 +57,11 @@ export async function finishJournaledCalls(
   const answered = toolCallIdsIn(history, 'tool-result');
   const pending = (await toolCallsOfRun(deps.db, run.id)).filter((entry) => !answered.has(entry.toolCallId));
   if (pending.length === 0) return null;
+  const known = toolCallIdsIn(history, 'tool-call');
+  const unannounced = pending.filter((call) => !known.has(call.toolCallId));
+  // The model's text before the calls it never saw answered: shown, stored and sent to the model once.
+  const carried = outputBeforeCalls(stream.abandoned, new Set(unannounced.map((call) => call.toolCallId)));
+  for (const chunk of carried.chunks) stream.emit(chunk);
   const results: { toolCallId: string; toolName: string; output: ToolOutput }[] = [];
   for (const call of pending) {
     const instance = offered.find((entry) => entry.name === call.toolSlug);
@@ -42,14 +73,20 @@ export async function finishJournaledCalls(
     stream.emit({ type: 'tool-output-available', toolCallId: call.toolCallId, output });
     results.push({ toolCallId: call.toolCallId, toolName: call.toolSlug, output });
   }
-  const known = toolCallIdsIn(history, 'tool-call');
-  const unannounced = pending.filter((call) => !known.has(call.toolCallId));
   return {
     announced: unannounced.length > 0,
     history: [
       ...history,
       ...(unannounced.length
-        ? [{ role: 'assistant' as const, content: unannounced.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolSlug, input: call.input })) }]
+        ? [
+            {
+              role: 'assistant' as const,
+              content: [
+                ...(carried.text ? [{ type: 'text' as const, text: carried.text }] : []),
+                ...unannounced.map((call) => ({ type: 'tool-call' as const, toolCallId: call.toolCallId, toolName: call.toolSlug, input: call.input })),
+              ],
+            },
+          ]
         : []),
       {
         role: 'tool' as const,

@@ -1,10 +1,11 @@
-import { getRun, isDependencyDown, isTerminal, NotFoundError, WorkerStoppingError } from '@agentq/shared/services';
+import { getRun, isDependencyDown, isTerminal, transitionRun, WorkerStoppingError } from '@agentq/shared/services';
 import type { Job } from 'bullmq';
 import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { WorkerDeps } from '../processor';
 import { finishRun } from '../agent/finish-run';
 import { openRunStream } from '../agent/open-run-stream';
 import { RunCancelledError } from '../agent/run-control';
+import { loadRunSetup } from '../agent/load-run-setup';
 import { runLoop } from '../agent/run-loop';
 import { createCheckpointer } from '../agent/checkpoint';
 import type { RunProgress, Usage } from '../agent/stream-step';
@@ -18,16 +19,19 @@ export { STEP_LIMIT_NOTE } from '../agent/run-loop';
  * database or Redis outage while attempts remain), or ended as cancelled/failed.
  */
 export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerDeps, token?: string): Promise<{ status: string }> {
-  const run = await getRun(deps.db, job.data.runId).catch((error: unknown) => {
-    // An outage keeps its identity (BullMQ retries); only a run that really is not there is unrecoverable.
-    if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
-    throw error;
-  });
+  // Claiming (→ running) returns the row: one statement instead of a read and then a write. A run
+  // the table will not start has ended; it is read as it is. An outage keeps its identity (BullMQ
+  // retries); only a run that really is not there is unrecoverable.
+  const claimed = await transitionRun(deps.db, job.data.runId, 'running');
+  if (!claimed.ok && claimed.reason === 'not-found') throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
+  const run = claimed.ok ? claimed.run : await getRun(deps.db, job.data.runId);
   if (run.kind !== 'chat' || !run.sessionId) throw new UnrecoverableError(`Run ${run.id} is not a chat run`);
 
   const log = deps.logger;
-  const control = await deps.control.track(run.id);
-  const stream = await openRunStream(deps, run, job.attemptsMade + 1);
+  // The lookups before the first model call and the stream's position are independent: one round trip for both.
+  const setup = claimed.ok ? loadRunSetup(deps, run, run.checkpoint) : undefined;
+  setup?.catch(() => {}); // awaited by the loop; this only keeps an early way out from leaving it unobserved
+  const [control, stream] = await Promise.all([deps.control.track(run.id), openRunStream(deps, run, job.attemptsMade + 1)]);
   const progress: RunProgress = { steps: run.steps, usage: (run.usage as Usage) ?? {} };
   const settle = (outcome: Parameters<typeof finishRun>[1]['outcome']) =>
     finishRun(deps, { run, stream, checkpointer: createCheckpointer(deps, run, stream), progress, outcome });
@@ -44,7 +48,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
       }
       return { status: run.status };
     }
-    const outcome = await runLoop(deps, { run, job, token, stream, progress, signal: control.signal, abort: (reason) => deps.control.abort(run.id, reason) });
+    const outcome = await runLoop(deps, { run, job, token, stream, progress, setup, signal: control.signal, abort: (reason) => deps.control.abort(run.id, reason) });
     if (outcome.status === 'cancelled' && !stream.finished()) await settle({ status: 'cancelled', finishReason: 'cancelled' });
     return outcome;
   } catch (error) {

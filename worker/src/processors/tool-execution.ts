@@ -1,4 +1,4 @@
-import { executeTool, findExpandedTool, finishToolRun, getRun, getTool, isTerminal, markRunRunning, NotFoundError } from '@agentq/shared/services';
+import { executeTool, findExpandedTool, finishToolRun, getRun, getTool, isTerminal, NotFoundError, transitionRun } from '@agentq/shared/services';
 import type { ToolResult } from '@agentq/shared/tools';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
@@ -10,9 +10,10 @@ const STANDALONE_CALL_ID = 'standalone';
 
 /** One standalone tool execution (POST /api/agent-tools/:id/execute): run it, log it, store the result on the run. */
 export async function processToolExecution(job: Job<{ runId: string }>, deps: WorkerDeps): Promise<ToolResult> {
-  const run = await getRun(deps.db, job.data.runId).catch(() => {
-    throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
-  });
+  // Claiming (→ running) returns the row in one statement; a run the table will not start has ended.
+  const claimed = await transitionRun(deps.db, job.data.runId, 'running');
+  if (!claimed.ok && claimed.reason === 'not-found') throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
+  const run = claimed.ok ? claimed.run : await getRun(deps.db, job.data.runId);
   if (isTerminal(run.status) && run.result) return run.result as ToolResult;
   // Through the config cache; a tool deleted meanwhile is NotFound.
   const tool = run.toolId ? await getTool(deps.db, run.toolId).catch((error) => {
@@ -25,7 +26,6 @@ export async function processToolExecution(job: Job<{ runId: string }>, deps: Wo
   } else if (!tool.enabled) {
     result = { success: false, error: `Tool '${tool.slug}' is disabled`, metadata: { durationMs: 0 } };
   } else {
-    await markRunRunning(deps.db, run.id);
     const options = run.options as { input?: unknown; toolName?: string };
     const { replayed: _replayed, ...executed } = await executeTool(deps.db, {
       tool,

@@ -1,0 +1,53 @@
+import { runs } from '@agentq/shared/db';
+import { findRunJob } from '@agentq/shared/queues';
+import { markRunRunning } from '@agentq/shared/services';
+import { silentLogger } from '@agentq/shared/testing';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentHarness, type AgentHarness } from './agent/testing';
+import { reconcileRuns } from './reconciler';
+import { RUN_LEASE_MS, startRunLeases } from './run-lease';
+
+let harness: AgentHarness;
+
+beforeAll(async () => {
+  harness = await startAgentHarness([{ text: 'unused' }]);
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** A run some worker started, whose job Redis no longer has (a restart without persistence), older than the enqueue grace. */
+async function runningWithoutJob(label: string) {
+  const run = await harness.createRun(label);
+  await markRunRunning(harness.db, run.id);
+  await harness.db.update(runs).set({ createdAt: sql`now() - interval '1 minute'` }).where(eq(runs.id, run.id));
+  return run;
+}
+
+describe('reconciler and run leases', () => {
+  it('leaves a running run alone while a worker renews its lease, and restores it once the lease lapses', async () => {
+    const run = await runningWithoutJob('leased');
+    const leases = startRunLeases(harness.db, 100);
+    const release = leases.hold(run.id);
+    // The worker executing it is alive (its lease is renewed): a second copy would repeat its tool calls.
+    await harness.db.update(runs).set({ updatedAt: sql`now() - interval '1 minute'` }).where(eq(runs.id, run.id));
+    await expect.poll(async () => (await harness.db.select({ at: runs.updatedAt }).from(runs).where(eq(runs.id, run.id)))[0]!.at.getTime(), { timeout: 5000 }).toBeGreaterThan(Date.now() - 5000);
+    expect(await reconcileRuns(harness.db, harness.deps.queues, silentLogger)).not.toContain(run.id);
+    expect(await findRunJob(harness.deps.queues, run)).toBeFalsy();
+
+    // The worker is gone: nobody renews, and after RUN_LEASE_MS the run is enqueued again.
+    release();
+    leases.stop();
+    await harness.db.update(runs).set({ updatedAt: sql`now() - make_interval(secs => ${RUN_LEASE_MS / 1000 + 1})` }).where(eq(runs.id, run.id));
+    expect(await reconcileRuns(harness.db, harness.deps.queues, silentLogger)).toContain(run.id);
+    expect(await findRunJob(harness.deps.queues, run)).toBeTruthy();
+  });
+
+  it('restores a queued run without a job at once (no worker can be on it)', async () => {
+    const run = await harness.createRun('queued');
+    await harness.db.update(runs).set({ createdAt: sql`now() - interval '1 minute'` }).where(eq(runs.id, run.id));
+    expect(await reconcileRuns(harness.db, harness.deps.queues, silentLogger)).toContain(run.id);
+  });
+});
