@@ -184,27 +184,34 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     }
   });
 
-  it('shows the whole model name in the dropdown, and on a phone a one-row header, a compact composer and sessions in a drawer', async () => {
+  it('shows the whole model name in the dropdown (the default one as "Default (name)"), and on a phone a one-row header, a compact composer and sessions in a drawer', async () => {
     await page.goto(`${stack.url}/chat`);
     const select = page.getByTestId('model-select');
     if (viewport.width < 700) {
       expect(await select.isVisible()).toBe(false);
       await page.getByTestId('composer-options-toggle').click();
     }
+    /** The closed select shows its whole selected text (none of it cut off). */
+    const expectSelectedTextFits = async () => {
+      const fits = await select.evaluate((element: HTMLSelectElement) => {
+        const probe = document.createElement('span');
+        probe.style.font = getComputedStyle(element).font;
+        probe.style.position = 'absolute';
+        probe.style.whiteSpace = 'nowrap';
+        probe.textContent = element.selectedOptions[0]!.text;
+        document.body.append(probe);
+        const needed = probe.getBoundingClientRect().width;
+        probe.remove();
+        return { needed, available: element.clientWidth - 24 };
+      });
+      expect(fits.available).toBeGreaterThanOrEqual(fits.needed);
+    };
     await select.selectOption({ label: 'Scripted demo model with a long name' });
-    const fits = await select.evaluate((element: HTMLSelectElement) => {
-      const probe = document.createElement('span');
-      probe.style.font = getComputedStyle(element).font;
-      probe.style.position = 'absolute';
-      probe.style.whiteSpace = 'nowrap';
-      probe.textContent = element.selectedOptions[0]!.text;
-      document.body.append(probe);
-      const needed = probe.getBoundingClientRect().width;
-      probe.remove();
-      return { needed, available: element.clientWidth - 24 };
-    });
-    expect(fits.available).toBeGreaterThanOrEqual(fits.needed);
+    await expectSelectedTextFits();
+    // "Default" names the model it means: the only model is the default one.
     await select.selectOption({ value: '' });
+    expect(await select.evaluate((element: HTMLSelectElement) => element.selectedOptions[0]!.text)).toBe('Default (Scripted demo model with a long name)');
+    await expectSelectedTextFits();
     await expectNoHorizontalOverflow();
 
     if (viewport.width < 700) {

@@ -229,3 +229,21 @@ describe('GET /api/sessions/search', () => {
     expect((await request('GET', '/api/sessions/search?q=x', null)).status).toBe(401);
   });
 });
+
+describe('GET /api/chat-options', () => {
+  it('names the default model (flagged, else the oldest enabled one) and shows no configuration', async () => {
+    type Options = { defaultModelId: string | null; models: { id: string; name: string; isDefault: boolean }[] };
+    const before = (await (await request('GET', '/api/chat-options', owner)).json()) as Options;
+    const oldest = before.models.find((model) => model.name === 'Sessions test model')!;
+    expect(before.defaultModelId).toBe(oldest.id);
+    expect(before.models.filter((model) => model.isDefault).map((model) => model.id)).toEqual([oldest.id]);
+
+    const flagged = await createModel(t.db, { name: 'Flagged default', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'other', apiKey: 'sk-secret', isDefault: true }, TEST_APP_SECRET);
+    const after = await request('GET', '/api/chat-options', owner);
+    const body = (await after.json()) as Options;
+    expect(body.defaultModelId).toBe(flagged.id);
+    expect(body.models.find((model) => model.isDefault)?.name).toBe('Flagged default');
+    expect(JSON.stringify(body)).not.toMatch(/sk-secret|127\.0\.0\.1/);
+    expect((await request('GET', '/api/chat-options', null)).status).toBe(401);
+  });
+});

@@ -6,6 +6,7 @@ import {
   editAndResend,
   getActiveRun,
   getChatSessionFor,
+  getDefaultModel,
   isDependencyDown,
   listAgents,
   listModels,
@@ -38,15 +39,20 @@ const idParam = z.object({ id: z.string().min(1).max(100) });
 const messageParam = z.object({ id: z.string().min(1).max(100), messageId: z.string().min(1).max(100) });
 const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(200).optional() });
 
-/** What any signed-in user may pick from on the chat page: names only, no configuration or secrets. */
+/**
+ * What any signed-in user may pick from on the chat page: names only, no configuration or secrets.
+ * `defaultModelId` is the model a run uses when neither the chat nor its agent names one (the flagged
+ * default, else the oldest enabled model), so the dropdown can say which model "Default" means.
+ */
 export const chatOptionRoutes = new Hono<AppEnv>().get(
   '/',
-  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only)' }),
+  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only) and which model is the default' }),
   requireUser,
   async (c) => {
-    const [models, agents] = await Promise.all([listModels(c.var.db, { enabled: true }), listAgents(c.var.db)]);
+    const [models, agents, defaultModel] = await Promise.all([listModels(c.var.db, { enabled: true }), listAgents(c.var.db), getDefaultModel(c.var.db)]);
     return c.json({
-      models: models.map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning })),
+      defaultModelId: defaultModel?.id ?? null,
+      models: models.map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, isDefault: model.id === defaultModel?.id })),
       agents: agents.map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
     });
   },

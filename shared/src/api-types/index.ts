@@ -1,3 +1,4 @@
 /** Request schemas and response types of the HTTP API; zod only, safe in the browser. */
 export * from './users';
 export * from './human-errors';
+export * from './views';

@@ -3,6 +3,7 @@
  * travels with every call. Failures become an `ApiError` carrying the HTTP status and the
  * API's `{ error: { code, message, issues, details } }` body.
  */
+import { t } from './i18n/i18n.svelte.ts';
 
 /** One zod issue as the API reports it on a 400. */
 export type ApiIssue = { path: (string | number)[]; message: string; code?: string };
@@ -52,7 +53,7 @@ export async function apiFetch<T = unknown>(path: string, init: ApiFetchInit = {
     response = await fetchImpl(path, { ...requestInit, headers });
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw new ApiError({ status: 0, message: 'Cannot reach the server. Check your connection and try again.', cause: error });
+    throw new ApiError({ status: 0, message: t('api.unreachable'), cause: error });
   }
 
   const body = await readBody(response);
@@ -76,7 +77,7 @@ function toApiError(response: Response, body: unknown): ApiError {
   const message =
     typeof error?.message === 'string' && error.message
       ? error.message
-      : `Request failed: ${response.status} ${response.statusText || describeStatus(response.status)}`.trim();
+      : t('api.requestFailed', { status: `${response.status} ${response.statusText || describeStatus(response.status)}`.trim() });
   return new ApiError({
     status: response.status,
     message,

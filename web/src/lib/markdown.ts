@@ -1,6 +1,7 @@
 import DOMPurify from 'isomorphic-dompurify';
 import { Marked, type TokenizerAndRendererExtension } from 'marked';
 import { highlightCode, languageName } from './code-highlight.ts';
+import { t } from './i18n/i18n.svelte.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -73,7 +74,7 @@ const markdown = new Marked({
       const body = highlightCode(text, info) ?? escapeHtml(text);
       return (
         `<div class="code-block"><div class="code-header"><span class="code-language">${escapeHtml(info || 'text')}</span>` +
-        `<button type="button" class="code-copy" data-copy-code aria-label="Copy code">Copy</button></div>` +
+        `<button type="button" class="code-copy" data-copy-code aria-label="${escapeHtml(t('chat.copyCode'))}">${escapeHtml(t('common.copy'))}</button></div>` +
         `<pre><code class="hljs${language ? ` language-${language}` : ''}">${body}\n</code></pre></div>\n`
       );
     },

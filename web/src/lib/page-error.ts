@@ -1,5 +1,6 @@
 import { error, redirect } from '@sveltejs/kit';
 import { ApiError } from './api.ts';
+import { t } from './i18n/i18n.svelte.ts';
 import { loginPath } from './next-path.ts';
 
 /**
@@ -14,6 +15,6 @@ export function throwPageError(caught: unknown, url: URL): never {
 }
 
 /** The message to show for a failed call made from a click (not a `load`). */
-export function errorMessage(caught: unknown, fallback = 'Something went wrong. Please try again.'): string {
+export function errorMessage(caught: unknown, fallback = t('common.somethingWrong')): string {
   return caught instanceof ApiError || caught instanceof Error ? caught.message || fallback : fallback;
 }

@@ -30,3 +30,12 @@ export function createToken(input: CreateApiTokenInput): Promise<CreatedApiToken
 export function revokeToken(id: string): Promise<void> {
   return apiFetch(`/api/auth/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
 }
+
+/** Signs in with a session cookie. @throws {ApiError} 401 for a wrong email or password, 429 when throttled. */
+export function login(input: { email: string; password: string }): Promise<{ user: UserView }> {
+  return apiFetch('/api/auth/login', { method: 'POST', json: input });
+}
+
+export async function logout(): Promise<void> {
+  await apiFetch('/api/auth/logout', { method: 'POST' });
+}

@@ -1,112 +1,9 @@
-/**
- * Shapes of the operators' dashboard API (`/api/admin/...`). The web keeps its own copies of
- * API types (it reaches the API over HTTP and does not depend on `shared`).
- */
+/** Formatting and filter values for the operators' dashboard; its API and types are in `operations-api.ts`. */
+import type { RunStatus } from '@agentq/shared/api-types';
+import { formatDateTime, t } from '../i18n/i18n.svelte.ts';
 
-export type QueueState = 'waiting' | 'active' | 'delayed' | 'parked' | 'failed' | 'completed' | 'prioritized' | 'waiting-children';
-
-export type QueueSummary = { key: string; name: string; isPaused: boolean; counts: Record<QueueState, number> };
-
-export type QueueThroughput = { key: string; name: string; completed: number[]; failed: number[] };
-
-export type Throughput = { since: string; minutes: number; items: QueueThroughput[] };
-
-export type WorkerProcess = {
-  id: string;
-  host: string;
-  pid: number;
-  concurrency: number;
-  queues: string[];
-  startedAt: string;
-  lastSeenAt: string;
-  uptimeMs: number;
-  lastSeenMsAgo: number;
-};
-
-export type FailedJob = {
-  queue: string;
-  id: string;
-  name: string;
-  runId: string | null;
-  failedReason: string;
-  attemptsMade: number;
-  attempts: number;
-  createdAt: string;
-  finishedAt: string | null;
-  stack: string | null;
-};
-
-export type Overview = {
-  queues: QueueSummary[];
-  throughput: Throughput;
-  workers: { items: WorkerProcess[]; connections: { queue: string; workers: number }[] };
-  failedJobs: { items: FailedJob[]; total: number };
-  at: string;
-};
-
-export type RunStatus = 'queued' | 'running' | 'awaiting_approval' | 'succeeded' | 'failed' | 'cancelled';
-export const RUN_STATUSES: RunStatus[] = ['queued', 'running', 'awaiting_approval', 'succeeded', 'failed', 'cancelled'];
+export const RUN_STATUSES = ['queued', 'running', 'awaiting_approval', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
 export const RUN_KINDS = ['chat', 'tool'] as const;
-
-export type RunRow = {
-  id: string;
-  kind: 'chat' | 'tool';
-  status: RunStatus;
-  userId: string;
-  userEmail: string;
-  agentName: string | null;
-  modelName: string | null;
-  toolName: string | null;
-  sessionId: string | null;
-  steps: number;
-  tokens: number | null;
-  usage: Record<string, number | undefined> | null;
-  finishReason: string | null;
-  hitStepLimit: boolean;
-  error: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  durationMs: number;
-};
-
-export type RunPage = { items: RunRow[]; total: number; nextCursor: string | null };
-
-// The timeline is recorded by the worker; its shape is defined once, in the events package web may import.
-export type { RunTimeline, TimelineApproval, TimelineStep, TimelineToolCall } from '@agentq/shared/events';
-import type { RunTimeline } from '@agentq/shared/events';
-
-export type ToolLogRow = {
-  id: number;
-  toolId: string;
-  toolSlug: string;
-  toolCallId: string | null;
-  status: 'success' | 'error' | 'timeout';
-  durationMs: number;
-  errorMessage: string | null;
-  input: unknown;
-  output: string | null;
-  createdAt: string;
-};
-
-export type ApprovalRow = {
-  id: string;
-  toolName: string;
-  toolCallId: string;
-  status: 'pending' | 'approved' | 'denied' | 'expired';
-  decidedBy: string | null;
-  reason: string | null;
-  createdAt: string;
-  decidedAt: string | null;
-  waitMs: number | null;
-};
-
-export type RunDetail = {
-  run: RunRow & { result: unknown; options: Record<string, unknown> };
-  timeline: RunTimeline | null;
-  toolLogs: ToolLogRow[];
-  approvals: ApprovalRow[];
-};
 
 /** `1.2 s`, `850 ms`, `3 min 20 s`, `2 h 5 min`. */
 export function formatDuration(ms: number | null | undefined): string {
@@ -124,11 +21,15 @@ export function formatDuration(ms: number | null | undefined): string {
 /** A locale date and time, or `—`. */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return Number.isNaN(new Date(iso).getTime()) ? iso : formatDateTime(iso);
 }
 
-/** Status words for people: `awaiting_approval` → `awaiting approval`. */
+/** Status words for people in the UI's language: `awaiting_approval` → `awaiting approval` (等待审批). */
 export function statusLabel(status: string): string {
-  return status.replaceAll('_', ' ');
+  return (RUN_STATUSES as readonly string[]).includes(status) ? t(`runStatus.${status as RunStatus}`) : status.replaceAll('_', ' ');
+}
+
+/** `chat` / `tool` (对话 / 工具). */
+export function kindLabel(kind: string): string {
+  return (RUN_KINDS as readonly string[]).includes(kind) ? t(`runKind.${kind as (typeof RUN_KINDS)[number]}`) : kind;
 }

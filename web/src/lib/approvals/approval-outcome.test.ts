@@ -10,6 +10,7 @@ const row: Approval = {
   toolCallId: 'call_1',
   toolId: 'tool_1',
   toolName: 'order',
+  inputHash: 'hash',
   input: { url: 'http://x/a' },
   editedInput: null,
   status: 'pending',

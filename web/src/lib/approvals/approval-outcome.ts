@@ -1,4 +1,6 @@
-import type { ApprovalResponseData } from '../chat/types.ts';
+import type { ApprovalResponseData } from '@agentq/shared/events';
+import { issueText } from '../forms/issue-text.ts';
+import { t } from '../i18n/i18n.svelte.ts';
 import type { Approval, ApprovalOutcome } from './types.ts';
 
 /** The outcome an approval row records; undefined while it is still pending. */
@@ -32,8 +34,8 @@ export function reasonToShow(outcome: ApprovalOutcome): string | undefined {
 /** Who decided, for "Approved by …": the viewer is "you"; known names are used; else "another user". */
 export function describeDecider(decidedBy: string | undefined, viewerId: string | undefined, names?: ReadonlyMap<string, string>): string | undefined {
   if (!decidedBy) return undefined;
-  if (decidedBy === viewerId) return 'you';
-  return names?.get(decidedBy) ?? 'another user';
+  if (decidedBy === viewerId) return t('approval.you');
+  return names?.get(decidedBy) ?? t('approval.anotherUser');
 }
 
 /** "4:05" under an hour, "2 h 5 min" above; 0 once the time is up. */
@@ -52,16 +54,16 @@ export function formatTimeLeft(ms: number): string {
  * tool's input schema is the API's call (a 400 with the issues).
  */
 export function parseEditedInput(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  if (!text.trim()) return { ok: false, error: 'Enter the input as JSON.' };
+  if (!text.trim()) return { ok: false, error: t('approval.enterJson') };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (caught) {
-    return { ok: false, error: `Not valid JSON: ${caught instanceof Error ? caught.message : String(caught)}` };
+    return { ok: false, error: t('approval.invalidJson', { error: caught instanceof Error ? caught.message : String(caught) }) };
   }
 }
 
 /** A 400's issues as "url: Invalid URL", without the `input` prefix the API adds to edited-input paths. */
 export function describeInputIssue(issue: { path: (string | number)[]; message: string }): string {
   const path = issue.path[0] === 'input' ? issue.path.slice(1) : issue.path;
-  return path.length > 0 ? `${path.join('.')}: ${issue.message}` : issue.message;
+  return path.length > 0 ? `${path.join('.')}: ${issueText(issue.message)}` : issueText(issue.message);
 }

@@ -1,4 +1,4 @@
-import type { ApprovalRequestData, ApprovalResponseData } from '../chat/types.ts';
+import type { ApprovalRequestData, ApprovalResponseData } from '@agentq/shared/events';
 
 /** A tool call's approval as the run's message records it: the request and, once decided, the response. */
 export type ToolCallApproval = { request: ApprovalRequestData; response: ApprovalResponseData | undefined };

@@ -1,4 +1,5 @@
 import { apiFetch } from '../api.ts';
+import { getRun } from '../runs/runs-api.ts';
 import type { Approval, ApprovalDecisionBody, ApprovalStatus } from './types.ts';
 
 type FetchOption = { fetch?: typeof fetch };
@@ -32,5 +33,5 @@ export async function countPendingApprovals(options: FetchOption & { signal?: Ab
 
 /** The chat session a run belongs to, for "Open chat" links. */
 export async function sessionOfRun(runId: string, options: FetchOption = {}): Promise<string | null> {
-  return (await apiFetch<{ sessionId: string | null }>(`/api/runs/${encodeURIComponent(runId)}`, options)).sessionId;
+  return (await getRun(runId, options)).sessionId;
 }

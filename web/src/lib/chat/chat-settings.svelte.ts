@@ -1,15 +1,7 @@
 import { createContext } from 'svelte';
-import type { ChatOptions } from './types.ts';
+import type { ChatOptions, StartRunBody } from './sessions-api.ts';
 
-/** The body of `POST /api/sessions/:id/runs`. */
-export type StartRunBody = {
-  content: string;
-  agentId?: string;
-  modelId?: string;
-  enableTools: boolean;
-  enableThinking: boolean;
-  systemPrompt?: string;
-};
+export type { StartRunBody } from './sessions-api.ts';
 
 /**
  * The composer's choices (model, agent, system prompt, toggles). One instance lives in the chat

@@ -1,9 +1,21 @@
 import type { UIMessage } from 'ai';
-import { ApiError, apiFetch } from '../api.ts';
-import type { StartRunBody } from './chat-settings.svelte.ts';
+import { ApiError } from '../api.ts';
+import { issueText } from '../forms/issue-text.ts';
+import { t } from '../i18n/i18n.svelte.ts';
 import { RunStream } from './run-stream.svelte.ts';
-import { editMessage, regenerateMessage, selectVersion } from './sessions-api.ts';
-import type { MessageVersions, RunView, SessionDetail, SessionMessage, StartedRun } from './types.ts';
+import {
+  editMessage,
+  getSession,
+  regenerateMessage,
+  selectVersion,
+  startRun,
+  type MessageVersions,
+  type RunOutcome,
+  type SessionDetail,
+  type SessionMessage,
+  type StartedRun,
+  type StartRunBody,
+} from './sessions-api.ts';
 
 export type UserEntry = { kind: 'user'; id: string; text: string; pending: boolean; versions?: MessageVersions | undefined };
 
@@ -15,7 +27,7 @@ export type AssistantEntry = {
   /** The stored message; undefined for a run that produced nothing (its run says why). */
   message: UIMessage | undefined;
   /** The run's outcome, when it could be read. */
-  run: RunView | undefined;
+  run: RunOutcome | undefined;
   stream: RunStream | undefined;
   versions?: MessageVersions | undefined;
 };
@@ -41,16 +53,16 @@ export class Conversation {
   /** Bumped by every send and change: a refresh that started before one must not undo it. */
   #generation = 0;
   #refollows = 0;
-  #runs: Map<string, RunView>;
+  #runs: Map<string, RunOutcome>;
 
-  constructor(detail: SessionDetail, runs: ReadonlyMap<string, RunView>) {
+  constructor(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>) {
     this.sessionId = detail.id;
     this.#runs = new Map(runs);
     this.entries = toEntries(detail, this.#withRuns(detail));
   }
 
   /** Run outcomes as the newest session read has them (a run that was going at the last read has ended since). */
-  #withRuns(detail: SessionDetail): Map<string, RunView> {
+  #withRuns(detail: SessionDetail): Map<string, RunOutcome> {
     for (const run of detail.runs ?? []) this.#runs.set(run.id, run);
     return this.#runs;
   }
@@ -70,7 +82,7 @@ export class Conversation {
     this.sendError = undefined;
     try {
       const result = await action();
-      this.#show('messages' in result ? result : await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`));
+      this.#show('messages' in result ? result : await getSession(this.sessionId));
       return true;
     } catch (caught) {
       this.sendError = describeError(caught);
@@ -88,7 +100,7 @@ export class Conversation {
     if (this.activeStream || this.changing || this.sending) return;
     const generation = this.#generation;
     try {
-      const detail = await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`);
+      const detail = await getSession(this.sessionId);
       if (generation !== this.#generation || this.activeStream || this.sending || this.changing) return;
       // A stream that closed while its run still goes on (a dropped connection it gave up on) is
       // followed again, a few times at most, so the page never shows a run stuck mid-answer.
@@ -144,7 +156,7 @@ export class Conversation {
     const userEntry: UserEntry = { kind: 'user', id: `pending-${++this.#pendingCount}`, text: body.content, pending: true };
     this.entries = [...this.entries, userEntry];
     try {
-      const started = await apiFetch<StartedRun>(`/api/sessions/${encodeURIComponent(this.sessionId)}/runs`, { method: 'POST', json: body });
+      const started = await startRun(this.sessionId, body);
       const stream = new RunStream(started.runId, { status: started.status, eventsUrl: started.eventsUrl });
       const assistant: AssistantEntry = { kind: 'assistant', id: `run-${started.runId}`, runId: started.runId, message: undefined, run: undefined, stream };
       this.entries = [...this.entries.map((entry) => (entry === userEntry ? { ...userEntry, pending: false } : entry)), assistant];
@@ -155,7 +167,7 @@ export class Conversation {
       this.sendError = describeError(caught);
       const activeRunId = caught instanceof ApiError && caught.status === 409 ? caught.details.activeRunId : undefined;
       if (typeof activeRunId === 'string' && (await this.#followRun(activeRunId))) {
-        this.sendError = 'A run is already going in this session (started elsewhere); it is shown above. Send your message once it has finished.';
+        this.sendError = t('chat.runElsewhere');
       }
       return false;
     } finally {
@@ -172,7 +184,7 @@ export class Conversation {
     if (this.entries.some((entry) => entry.kind === 'assistant' && entry.runId === runId && entry.stream)) return false;
     let detail: SessionDetail;
     try {
-      detail = await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(this.sessionId)}`);
+      detail = await getSession(this.sessionId);
     } catch {
       return false;
     }
@@ -186,7 +198,7 @@ export class Conversation {
     try {
       await this.activeStream?.stop();
     } catch (caught) {
-      this.stopError = `Could not stop the run: ${describeError(caught)}`;
+      this.stopError = t('chat.stopFailed', { error: describeError(caught) });
     }
   }
 }
@@ -194,13 +206,13 @@ export class Conversation {
 /** The API's message, with its validation issues when it gave any ("content: Write a message"). */
 export function describeError(caught: unknown): string {
   if (caught instanceof ApiError) {
-    const issues = caught.issues.map((issue) => issue.message).filter((message) => message && !caught.message.includes(message));
+    const issues = caught.issues.map((issue) => issueText(issue.message)).filter((message) => message && !caught.message.includes(message));
     return issues.length > 0 ? `${caught.message} (${issues.join('; ')})` : caught.message;
   }
-  return caught instanceof Error && caught.message ? caught.message : 'Something went wrong. Please try again.';
+  return caught instanceof Error && caught.message ? caught.message : t('common.somethingWrong');
 }
 
-function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunView>): ChatEntry[] {
+function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>): ChatEntry[] {
   const entries: ChatEntry[] = [];
   let activeShown = false;
   const liveEntry = (runId: string): AssistantEntry => {

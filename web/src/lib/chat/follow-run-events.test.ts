@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { followRunEvents, RunEventsError } from './follow-run-events.ts';
-import type { RunEvent } from './types.ts';
+import type { RunEvent } from './follow-run-events.ts';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, attempt: number) => void;
 

@@ -1,5 +1,9 @@
+import { t } from '../i18n/i18n.svelte.ts';
 import { readSse } from './sse.ts';
-import type { RunChunk, RunEvent } from './types.ts';
+import type { RunChunk, RunEvent as StoredRunEvent } from '@agentq/shared/events';
+
+/** A chunk with its gap-free per-run sequence number (the SSE event id). */
+export type RunEvent = Pick<StoredRunEvent, 'seq' | 'chunk'>;
 
 /** The run's events cannot be read (signed out, not yours, gone): reconnecting would not help. */
 export class RunEventsError extends Error {
@@ -48,7 +52,7 @@ export async function* followRunEvents(url: string, options: FollowRunEventsOpti
 
   for (;;) {
     signal?.throwIfAborted();
-    let lastProblem = 'the connection to the server dropped';
+    let lastProblem = t('runEvents.dropped');
     try {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastSeq > 0) headers['last-event-id'] = String(lastSeq);
@@ -80,7 +84,7 @@ export async function* followRunEvents(url: string, options: FollowRunEventsOpti
     if (finished) return;
     failures++;
     if (failures >= maxAttempts) {
-      throw new RunEventsError(0, `Lost the connection to this run (${lastProblem}). Reload the page to follow it again.`);
+      throw new RunEventsError(0, t('runEvents.lost', { problem: lastProblem }));
     }
     onConnection?.('reconnecting');
     await delay(retryDelays[Math.min(failures - 1, retryDelays.length - 1)] ?? 1000, signal);

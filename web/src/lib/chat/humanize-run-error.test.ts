@@ -25,3 +25,18 @@ describe('humanizeRunError', () => {
     expect(humanizeRunError('The fake model refuses this request.').details).toBeUndefined();
   });
 });
+
+describe('humanizeRunError in Chinese', () => {
+  it('writes the summary in the UI language and keeps the provider text as it was', async () => {
+    const { setLocale } = await import('../i18n/i18n.svelte.ts');
+    setLocale('zh');
+    try {
+      expect(humanizeRunError('AI_APICallError: Unauthorized (status 401)')).toEqual({
+        summary: '模型服务商不接受该 API 密钥。请管理员在“模型”页面检查密钥。',
+        details: 'AI_APICallError: Unauthorized (status 401)',
+      });
+    } finally {
+      setLocale('en');
+    }
+  });
+});

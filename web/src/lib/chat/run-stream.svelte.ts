@@ -1,8 +1,9 @@
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
-import { ApiError, apiFetch } from '../api.ts';
-import { withoutRetriedAttempts } from '@agentq/shared/events';
-import { followRunEvents } from './follow-run-events.ts';
-import { TERMINAL_RUN_STATUSES, type RunChunk, type RunEvent, type RunStatus, type RunStatusData, type RunView } from './types.ts';
+import { TERMINAL_STATUSES, withoutRetriedAttempts, type RunChunk, type RunStatusData } from '@agentq/shared/events';
+import { ApiError } from '../api.ts';
+import { t } from '../i18n/i18n.svelte.ts';
+import { cancelRun, getRun, runEventsUrl, type RunStatus } from '../runs/runs-api.ts';
+import { followRunEvents, type RunEvent } from './follow-run-events.ts';
 
 export type RunStreamOptions = {
   /** The status the run is known to have before any event arrives (e.g. `queued` from the 202). */
@@ -75,7 +76,7 @@ export class RunStream {
     if (!this.active || this.stopping) return;
     this.stopping = true;
     try {
-      await apiFetch(`/api/runs/${encodeURIComponent(this.runId)}/cancel`, { method: 'POST', fetch: this.#options.fetch });
+      await cancelRun(this.runId, { fetch: this.#options.fetch });
     } catch (caught) {
       if (caught instanceof ApiError && caught.status === 409) return;
       this.stopping = false;
@@ -95,7 +96,7 @@ export class RunStream {
   async #follow(): Promise<void> {
     let reducer = this.#startReducer();
     const received: RunEvent[] = [];
-    const url = this.#options.eventsUrl ?? `/api/runs/${encodeURIComponent(this.runId)}/events`;
+    const url = this.#options.eventsUrl ?? runEventsUrl(this.runId);
     try {
       const events = followRunEvents(url, {
         signal: this.#abort.signal,
@@ -132,7 +133,7 @@ export class RunStream {
 
   async #readOutcome(): Promise<void> {
     try {
-      const run = await apiFetch<RunView>(`/api/runs/${encodeURIComponent(this.runId)}`, { fetch: this.#options.fetch });
+      const run = await getRun(this.runId, { fetch: this.#options.fetch });
       this.status = run.status;
       if (run.error) this.error ??= run.error;
       if (run.hitStepLimit) this.hitStepLimit = true;
@@ -168,7 +169,7 @@ export class RunStream {
     const messages = readUIMessageStream<UIMessage>({
       stream: chunks,
       onError: (error) => {
-        this.error ??= `Part of this answer could not be shown: ${error instanceof Error ? error.message : String(error)}`;
+        this.error ??= t('chat.partNotShown', { error: error instanceof Error ? error.message : String(error) });
       },
     });
     for await (const snapshot of messages) if (!reducer.stale) this.#schedule(snapshot);
@@ -201,5 +202,5 @@ function closeQuietly(input: ReadableStreamDefaultController<UIMessageChunk>): v
 }
 
 export function isTerminal(status: RunStatus | 'connecting'): boolean {
-  return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status);
+  return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }

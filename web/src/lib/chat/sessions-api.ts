@@ -1,48 +1,81 @@
 /**
- * The chat session routes as typed calls: rename, delete, search, and a message's versions
- * (regenerate, edit and resend, switch). Sending a message stays in `Conversation`.
+ * The chat's routes as typed calls: options, sessions (list, create, read, rename, delete, search),
+ * starting runs, and a message's versions (regenerate, edit and resend, switch). Types come from
+ * @agentq/shared/api-types, or off the API's routes where the API assembles the answer itself.
  */
+import type { ChatSessionView, SessionMessageView, SessionSearchHitView, StartRunInput } from '@agentq/shared/api-types';
+import type { UIMessage } from 'ai';
 import { apiFetch } from '../api.ts';
-import type { StartRunBody } from './chat-settings.svelte.ts';
-import type { ChatSession, SessionDetail, StartedRun } from './types.ts';
+import { queryString, segment, type FetchOption, type RouteOutput } from '../api-routes.ts';
 
+export type { RunStatus, RunView } from '@agentq/shared/api-types';
+
+/** `GET /api/chat-options`: what any signed-in user may pick for a run. */
+export type ChatOptions = RouteOutput<'/chat-options', '$get'>;
+export type ChatSession = ChatSessionView;
+/** The body of `POST /api/sessions/:id/runs`. */
+export type StartRunBody = StartRunInput;
+/** `POST /api/sessions/:id/runs` → 202. */
+export type StartedRun = RouteOutput<'/sessions/:id/runs', '$post'>;
+/** Where a message sits among its versions (regenerated answers, edited questions): "‹ 2/3 ›". */
+export type MessageVersions = SessionMessageView['versions'];
+/** A stored message; the API keeps the AI SDK's UI parts as they were streamed. */
+export type SessionMessage = Omit<SessionMessageView, 'parts'> & { parts: UIMessage['parts'] };
+/** `GET /api/sessions/:id`: the shown branch of the conversation, its runs and the active run. */
+export type SessionDetail = Omit<RouteOutput<'/sessions/:id', '$get'>, 'messages'> & { messages: SessionMessage[] };
+/** How a finished run ended (stopped, failed, step limit): what a stored answer shows beside it. */
+export type RunOutcome = NonNullable<RouteOutput<'/sessions/:id', '$get'>['runs']>[number];
+export type SessionSearchHit = SessionSearchHitView;
 /** A piece of highlighted text; `match` pieces are what the search found. */
-export type TextSegment = { text: string; match: boolean };
+export type TextSegment = SessionSearchHit['title'][number];
 
-/** `GET /api/sessions/search`: a session with its highlighted title and best matching message. */
-export type SessionSearchHit = {
-  session: ChatSession;
-  rank: number;
-  title: TextSegment[];
-  message: { id: string; role: 'user' | 'assistant'; snippet: TextSegment[] } | null;
-};
+const sessionPath = (id: string) => `/api/sessions/${segment(id)}`;
+const messagePath = (sessionId: string, messageId: string) => `${sessionPath(sessionId)}/messages/${segment(messageId)}`;
 
-const sessionPath = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
-
-export function renameSession(id: string, title: string): Promise<ChatSession> {
-  return apiFetch<ChatSession>(sessionPath(id), { method: 'PATCH', json: { title } });
+export function getChatOptions(options: FetchOption = {}): Promise<ChatOptions> {
+  return apiFetch('/api/chat-options', options);
 }
 
-export function deleteSession(id: string): Promise<unknown> {
-  return apiFetch(sessionPath(id), { method: 'DELETE' });
+export async function listSessions(options: FetchOption = {}): Promise<ChatSession[]> {
+  return (await apiFetch<{ items: ChatSession[] }>('/api/sessions', options)).items;
+}
+
+export function createSession(input: { agentId?: string } = {}): Promise<ChatSession> {
+  return apiFetch('/api/sessions', { method: 'POST', json: input });
+}
+
+export function getSession(id: string, options: FetchOption = {}): Promise<SessionDetail> {
+  return apiFetch(sessionPath(id), options);
+}
+
+/** Sends a message; the answer streams from `eventsUrl`. @throws {ApiError} 409 while another run is active. */
+export function startRun(sessionId: string, body: StartRunBody): Promise<StartedRun> {
+  return apiFetch(`${sessionPath(sessionId)}/runs`, { method: 'POST', json: body });
+}
+
+export function renameSession(id: string, title: string): Promise<ChatSession> {
+  return apiFetch(sessionPath(id), { method: 'PATCH', json: { title } });
+}
+
+export async function deleteSession(id: string): Promise<void> {
+  await apiFetch(sessionPath(id), { method: 'DELETE' });
 }
 
 export async function searchSessions(q: string, signal?: AbortSignal): Promise<SessionSearchHit[]> {
-  const result = await apiFetch<{ items: SessionSearchHit[] }>(`/api/sessions/search?q=${encodeURIComponent(q)}`, { signal });
-  return result.items;
+  return (await apiFetch<{ items: SessionSearchHit[] }>(`/api/sessions/search${queryString({ q })}`, { signal })).items;
 }
 
 /** Answers again: `messageId` is the answer to replace (it stays as a version). */
 export function regenerateMessage(sessionId: string, messageId: string, options: Omit<StartRunBody, 'content'>): Promise<StartedRun> {
-  return apiFetch<StartedRun>(`${sessionPath(sessionId)}/messages/${encodeURIComponent(messageId)}/regenerate`, { method: 'POST', json: options });
+  return apiFetch(`${messagePath(sessionId, messageId)}/regenerate`, { method: 'POST', json: options });
 }
 
 /** Sends an edited version of user message `messageId` on a new branch. */
 export function editMessage(sessionId: string, messageId: string, body: StartRunBody): Promise<StartedRun> {
-  return apiFetch<StartedRun>(`${sessionPath(sessionId)}/messages/${encodeURIComponent(messageId)}/edit`, { method: 'POST', json: body });
+  return apiFetch(`${messagePath(sessionId, messageId)}/edit`, { method: 'POST', json: body });
 }
 
 /** Shows version `messageId` (and the branch below it); answers the session as it now reads. */
 export function selectVersion(sessionId: string, messageId: string): Promise<SessionDetail> {
-  return apiFetch<SessionDetail>(`${sessionPath(sessionId)}/messages/${encodeURIComponent(messageId)}/select`, { method: 'POST' });
+  return apiFetch(`${messagePath(sessionId, messageId)}/select`, { method: 'POST' });
 }

@@ -60,26 +60,8 @@ export async function listRevisions(id: string, options: FetchOption = {}): Prom
   return (await apiFetch<{ items: DocumentRevision[] }>(`${documentPath(id)}/revisions`, options)).items;
 }
 
-/**
- * The chat session each run belongs to (`GET /api/runs/:id`), for the agent's runs that wrote
- * revisions. A run that cannot be read (gone, or a standalone tool run) is simply left out.
- */
-export async function findRunSessions(runIds: Iterable<string>, options: FetchOption = {}): Promise<Map<string, string>> {
-  const ids = [...new Set(runIds)];
-  const runs = await Promise.all(
-    ids.map((runId) =>
-      apiFetch<{ id: string; sessionId: string | null }>(`/api/runs/${encodeURIComponent(runId)}`, options).then(
-        (run) => run,
-        () => undefined,
-      ),
-    ),
-  );
-  const sessions = new Map<string, string>();
-  for (const [index, run] of runs.entries()) {
-    if (run?.sessionId) sessions.set(ids[index]!, run.sessionId);
-  }
-  return sessions;
-}
+/** The chat session each run belongs to, for the agent's runs that wrote revisions. */
+export { findRunSessions } from '../runs/runs-api.ts';
 
 async function conditionalWrite(id: string, expectedVersion: number, write: () => Promise<AgentDocument>): Promise<VersionedWrite> {
   try {

@@ -1,4 +1,4 @@
-import { locale } from '../i18n/i18n.svelte.ts';
+import { formatDateTime, locale, t } from '../i18n/i18n.svelte.ts';
 import type { AgentDocument, DocumentChanges, DocumentType } from './types.ts';
 
 /** "a, b" (as stored) → ["a", "b"]; empty pieces dropped. */
@@ -63,14 +63,15 @@ function normalizeTags(tags: string): string {
   return splitTags(tags).join(', ');
 }
 
-/** Local date and time, or the raw value when it is not a date. */
+/** Local date and time in the UI's language, or the raw value when it is not a date. */
 export function formatTime(iso: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return Number.isNaN(new Date(iso).getTime()) ? iso : formatDateTime(iso);
 }
 
-/** "memory" → "Memory"; the tab and badge labels. */
-export const TYPE_LABELS: Record<DocumentType, string> = { memory: 'Memory', document: 'Document' };
+/** "memory" → "Memory" (记忆); the type select and badge labels. */
+export function typeLabel(type: DocumentType): string {
+  return t(type === 'memory' ? 'documents.typeMemory' : 'documents.typeDocument');
+}
 
 /** "1 memory", "3 documents". */
 export function countLabel(count: number, type: DocumentType): string {

@@ -1,5 +1,6 @@
 import { ApiError } from '../api.ts';
 import { t } from '../i18n/i18n.svelte.ts';
+import { issueText } from './issue-text.ts';
 
 /** What a form shows after a failed save: one message per field next to it, and a short summary on top. */
 export type FormErrors = {
@@ -23,8 +24,9 @@ export function toFormErrors(caught: unknown, knownFields: readonly string[]): F
   for (const issue of caught.issues) {
     const key = issue.path.join('.');
     const field = knownFields.find((name) => key === name || key.startsWith(`${name}.`));
-    if (field) fields[field] ??= issue.message;
-    else unplaced.push(key ? `${key}: ${issue.message}` : issue.message);
+    const message = issueText(issue.message);
+    if (field) fields[field] ??= message;
+    else unplaced.push(key ? `${key}: ${message}` : message);
   }
   const placed = Object.keys(fields).length;
   if (placed === 0) return { summary: unplaced.join(' ') || caught.message, fields };

@@ -58,7 +58,20 @@ export function setLocale(next: Locale): void {
  * @example t('tokens.created', { name: 'CI' }) // "Created CI. Copy the token now: it is shown only once."
  */
 export function t(key: MessageKey, params?: Record<string, string | number>): string {
-  const template = catalogs[locale.current][key] ?? en[key];
+  return fill(catalogs[locale.current][key] ?? en[key], params);
+}
+
+/**
+ * The text around one placeholder, for wrapping the value in markup (a `<time>`, a link).
+ * Other placeholders are filled from `params`.
+ * @example tAround('approval.left', 'time') // ['', ' left'] in English, ['剩余 ', ''] in Chinese
+ */
+export function tAround(key: MessageKey, name: string, params?: Record<string, string | number>): [before: string, after: string] {
+  const [before = '', after = ''] = (catalogs[locale.current][key] ?? en[key]).split(`{${name}}`);
+  return [fill(before, params), fill(after, params)];
+}
+
+function fill(template: string, params: Record<string, string | number> | undefined): string {
   if (!params) return template;
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }

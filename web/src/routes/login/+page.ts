@@ -1,5 +1,5 @@
 import { redirect } from '@sveltejs/kit';
-import { apiFetch } from '#lib/api.ts';
+import { getMe } from '#lib/account/account-api.ts';
 import { safeNextPath } from '#lib/next-path.ts';
 import type { PageLoad } from './$types';
 
@@ -7,7 +7,7 @@ export const load: PageLoad = async ({ fetch, url }) => {
   const next = safeNextPath(url.searchParams.get('next'));
   let signedIn = false;
   try {
-    await apiFetch('/api/auth/me', { fetch });
+    await getMe(fetch);
     signedIn = true;
   } catch {
     // Not signed in, or the API is down: either way, show the form.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '#lib/types.ts';
+import type { JsonSchema } from '#lib/components/schema-form/json-schema.ts';
 import { enumOptions, exampleValue, fieldKind, fieldLabel, initialValue, isFormSchema, issuesFor, parseJsonObject, unionExamples, unwrapSchema } from './json-schema.ts';
 
 // Shaped like `z.toJSONSchema(schema, { io: 'input' })` output.

@@ -1,4 +1,31 @@
-import type { JsonSchema } from '#lib/types.ts';
+import { t } from '../../i18n/i18n.svelte.ts';
+
+/** A JSON Schema as `z.toJSONSchema` writes it (draft 2020-12); only the keywords the UI reads are typed. */
+export type JsonSchema = {
+  type?: string | string[];
+  title?: string;
+  description?: string;
+  default?: unknown;
+  examples?: unknown[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
+  minLength?: number;
+  maxLength?: number;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  [keyword: string]: unknown;
+};
+
 
 /**
  * How SchemaForm renders one value. Decided from the JSON Schema alone, so a new tool type
@@ -231,10 +258,10 @@ export function parseJson(text: string): { value: unknown; error?: undefined } |
 
 /** Parses the text of a JSON editor that must hold an object (a config, a tool input). */
 export function parseJsonObject(text: string): { value: Record<string, unknown>; error?: undefined } | { value?: undefined; error: string } {
-  if (!text.trim()) return { error: 'Enter a JSON object, e.g. {}' };
+  if (!text.trim()) return { error: t('schemaForm.enterObject', { example: '{}' }) };
   const parsed = parseJson(text);
   if (parsed.error !== undefined) return { error: `Invalid JSON: ${parsed.error}` };
-  if (!isRecord(parsed.value)) return { error: 'The value must be a JSON object ({ … }).' };
+  if (!isRecord(parsed.value)) return { error: t('schemaForm.mustBeObject') };
   return { value: parsed.value };
 }
 

@@ -1,8 +1,8 @@
-import { apiFetch } from '#lib/api.ts';
 import { listApprovals } from '#lib/approvals/approvals-api.ts';
 import { sessionsOfRuns } from '#lib/approvals/run-sessions.ts';
 import { throwPageError } from '#lib/page-error.ts';
-import type { User } from '#lib/types.ts';
+import { listUsers } from '#lib/users/users-api.ts';
+import type { UserView as User } from '@agentq/shared/api-types';
 import type { PageLoad } from './$types';
 
 /** Decided approvals shown below the pending ones (the newest). */
@@ -34,6 +34,6 @@ function time(iso: string): number {
 /** An admin sees everyone's approvals: name the owners and deciders. Others know only themselves. */
 async function userNames(user: User, fetchImpl: typeof fetch): Promise<Map<string, string>> {
   if (user.role !== 'admin') return new Map();
-  const { items } = await apiFetch<{ items: User[] }>('/api/users', { fetch: fetchImpl }).catch(() => ({ items: [] as User[] }));
+  const { items } = await listUsers(fetchImpl).catch(() => ({ items: [] as User[] }));
   return new Map(items.map((candidate) => [candidate.id, candidate.name || candidate.email]));
 }

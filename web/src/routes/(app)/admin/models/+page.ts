@@ -1,14 +1,11 @@
-import { apiFetch } from '#lib/api.ts';
+import { listModels } from '#lib/models/models-api.ts';
 import { throwPageError } from '#lib/page-error.ts';
-import type { ListPage } from '#lib/types.ts';
-import type { LlmModel } from './llm-model.ts';
 import type { PageLoad } from './$types';
 
 export const load: PageLoad = async ({ fetch, url, depends }) => {
   depends('app:models');
   try {
-    const models = await apiFetch<ListPage<LlmModel>>('/api/models', { fetch });
-    return { models: models.items };
+    return { models: await listModels({ fetch }) };
   } catch (caught) {
     throwPageError(caught, url);
   }

@@ -1,6 +1,5 @@
-import { apiFetch } from '#lib/api.ts';
 import { throwPageError } from '#lib/page-error.ts';
-import type { AgentTool, ListPage, ToolLog } from '#lib/types.ts';
+import { listToolLogs, listTools, type ToolLogQuery, type ToolLogStatus } from '#lib/tools/tools-api.ts';
 import type { PageLoad } from './$types';
 
 /** Rows per page (`?limit=` overrides, up to the API's maximum); "Load more" fetches the next page with the API's cursor. */
@@ -14,14 +13,10 @@ export const load: PageLoad = async ({ fetch, url, depends }) => {
   depends('app:tool-logs');
   const filters = Object.fromEntries(FILTER_KEYS.map((key) => [key, url.searchParams.get(key) ?? ''])) as Record<(typeof FILTER_KEYS)[number], string>;
   const limit = Number.parseInt(url.searchParams.get('limit') ?? '', 10);
-  const query = new URLSearchParams({ limit: String(limit >= 1 && limit <= MAX_PAGE_SIZE ? limit : PAGE_SIZE) });
-  for (const key of FILTER_KEYS) if (filters[key]) query.set(key, filters[key]);
+  const query: ToolLogQuery = { ...filters, status: filters.status as ToolLogStatus | '', limit: limit >= 1 && limit <= MAX_PAGE_SIZE ? limit : PAGE_SIZE };
   try {
-    const [logs, tools] = await Promise.all([
-      apiFetch<ListPage<ToolLog>>(`/api/tool-logs?${query}`, { fetch }),
-      apiFetch<ListPage<AgentTool>>('/api/agent-tools', { fetch }),
-    ]);
-    return { logs, tools: tools.items, filters, query: query.toString() };
+    const [logs, tools] = await Promise.all([listToolLogs(query, { fetch }), listTools({ fetch })]);
+    return { logs, tools, filters, query };
   } catch (caught) {
     throwPageError(caught, url);
   }

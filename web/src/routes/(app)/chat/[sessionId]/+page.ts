@@ -1,11 +1,11 @@
-import { apiFetch } from '#lib/api.ts';
-import type { RunView, SessionDetail } from '#lib/chat/types.ts';
+import { getSession, type SessionDetail } from '#lib/chat/sessions-api.ts';
 import { throwPageError } from '#lib/page-error.ts';
+import { getRun, type RunView } from '#lib/runs/runs-api.ts';
 import type { PageLoad } from './$types';
 
 export const load: PageLoad = async ({ fetch, params, url }) => {
   try {
-    const session = await apiFetch<SessionDetail>(`/api/sessions/${encodeURIComponent(params.sessionId)}`, { fetch });
+    const session = await getSession(params.sessionId, { fetch });
     return { session, runs: await readRuns(session, fetch) };
   } catch (caught) {
     throwPageError(caught, url);
@@ -18,8 +18,6 @@ export const load: PageLoad = async ({ fetch, params, url }) => {
  */
 async function readRuns(session: SessionDetail, fetchImpl: typeof fetch): Promise<Map<string, RunView>> {
   const ids = new Set(session.messages.map((message) => message.runId).filter((id): id is string => !!id && id !== session.activeRunId));
-  const runs = await Promise.all(
-    [...ids].map((id) => apiFetch<RunView>(`/api/runs/${encodeURIComponent(id)}`, { fetch: fetchImpl }).catch(() => undefined)),
-  );
+  const runs = await Promise.all([...ids].map((id) => getRun(id, { fetch: fetchImpl }).catch(() => undefined)));
   return new Map(runs.filter((run): run is RunView => run !== undefined).map((run) => [run.id, run]));
 }

@@ -14,7 +14,7 @@ export const load: PageLoad = async ({ fetch, params, url, depends }) => {
     const firstRunId = revisions.find((revision) => revision.version === 1)?.createdByRunId ?? null;
     const runIds = [firstRunId, ...revisions.map((revision) => revision.createdByRunId)].filter((id): id is string => !!id);
     const runSessions = await findRunSessions([...new Set(runIds)].slice(0, MAX_RUN_LOOKUPS), { fetch });
-    const createdInSession = document.sessionId ?? (firstRunId ? (runSessions.get(firstRunId) ?? null) : null);
+    const createdInSession = (firstRunId ? (runSessions.get(firstRunId) ?? null) : null);
     return { document, revisions, runSessions, createdInSession };
   } catch (caught) {
     throwPageError(caught, url);

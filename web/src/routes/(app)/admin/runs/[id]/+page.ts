@@ -1,11 +1,10 @@
-import { apiFetch } from '#lib/api.ts';
-import type { RunDetail } from '#lib/admin/operations.ts';
+import { getAdminRun } from '#lib/admin/operations-api.ts';
 import { throwPageError } from '#lib/page-error.ts';
 import type { PageLoad } from './$types';
 
 export const load: PageLoad = async ({ fetch, url, params }) => {
   try {
-    return { detail: await apiFetch<RunDetail>(`/api/admin/runs/${encodeURIComponent(params.id)}`, { fetch }) };
+    return { detail: await getAdminRun(params.id, { fetch }) };
   } catch (caught) {
     throwPageError(caught, url);
   }
