@@ -47,6 +47,29 @@ describe('log redaction', () => {
     expect(lines[3]!.msg).toBe('failed');
   });
 
+  it('redacts errors logged under any key, nested secrets and child bindings, and leaves the rest as it was', () => {
+    const { logger, lines, raw } = capture();
+    const failure = Object.assign(new Error('upstream refused'), { response: { headers: { 'Set-Cookie': 'sid=abc', 'content-type': 'text/plain' } } });
+    logger.warn({ cause: failure, attempts: [{ token: 'aq_tok_secret' }, { ok: true }] }, 'retrying');
+    logger.child({ model: { apiKey: API_KEY, name: 'Prod' } }).info('bound');
+    const plain = { route: '/api/runs/:id', status: 200 };
+    logger.info(plain, 'request');
+    for (const line of raw) {
+      expect(line).not.toContain('sid=abc');
+      expect(line).not.toContain('aq_tok_secret');
+      expect(line).not.toContain(API_KEY);
+    }
+    const cause = lines[0]!.cause as { message: string; stack: string; response: { headers: Record<string, string> } };
+    expect(cause.message).toBe('upstream refused');
+    expect(cause.stack).toContain('upstream refused');
+    expect(cause.response.headers).toEqual({ 'Set-Cookie': '[redacted]', 'content-type': 'text/plain' });
+    expect(lines[0]!.attempts).toEqual([{ token: '[redacted]' }, { ok: true }]);
+    expect(lines[1]!.model).toEqual({ apiKey: '[redacted]', name: 'Prod' });
+    expect(lines[2]).toMatchObject(plain);
+    // The caller's object is never changed.
+    expect(failure.response.headers['Set-Cookie']).toBe('sid=abc');
+  });
+
   it('child loggers keep redacting', () => {
     const { logger, raw } = capture();
     logger.child({ runId: 'run_1', jobId: 'job_1' }).info({ apiKey: API_KEY }, 'inside a job');
