@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { preparedQuery } from '../db/prepared-query';
 import { runs, type RunStatus } from '../db/schema';
-import { isDependencyDown } from './errors';
+import { isDependencyDown, NotFoundError } from './errors';
 
 type Run = typeof runs.$inferSelect;
 
@@ -57,7 +57,7 @@ export async function transitionRun(db: Database, runId: string, to: RunStatus, 
   const terminal = isTerminal(to);
   // Every job starts with the plain claim (→ running, nothing else written): that one is prepared.
   const [run] = to === 'running' && Object.keys(fields).length === 0
-    ? await claimRun(db).execute({ runId })
+    ? await claimStatement(db).execute({ runId })
     : await db
     .update(runs)
     .set({
@@ -74,7 +74,7 @@ export async function transitionRun(db: Database, runId: string, to: RunStatus, 
   return current ? { ok: false, reason: 'not-allowed', status: current.status } : { ok: false, reason: 'not-found' };
 }
 
-const claimRun = preparedQuery((db) =>
+const claimStatement = preparedQuery((db) =>
   db
     .update(runs)
     // updatedAt explicitly: its $onUpdate default would be computed once, when the statement is built.
@@ -83,6 +83,18 @@ const claimRun = preparedQuery((db) =>
     .returning()
     .prepare('claim_run'),
 );
+
+/**
+ * What every job does first: moves its run to `running` and returns the row in one statement, or,
+ * when the table will not start it (it ended), returns it as it is. NotFound when there is no such run.
+ */
+export async function claimRun(db: Database, runId: string): Promise<{ run: Run; claimed: boolean }> {
+  const moved = await transitionRun(db, runId, 'running');
+  if (moved.ok) return { run: moved.run, claimed: true };
+  const [run] = moved.reason === 'not-found' ? [] : await db.select().from(runs).where(eq(runs.id, runId));
+  if (!run) throw new NotFoundError('Run', runId);
+  return { run, claimed: false };
+}
 
 /** queued/awaiting_approval/running → running; false when the run already ended (e.g. cancelled). */
 export async function markRunRunning(db: Database, runId: string, fields: RunTransitionFields = {}): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { getRun, isDependencyDown, isTerminal, transitionRun, WorkerStoppingError } from '@agentq/shared/services';
+import { claimRun, isDependencyDown, isTerminal, NotFoundError, WorkerStoppingError } from '@agentq/shared/services';
 import type { Job } from 'bullmq';
 import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { WorkerDeps } from '../processor';
@@ -19,17 +19,17 @@ export { STEP_LIMIT_NOTE } from '../agent/run-loop';
  * database or Redis outage while attempts remain), or ended as cancelled/failed.
  */
 export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerDeps, token?: string): Promise<{ status: string }> {
-  // Claiming (→ running) returns the row: one statement instead of a read and then a write. A run
-  // the table will not start has ended; it is read as it is. An outage keeps its identity (BullMQ
-  // retries); only a run that really is not there is unrecoverable.
-  const claimed = await transitionRun(deps.db, job.data.runId, 'running');
-  if (!claimed.ok && claimed.reason === 'not-found') throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
-  const run = claimed.ok ? claimed.run : await getRun(deps.db, job.data.runId);
+  // One statement claims the run (see claimRun). An outage keeps its identity (BullMQ retries); only a
+  // run that really is not there is unrecoverable.
+  const { run, claimed } = await claimRun(deps.db, job.data.runId).catch((error: unknown) => {
+    if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
+    throw error;
+  });
   if (run.kind !== 'chat' || !run.sessionId) throw new UnrecoverableError(`Run ${run.id} is not a chat run`);
 
   const log = deps.logger;
   // The lookups before the first model call and the stream's position are independent: one round trip for both.
-  const setup = claimed.ok ? loadRunSetup(deps, run, run.checkpoint) : undefined;
+  const setup = claimed ? loadRunSetup(deps, run, run.checkpoint) : undefined;
   setup?.catch(() => {}); // awaited by the loop; this only keeps an early way out from leaving it unobserved
   const [control, stream] = await Promise.all([deps.control.track(run.id), openRunStream(deps, run, job.attemptsMade + 1)]);
   const progress: RunProgress = { steps: run.steps, usage: (run.usage as Usage) ?? {} };

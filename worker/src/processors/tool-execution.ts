@@ -1,4 +1,4 @@
-import { executeTool, findExpandedTool, finishToolRun, getRun, getTool, isTerminal, NotFoundError, transitionRun } from '@agentq/shared/services';
+import { claimRun, executeTool, findExpandedTool, finishToolRun, getTool, isTerminal, NotFoundError } from '@agentq/shared/services';
 import type { ToolResult } from '@agentq/shared/tools';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
@@ -10,10 +10,11 @@ const STANDALONE_CALL_ID = 'standalone';
 
 /** One standalone tool execution (POST /api/agent-tools/:id/execute): run it, log it, store the result on the run. */
 export async function processToolExecution(job: Job<{ runId: string }>, deps: WorkerDeps): Promise<ToolResult> {
-  // Claiming (→ running) returns the row in one statement; a run the table will not start has ended.
-  const claimed = await transitionRun(deps.db, job.data.runId, 'running');
-  if (!claimed.ok && claimed.reason === 'not-found') throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
-  const run = claimed.ok ? claimed.run : await getRun(deps.db, job.data.runId);
+  // One statement claims the run (see claimRun); a run the table will not start has ended.
+  const { run } = await claimRun(deps.db, job.data.runId).catch((error: unknown) => {
+    if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
+    throw error;
+  });
   if (isTerminal(run.status) && run.result) return run.result as ToolResult;
   // Through the config cache; a tool deleted meanwhile is NotFound.
   const tool = run.toolId ? await getTool(deps.db, run.toolId).catch((error) => {
