@@ -7,6 +7,7 @@ import {
   getActiveRun,
   getChatSessionFor,
   getDefaultModel,
+  lastShownMessageId,
   isDependencyDown,
   listAgents,
   listModels,
@@ -177,11 +178,10 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const user = currentUser(c);
       const { id } = c.req.valid('param');
-      // The owner check and the thread (its last message is the new question's parent) are read
-      // together; the thread is only used once the session proved to be the caller's.
-      const [session, thread] = await Promise.all([getChatSessionFor(c.var.db, id, user.id), listThreadMessages(c.var.db, id)]);
+      // The owner check and the shown branch's last message (the new question's parent) are read
+      // together; the parent is only used once the session proved to be the caller's.
+      const [session, parentMessageId] = await Promise.all([getChatSessionFor(c.var.db, id, user.id), lastShownMessageId(c.var.db, id)]);
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      const parentMessageId = thread.at(-1)?.id ?? null;
       return c.json(await enqueueRun(c, await startChatRun(c.var.db, { userId: user.id, session, input: c.req.valid('json'), idempotencyKey, parentMessageId })), 202);
     },
   );

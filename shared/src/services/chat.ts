@@ -102,6 +102,21 @@ export async function listSessionMessages(db: Database, sessionId: string): Prom
   return messagesOfSession(db).execute({ sessionId }) as Promise<ChatMessage[]>;
 }
 
+/** The tree of a session without the messages' contents: all a new question needs to find its parent. */
+const threadNodesOfSession = preparedQuery((db) =>
+  db
+    .select({ id: messageColumns.id, parentId: messageColumns.parentId, selectedAt: messageColumns.selectedAt, createdAt: messageColumns.createdAt })
+    .from(messages)
+    .leftJoin(runs, eq(runs.id, messages.runId))
+    .where(eq(messages.sessionId, sql.placeholder('sessionId')))
+    .prepare('thread_nodes_of_session'),
+);
+
+/** The last message of the shown branch (null for an empty session): a new question follows it. */
+export async function lastShownMessageId(db: Database, sessionId: string): Promise<string | null> {
+  return activeBranch(await threadNodesOfSession(db).execute({ sessionId })).at(-1)?.node.id ?? null;
+}
+
 /** The branch of the conversation the user sees, oldest first, each message with its versions. */
 export async function listThreadMessages(db: Database, sessionId: string): Promise<ThreadMessage[]> {
   return activeBranch(await listSessionMessages(db, sessionId)).map(({ node, versions }) => ({ ...node, versions }));
@@ -233,7 +248,7 @@ export async function startChatRun(
   options: { userId: string; session: ChatSession; input: StartRunInput; idempotencyKey?: string; parentMessageId?: string | null },
 ): Promise<{ run: Run; created: boolean }> {
   const { session, input } = options;
-  const parentId = options.parentMessageId !== undefined ? options.parentMessageId : ((await listThreadMessages(db, session.id)).at(-1)?.id ?? null);
+  const parentId = options.parentMessageId !== undefined ? options.parentMessageId : await lastShownMessageId(db, session.id);
   return createRun(db, { ...options, options: input, question: { kind: 'new', content: input.content, parentId } });
 }
 
@@ -261,6 +276,49 @@ export async function editAndResend(
   return startChatRun(db, { ...options, parentMessageId: message.parentId });
 }
 
+/**
+ * A new chat run, its question (when new) and the session's title and time, in one statement: data-
+ * modifying CTEs run atomically like a transaction, without the BEGIN and COMMIT round trips, and the
+ * statement is built once (enqueue is the API's hottest write). The chat-turn job is enqueued under
+ * the run's id.
+ */
+function startRunStatement(db: Database, withQuestion: boolean, name: string) {
+  const created = db.$with('created_run').as(
+    db
+      .insert(runs)
+      .values({
+        id: sql.placeholder('runId'),
+        kind: 'chat',
+        userId: sql.placeholder('userId'),
+        sessionId: sql.placeholder('sessionId'),
+        replyToMessageId: sql.placeholder('messageId'),
+        agentId: sql.placeholder('agentId'),
+        modelId: sql.placeholder('modelId'),
+        options: sql.placeholder('options'),
+        idempotencyKey: sql.placeholder('idempotencyKey'),
+        queueJobId: sql.placeholder('runId'),
+      })
+      .returning(),
+  );
+  const touched = db.$with('touched_session').as(
+    db
+      .update(chatSessions)
+      // now() explicitly: an $onUpdate default would be evaluated once, when the statement is built.
+      .set({ title: sql`${sql.placeholder('title')}`, updatedAt: sql`now()` })
+      .where(eq(chatSessions.id, sql.placeholder('sessionId')))
+      .returning({ id: chatSessions.id }),
+  );
+  const question = db.$with('question').as(
+    db
+      .insert(messages)
+      .values({ id: sql.placeholder('messageId'), sessionId: sql.placeholder('sessionId'), role: 'user', parts: sql.placeholder('parts'), runId: sql.placeholder('runId'), parentId: sql.placeholder('parentId') })
+      .returning({ id: messages.id }),
+  );
+  return (withQuestion ? db.with(created, touched, question) : db.with(created, touched)).select().from(created).prepare(name);
+}
+const startRunWithNewQuestion = preparedQuery((db) => startRunStatement(db, true, 'start_run_new_question'));
+const startRunForQuestion = preparedQuery((db) => startRunStatement(db, false, 'start_run_existing_question'));
+
 async function createRun(
   db: Database,
   options: { userId: string; session: ChatSession; options: RunOptionsInput; question: Question; idempotencyKey?: string },
@@ -277,37 +335,26 @@ async function createRun(
   const model = await resolveModel(db, input.modelId, agent?.modelId);
   const runId = newId('run');
   const messageId = question.kind === 'new' ? newId('message') : question.messageId;
+  // The first question names the session, unless the user already has.
+  const title = question.kind === 'new' && question.parentId === null && !session.titleSetByUser ? suggestSessionTitle(question.content) : session.title;
+  const runOptions = { enableTools: input.enableTools, enableThinking: input.enableThinking, systemPrompt: input.systemPrompt };
+  const values = {
+    runId,
+    userId,
+    sessionId: session.id,
+    messageId,
+    agentId: agent?.id ?? null,
+    modelId: model.id,
+    options: runOptions,
+    idempotencyKey: idempotencyKey ?? null,
+    title,
+  };
   try {
-    const run = await db.transaction(async (tx) => {
-      // The first question names the session, unless the user already has.
-      const title = question.kind === 'new' && question.parentId === null && !session.titleSetByUser ? suggestSessionTitle(question.content) : session.title;
-      // Issued together, so postgres.js pipelines them on the transaction's connection: one round
-      // trip instead of three. They still run in order (the message references the run).
-      const [[created]] = await Promise.all([
-        tx
-          .insert(runs)
-          .values({
-            id: runId,
-            kind: 'chat',
-            userId,
-            sessionId: session.id,
-            replyToMessageId: messageId,
-            agentId: agent?.id ?? null,
-            modelId: model.id,
-            options: { enableTools: input.enableTools, enableThinking: input.enableThinking, systemPrompt: input.systemPrompt },
-            idempotencyKey: idempotencyKey ?? null,
-            // The chat-turn job is enqueued under the run's id.
-            queueJobId: runId,
-          })
-          .returning(),
-        question.kind === 'new'
-          ? tx.insert(messages).values({ id: messageId, sessionId: session.id, role: 'user', parts: [{ type: 'text', text: question.content }], runId, parentId: question.parentId })
-          : null,
-        tx.update(chatSessions).set({ title, updatedAt: new Date() }).where(eq(chatSessions.id, session.id)),
-      ]);
-      return created!;
-    });
-    return { run, created: true };
+    const [run] =
+      question.kind === 'new'
+        ? await startRunWithNewQuestion(db).execute({ ...values, parts: [{ type: 'text', text: question.content }], parentId: question.parentId })
+        : await startRunForQuestion(db).execute(values);
+    return { run: run!, created: true };
   } catch (error) {
     if (idempotencyKey && isIdempotencyViolation(error)) {
       const [existing] = await db.select().from(runs).where(and(eq(runs.userId, userId), eq(runs.idempotencyKey, idempotencyKey)));
