@@ -79,6 +79,10 @@ describe('chat runs with MCP tools', () => {
     await waitForRun(runId);
     expect(offeredTools.at(-1)).toEqual(expect.arrayContaining(['wx__get_weather', 'wx__create_ticket', 'wx__broken', 'wx__slow']));
     expect(offeredTools.at(-1)).not.toContain('wx__snapshot');
+    // The model sees the server's description and input schema for that tool.
+    const offered = llm.requests.at(-1)!.tools!.find((tool) => tool.function.name === 'wx__get_weather')!.function;
+    expect(offered.description).toContain('Current weather for a city.');
+    expect(offered.parameters).toMatchObject({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
     const { events } = await user.readEvents(runId);
     expect(finalText(events)).toContain('Weather in Lisbon: 21°C and sunny');
     expect(finalText(events)).toContain('untrusted-content');
@@ -119,10 +123,13 @@ describe('chat runs with MCP tools', () => {
 
   it('cancelling the run sends notifications/cancelled to the server', async () => {
     const before = mcp.cancelled.length;
+    const notificationsBefore = mcp.cancelNotifications.length;
     const runId = await startRun('call wx__slow {}');
     await expect.poll(() => mcp.calls.filter((call) => call.name === 'slow').length, { timeout: 20_000 }).toBeGreaterThan(0);
     expect((await user.post(`/api/runs/${runId}/cancel`, {})).status).toBeLessThan(300);
     await waitForRun(runId, 'cancelled');
+    // The server received notifications/cancelled, and its handler was stopped by it.
+    await expect.poll(() => mcp.cancelNotifications.length, { timeout: 10_000 }).toBe(notificationsBefore + 1);
     await expect.poll(() => mcp.cancelled.length, { timeout: 10_000 }).toBe(before + 1);
   });
 });

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { agentToolLogs, agentTools } from '@agentq/shared/db';
 import { decryptSecret } from '@agentq/shared/services';
 import { startPetstoreServer, startTestMcpServer, type TestMcpServer } from '@agentq/shared/testing';
@@ -89,6 +90,35 @@ describe('MCP tool instances', () => {
     const kept = await (await get(`/api/agent-tools/${created.id}`)).json();
     expect(kept.discoveryError).toMatch(/refused the connection/);
     expect(kept.discoveredTools.map((tool: DiscoveredView) => tool.name)).toEqual(names);
+  });
+
+  it('rediscovers when the config changes; a server that answers garbage keeps the last snapshot', async () => {
+    const orders = await startTestMcpServer({
+      tools: [{ name: 'lookup_order', description: 'Finds an order.', inputSchema: { id: z.string() }, handler: () => ({ content: [{ type: 'text', text: 'ok' }] }) }],
+    });
+    const garbage = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"hello": "world"}'));
+    await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+    try {
+      const created = await (await post('/api/agent-tools', { name: 'Moves', slug: slug('moves'), type: 'mcp', config: { url: mcp.url } })).json();
+      expect(created.discoveredTools.map((tool: DiscoveredView) => tool.name)).toContain('get_weather');
+      // A new URL: the API asks the new server and the snapshot is its tools.
+      const moved = await put(`/api/agent-tools/${created.id}`, { config: { url: orders.url } });
+      expect(moved.status).toBe(200);
+      const movedBody = await moved.json();
+      expect(movedBody.discoveryError).toBeNull();
+      expect(movedBody.discoveredTools.map((tool: DiscoveredView) => tool.name)).toEqual(['lookup_order']);
+      // A URL whose server answers garbage: the reason is shown and the last good snapshot stays.
+      const garbageUrl = `http://127.0.0.1:${(garbage.address() as { port: number }).port}/mcp`;
+      const broken = await (await put(`/api/agent-tools/${created.id}`, { config: { url: garbageUrl } })).json();
+      expect(broken.discoveryError).toMatch(/^Discovery failed: .*MCP server/);
+      expect(broken.discoveredTools.map((tool: DiscoveredView) => tool.name)).toEqual(['lookup_order']);
+      const refreshed = await post(`/api/agent-tools/${created.id}/refresh`, {});
+      expect(refreshed.status).toBe(502);
+      expect((await (await get(`/api/agent-tools/${created.id}`)).json()).discoveredTools.map((tool: DiscoveredView) => tool.name)).toEqual(['lookup_order']);
+    } finally {
+      await orders.close();
+      await new Promise<void>((resolve) => garbage.close(() => resolve()));
+    }
   });
 
   it('creates an instance whose server is down, with the reason in discoveryError', async () => {

@@ -92,11 +92,17 @@ describe('mcp tool type against a real MCP server on loopback', () => {
     await expect.poll(() => server.calls.filter((call) => call.name === 'slow').length).toBe(1);
     controller.abort();
     expect(await pending).toMatchObject({ success: false, metadata: { cancelled: true } });
+    // The notification itself reached the server, and the server stopped the handler because of it.
+    await expect.poll(() => server.cancelNotifications.length).toBe(1);
     await expect.poll(() => server.cancelled.length).toBe(1);
 
     const timedOut = await mcpToolType.execute({}, { ...parsed, timeout: 1000 }, callContext(slow));
     expect(timedOut).toMatchObject({ success: false, metadata: { timedOut: true } });
+    await expect.poll(() => server.cancelNotifications.length).toBe(2);
     await expect.poll(() => server.cancelled.length).toBe(2);
+    expect(server.cancelNotifications[1]!.reason).toMatch(/timed out/i);
+    // Each notification names a different request (the two tools/call requests).
+    expect(new Set(server.cancelNotifications.map((notification) => notification.requestId)).size).toBe(2);
   });
 
   it('reconnects when the connection drops', async () => {
@@ -115,6 +121,18 @@ describe('mcp tool type against a real MCP server on loopback', () => {
     const parsed = config({ url: server.url });
     await mcpToolType.discover!(parsed, discoverContext({ secrets: { headers: { Authorization: 'Bearer s3cret-token' } } }));
     expect(server.requests.some((request) => request.headers.authorization === 'Bearer s3cret-token')).toBe(true);
+  });
+
+  it('follows every page of tools/list', async () => {
+    const paged = await startTestMcpServer({ pageSize: 2 });
+    try {
+      const { discovery } = await expanded(paged);
+      expect(discovery.tools.map((tool) => tool.name)).toEqual(['get_weather', 'create_ticket', 'broken', 'snapshot', 'slow']);
+      expect(paged.listCursors).toEqual([undefined, '2', '4']);
+      expect(discovery.tools.find((tool) => tool.name === 'get_weather')).toMatchObject({ effect: 'none', inputSchema: { properties: { city: { type: 'string' } } } });
+    } finally {
+      await paged.close();
+    }
   });
 
   it('sees a tool the server added after the last discovery', async () => {
@@ -162,7 +180,7 @@ describe('mcp tool type: fallback, failures and refusals', () => {
     const onSocket = (message: unknown) => sockets.push(message);
     subscribe('net.client.socket', onSocket);
     try {
-      // Without the escape hatch, and with it: the metadata address stays refused either way for discovery and calls.
+      // Without FETCH_ALLOW_PRIVATE_NETWORKS the classifier refuses the link-local address before any connection, for discovery and calls.
       await expect(mcpToolType.discover!(config({ url: 'http://169.254.169.254/' }), discoverContext({ allowPrivateNetworks: false }))).rejects.toThrow(/Blocked destination: 169\.254\.169\.254, which is in link-local/);
       const call: ExpandedTool = { name: 'x', description: '', inputSchema: { type: 'object' }, effect: 'none', needsApproval: false };
       const result = await mcpToolType.execute({}, config({ url: 'http://169.254.169.254/mcp' }), callContext(call, { allowPrivateNetworks: false }));

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 export type TestMcpTool = {
@@ -21,8 +21,12 @@ export type TestMcpServer = {
   url: string;
   /** Every tools/call in arrival order. */
   calls: Array<{ name: string; args: Record<string, unknown> }>;
-  /** Calls whose request was cancelled by the client (`notifications/cancelled`). */
+  /** Calls whose handler was aborted (by a cancellation, or by the session closing). */
   cancelled: string[];
+  /** `notifications/cancelled` messages as they arrived on the wire, with the id of the request they cancel. */
+  cancelNotifications: Array<{ requestId: unknown; reason?: string }>;
+  /** With `pageSize`: the cursor of every tools/list request (undefined for the first page). */
+  listCursors: Array<string | undefined>;
   /** HTTP requests seen, with their headers (to check auth headers). */
   requests: Array<{ method: string; url: string; headers: IncomingMessage['headers'] }>;
   /** Sessions initialised so far: one per client connection. */
@@ -92,11 +96,14 @@ export function defaultTestTools(calls: TestMcpServer['cancelled']): TestMcpTool
 
 /**
  * Starts a stateful Streamable HTTP MCP server (one McpServer per session), or with `sseOnly` a server that
- * speaks only the older HTTP+SSE transport, so clients must fall back. Test-only helper.
+ * speaks only the older HTTP+SSE transport, so clients must fall back. With `pageSize`, tools/list answers
+ * that many tools a page with a `nextCursor` (McpServer itself always answers one page). Test-only helper.
  */
-export async function startTestMcpServer(options: { sseOnly?: boolean; tools?: TestMcpTool[] } = {}): Promise<TestMcpServer> {
+export async function startTestMcpServer(options: { sseOnly?: boolean; tools?: TestMcpTool[]; pageSize?: number } = {}): Promise<TestMcpServer> {
   const calls: TestMcpServer['calls'] = [];
   const cancelled: string[] = [];
+  const cancelNotifications: TestMcpServer['cancelNotifications'] = [];
+  const listCursors: TestMcpServer['listCursors'] = [];
   const requests: TestMcpServer['requests'] = [];
   const tools = options.tools ?? defaultTestTools(cancelled);
   const servers = new Set<McpServer>();
@@ -115,8 +122,31 @@ export async function startTestMcpServer(options: { sseOnly?: boolean; tools?: T
   function newServer() {
     const server = new McpServer({ name: 'agentq-test-mcp', version: '1.0.0' });
     for (const tool of tools) register(server, tool);
+    const pageSize = options.pageSize;
+    // Replaces McpServer's own tools/list (set once, on the first registerTool) with a paginated one.
+    if (pageSize) {
+      server.server.setRequestHandler(ListToolsRequestSchema, (request) => {
+        const cursor = request.params?.cursor;
+        listCursors.push(cursor);
+        const start = Number(cursor ?? 0);
+        const end = start + pageSize;
+        return { tools: tools.slice(start, end).map(listedTool), ...(end < tools.length && { nextCursor: String(end) }) };
+      });
+    }
     servers.add(server);
     return server;
+  }
+
+  function listedTool(tool: TestMcpTool) {
+    return { name: tool.name, description: tool.description, inputSchema: z.toJSONSchema(z.object(tool.inputSchema)) as { type: 'object' }, ...(tool.annotations && { annotations: tool.annotations }) };
+  }
+
+  /** Keeps the cancellation notifications a client POSTs, to show they reached the server. */
+  function recordCancellations(body: unknown) {
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const { method, params } = (message ?? {}) as { method?: string; params?: { requestId?: unknown; reason?: string } };
+      if (method === 'notifications/cancelled') cancelNotifications.push({ requestId: params?.requestId, reason: params?.reason });
+    }
   }
 
   async function readJson(request: IncomingMessage): Promise<unknown> {
@@ -129,6 +159,7 @@ export async function startTestMcpServer(options: { sseOnly?: boolean; tools?: T
   async function handleStreamable(request: IncomingMessage, response: ServerResponse) {
     const sessionId = request.headers['mcp-session-id'] as string | undefined;
     const body = request.method === 'POST' ? await readJson(request) : undefined;
+    recordCancellations(body);
     let transport = sessionId ? streamable.get(sessionId) : undefined;
     if (!transport) {
       if (sessionId || !body || (body as { method?: string }).method !== 'initialize') {
@@ -160,7 +191,9 @@ export async function startTestMcpServer(options: { sseOnly?: boolean; tools?: T
     if (request.method === 'POST' && url.pathname === '/messages') {
       const transport = sse.get(url.searchParams.get('sessionId') ?? '');
       if (!transport) return void response.writeHead(404).end('unknown session');
-      await transport.handlePostMessage(request, response, await readJson(request));
+      const body = await readJson(request);
+      recordCancellations(body);
+      await transport.handlePostMessage(request, response, body);
       return;
     }
     // Like an old server: the Streamable HTTP endpoint does not exist.
@@ -169,7 +202,7 @@ export async function startTestMcpServer(options: { sseOnly?: boolean; tools?: T
 
   const http = createServer((request, response) => {
     requests.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers });
-    // Cancellations arrive as notifications; the SDK aborts the handler's signal, which the slow tool records.
+    // Cancellations arrive as notifications (recorded as they come); the SDK then aborts the handler's signal, which the slow tool records.
     const handle = options.sseOnly ? handleSse : handleStreamable;
     handle(request, response).catch((error) => {
       if (!response.headersSent) response.writeHead(500).end(String(error));
@@ -196,6 +229,8 @@ export async function startTestMcpServer(options: { sseOnly?: boolean; tools?: T
     url: `http://127.0.0.1:${port}${options.sseOnly ? '/sse' : '/mcp'}`,
     calls,
     cancelled,
+    cancelNotifications,
+    listCursors,
     requests,
     sessions: () => sessionCount,
     addTool: (tool) => {

@@ -2,6 +2,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { stringify as toYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DiscoverContext, ExpandedTool, ToolContext, ToolDiscovery } from '../define-tool-type';
+import { startLoopbackServer } from '../fetch/test-server';
 import { openApiToolType } from './index';
 import { petstoreSpec, startPetstoreServer, type PetstoreServer } from './test-server';
 
@@ -46,9 +47,12 @@ describe('openapi tool type', () => {
     expect(tools.delete_pets_petId!.effect).toBe('idempotent');
   });
 
-  it('imports pasted YAML and Swagger 2.0', async () => {
+  it('imports pasted YAML, OpenAPI 3.0 and Swagger 2.0', async () => {
     const pasted = await openApiToolType.discover!(config({ spec: toYaml(petstoreSpec(petstore.origin)) }), discoverContext());
     expect(pasted.tools).toHaveLength(5);
+    const openApi30 = await openApiToolType.discover!(config({ spec: JSON.stringify({ ...petstoreSpec(petstore.origin), openapi: '3.0.3' }) }), discoverContext());
+    expect(Object.keys(byName(openApi30))).toEqual(['listPets', 'createPet', 'showPetById', 'updatePet', 'delete_pets_petId']);
+    expect(byName(openApi30).createPet).toMatchObject({ effect: 'non-idempotent', inputSchema: { required: ['body'], properties: { body: { required: ['name'] } } } });
     const swagger = await openApiToolType.discover!(config({ specUrl: petstore.swaggerUrl }), discoverContext());
     expect(byName(swagger).updatePet).toMatchObject({ inputSchema: { required: ['petId', 'body'], properties: { body: { properties: { name: { type: 'string' } } } } } });
   });
@@ -85,6 +89,10 @@ describe('openapi tool type', () => {
     const result = await openApiToolType.execute({ limit: 1 }, inQuery, callContext(call, { secrets: { token: 'pet-secret-key' } }));
     expect(petstore.requests.at(-1)!.url).toBe('/pets?limit=1&api_key=pet-secret-key');
     expect(JSON.stringify(result)).not.toContain('pet-secret-key');
+    const inHeader = config({ specUrl: petstore.specUrl, auth: { type: 'apiKey', in: 'header', name: 'X-Pet-Key' } });
+    const headerResult = await openApiToolType.execute({}, inHeader, callContext(call, { secrets: { token: 'pet-header-key' } }));
+    expect(petstore.requests.at(-1)!.headers['x-pet-key']).toBe('pet-header-key');
+    expect(JSON.stringify(headerResult)).not.toContain('pet-header-key');
     const bearer = config({ specUrl: petstore.specUrl, auth: { type: 'bearer' } });
     await openApiToolType.execute({}, bearer, callContext(call, { secrets: { token: 'bearer-token' } }));
     expect(petstore.requests.at(-1)!.headers.authorization).toBe('Bearer bearer-token');
@@ -100,6 +108,32 @@ describe('openapi tool type', () => {
     expect(result.data).toContain('"name":"Rex"');
     const noBase = await openApiToolType.execute({ petId: '1' }, config({ spec: JSON.stringify(petstoreSpec(null)) }), callContext(show));
     expect(noBase).toMatchObject({ success: false, error: expect.stringContaining('no base URL') });
+  });
+
+  it('cuts responses at maxResponseSize and stops a call at the timeout', async () => {
+    const api = await startLoopbackServer((request, response) => {
+      if (request.url === '/big') return void response.writeHead(200, { 'content-type': 'text/plain' }).end('y'.repeat(5000));
+      // /slow never answers; the call must give up on its own.
+    });
+    try {
+      const spec = {
+        openapi: '3.0.3',
+        info: { title: 'Limits', version: '1' },
+        servers: [{ url: api.origin }],
+        paths: { '/big': { get: { operationId: 'big', responses: { '200': { description: 'ok' } } } }, '/slow': { get: { operationId: 'slow', responses: { '200': { description: 'ok' } } } } },
+      };
+      const parsed = config({ spec: JSON.stringify(spec), maxResponseSize: 1000, timeout: 300 });
+      const tools = openApiToolType.expand!(parsed, await openApiToolType.discover!(parsed, discoverContext()));
+      const big = await openApiToolType.execute({}, parsed, callContext(tools.find((tool) => tool.name === 'big')!));
+      expect(big).toMatchObject({ success: true, metadata: { truncated: true, responseSize: 1000 } });
+      expect(big.data).not.toContain('y'.repeat(1001));
+      const started = performance.now();
+      const slow = await openApiToolType.execute({}, parsed, callContext(tools.find((tool) => tool.name === 'slow')!));
+      expect(slow).toMatchObject({ success: false, error: 'The fetch timed out after 300 ms.', metadata: { timedOut: true } });
+      expect(performance.now() - started).toBeLessThan(5000);
+    } finally {
+      await api.close();
+    }
   });
 
   it('explains garbage and unreachable documents', async () => {
