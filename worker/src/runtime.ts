@@ -36,6 +36,11 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
 } {
   const redis = createWorkerRedis(options.redisUrl);
   redis.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));
+  // Run events and job results go over a connection of their own: BullMQ defines its ~50 Lua
+  // commands on the connection it is given, and ioredis copies every defined command into each
+  // pipeline it creates — 6 % of a worker's CPU when the publisher shared that connection.
+  const streams = createWorkerRedis(options.redisUrl);
+  streams.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));
   const subscriber = createWorkerRedis(options.redisUrl);
   subscriber.on('error', () => {});
   const queues = createQueues(redis, options.prefix);
@@ -52,7 +57,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
   const warmed = Promise.allSettled([configCache.then(() => loadAgentConfig(options.db)), warmToolTypes()]);
   const deps: WorkerDeps = {
     db: options.db,
-    redis,
+    redis: streams,
     queues,
     logger: options.logger,
     allowPrivateNetworks: options.allowPrivateNetworks,
@@ -83,6 +88,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
       configSubscriber.disconnect();
       await queues.close().catch(() => {});
       redis.disconnect();
+      streams.disconnect();
       return outcome;
     },
   };
