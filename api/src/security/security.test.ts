@@ -263,6 +263,25 @@ describe('JSON bodies (finding 5)', () => {
     expect(big.status).toBe(413);
     expect((await big.json()).error.message).toMatch(/exceeds 65536 bytes/);
   });
+
+  it("the queue board's endpoints (served by the API) get the same limits, and nothing reaches the queue", async () => {
+    const add = `${base}/admin/queues/api/queues/chat-turns/add`;
+    const deep = await fetch(add, { method: 'POST', headers: admin.headers, body: `{"name":"x","data":${nested(6000)}}` });
+    expect(deep.status).toBe(400);
+    expect((await deep.json()).error.code).toBe('json_too_deep');
+    const big = await fetch(add, { method: 'POST', headers: admin.headers, body: JSON.stringify({ name: 'x', data: { text: 'x'.repeat(100 * 1024) } }) });
+    expect(big.status).toBe(413);
+    expect((await big.json()).error.code).toBe('payload_too_large');
+    const board = await (await fetch(`${base}/admin/queues/api/queues`, { headers: { cookie: admin.cookie } })).json();
+    const chatTurns = board.queues.find((queue: { name: string }) => queue.name === 'chat-turns');
+    expect(Object.values(chatTurns.counts as Record<string, number>).every((count) => count === 0)).toBe(true);
+    // A body within the limits still reaches bull-board, parsed once by our parser.
+    const small = await fetch(add, { method: 'POST', headers: admin.headers, body: JSON.stringify({ name: 'by-hand', data: { note: 'ok' } }) });
+    expect(small.status).toBe(200);
+    const [job] = await t.queues.chatTurns.getJobs(['waiting']);
+    expect(job).toMatchObject({ name: 'by-hand', data: { note: 'ok' } });
+    await job!.remove();
+  });
 });
 
 describe('jsonb is written from the validated value (finding 5)', () => {
