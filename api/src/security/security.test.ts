@@ -1,13 +1,16 @@
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
+import { apiTokens, sessions, users } from '@agentq/shared/db';
 import { createLogger } from '@agentq/shared/logger';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp } from '../testing';
 
 /**
- * Issue 12 findings 1–3, 5, 7 and 9, over real HTTP: the app served on a loopback port and called
+ * Issue 12 findings 1–3, 5, 7 and 9 (and the secrets at rest of docs/security.md), over real HTTP: the app served on a loopback port and called
  * with fetch, as an attacker's client would.
  */
 const logLines: string[] = [];
@@ -389,5 +392,34 @@ describe('security headers on API responses', () => {
     } finally {
       await secure.close();
     }
+  });
+});
+
+describe('secrets at rest', () => {
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  it('stores a password as a salted scrypt hash and session and API token secrets as their sha256 only', async () => {
+    const user = await t.signUp();
+    const sessionToken = decodeURIComponent(user.cookie.slice(user.cookie.indexOf('=') + 1));
+    const created = await fetch(`${base}/api/auth/tokens`, { method: 'POST', headers: user.headers, body: JSON.stringify({ name: 'at-rest' }) });
+    const { token } = (await created.json()) as { token: string };
+
+    const [row] = await t.db.select().from(users).where(eq(users.id, user.user.id));
+    expect(row!.passwordHash).toMatch(/^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
+    expect(row!.passwordHash).not.toContain(user.password);
+    // Another user with the same password gets another hash (a fresh salt).
+    const twin = await t.signUp();
+    const [twinRow] = await t.db.select().from(users).where(eq(users.id, twin.user.id));
+    expect(twinRow!.passwordHash).not.toBe(row!.passwordHash);
+
+    const sessionRows = await t.db.select().from(sessions).where(eq(sessions.userId, user.user.id));
+    expect(sessionRows.map((session) => session.tokenHash)).toEqual([sha256(sessionToken)]);
+    expect(JSON.stringify(sessionRows)).not.toContain(sessionToken);
+
+    const tokenRows = await t.db.select().from(apiTokens).where(eq(apiTokens.userId, user.user.id));
+    expect(tokenRows.map((tokenRow) => tokenRow.tokenHash)).toEqual([sha256(token)]);
+    expect(JSON.stringify(tokenRows)).not.toContain(token);
+    // Shown once: the list never carries the secret.
+    expect(await (await fetch(`${base}/api/auth/tokens`, { headers: { cookie: user.cookie } })).text()).not.toContain(token);
   });
 });
