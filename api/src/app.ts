@@ -72,17 +72,18 @@ export function createApp(deps: AppDeps) {
   });
   app.use(securityHeaders({ https: deps.config.publicOrigin?.startsWith('https:') ?? deps.config.secureCookies }));
   app.use(observeRequests(metrics));
-  app.use(
-    '/api/*',
+  // Every body the API reads (its routes and the queue board's): the size limit (413), then the one
+  // JSON parser, depth-limited, parsed once and handed to the validators (and to bull-board).
+  const bodyLimits = [
     bodyLimit({
       maxSize: deps.config.bodyLimitBytes,
       onError: () => {
         throw new ApiError(413, 'payload_too_large', `Request body exceeds ${deps.config.bodyLimitBytes} bytes`);
       },
     }),
-  );
-  // The one JSON parser, after the size limit: depth-limited, parsed once, handed to the validators.
-  app.use('/api/*', jsonBody(deps.config.jsonMaxDepth));
+    jsonBody(deps.config.jsonMaxDepth),
+  ];
+  app.use('/api/*', ...bodyLimits);
   app.use('/api/*', sameOriginWrites);
   app.use('/api/*', identify);
 
@@ -109,7 +110,7 @@ export function createApp(deps: AppDeps) {
   // Operations, outside /api where scrapers and operators expect them (SPEC §6).
   app.use('/metrics', identify);
   app.route('/metrics', metricsRoutes(metrics));
-  app.use(`${QUEUE_BOARD_PATH}/*`, sameOriginWrites, identify, queueBoardAccess);
+  app.use(`${QUEUE_BOARD_PATH}/*`, ...bodyLimits, sameOriginWrites, identify, queueBoardAccess);
   app.get(`${QUEUE_BOARD_PATH}/`, (c) => c.redirect(QUEUE_BOARD_PATH, 301));
   app.route(QUEUE_BOARD_PATH, queueBoardRoutes(deps.queues));
 

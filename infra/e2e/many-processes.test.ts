@@ -111,6 +111,29 @@ describe('two API processes, three workers, one origin', () => {
     expect(proxy.hits[1]! - before[1]!).toBeGreaterThan(0);
   });
 
+  it('login throttling holds across API processes: failures on either count against one limit (Redis)', async () => {
+    const admin = await ApiClient.login(stack.apiUrls[0]!, stack.admin);
+    const victim = { email: `throttled-${Date.now()}@test.local`, password: 'victim-password-1' };
+    expect((await admin.post('/api/users', { ...victim, name: 'Victim' })).status).toBe(201);
+    // The loopback peer is a trusted proxy: a client address of this test's own.
+    const login = (baseUrl: string, password: string) =>
+      fetch(`${baseUrl}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.77' },
+        body: JSON.stringify({ email: victim.email, password }),
+      });
+    const [first, second] = stack.apiUrls as [string, string];
+    // The production limit is 10 failures per account in 15 minutes; half of them on each process.
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 10; attempt++) statuses.push((await login(attempt % 2 === 0 ? first : second, `wrong-${attempt}`)).status);
+    expect(statuses).toEqual(Array(10).fill(401));
+    for (const baseUrl of [first, second]) {
+      const refused = await login(baseUrl, victim.password);
+      expect(refused.status, baseUrl).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  });
+
   it('every API counts the workers of every process, and the worker health command sees them', async () => {
     const pids = stack.workers.map((worker) => worker.child.pid);
     for (const client of viaApi) {

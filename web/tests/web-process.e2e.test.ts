@@ -17,30 +17,45 @@ let web: ChildProcess;
 let webUrl: string;
 let webOutput = '';
 
-beforeAll(async () => {
-  stack = await startProcessStack({ workers: 0 });
+/** `npm run start:web` (web/server.ts) on a free loopback port in front of the stack's API. */
+async function startWebProcess(env: Record<string, string> = {}) {
   const port = await freePort();
-  web = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}web/server.ts`], {
+  const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}web/server.ts`], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', API_URL: stack.apiUrl },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', API_URL: stack.apiUrl, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  web.stdout!.on('data', (chunk) => (webOutput += chunk));
-  web.stderr!.on('data', (chunk) => (webOutput += chunk));
-  webUrl = `http://127.0.0.1:${port}`;
+  const started = { child, url: `http://127.0.0.1:${port}`, output: '' };
+  child.stdout!.on('data', (chunk) => (started.output += chunk));
+  child.stderr!.on('data', (chunk) => (started.output += chunk));
   const deadline = Date.now() + 30_000;
-  while (!(await fetch(`${webUrl}/api/health`).then((response) => response.ok, () => false))) {
-    if (Date.now() > deadline || web.exitCode !== null) throw new Error(`web process did not start:\n${webOutput}`);
+  while (!(await fetch(`${started.url}/api/health`).then((response) => response.ok, () => false))) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`web process did not start:\n${started.output}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  return started;
+}
+
+async function stopWebProcess(child: ChildProcess | undefined) {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+beforeAll(async () => {
+  stack = await startProcessStack({ workers: 0 });
+  const started = await startWebProcess();
+  web = started.child;
+  webUrl = started.url;
+  // One log for the whole file: what the process wrote before and after start-up.
+  webOutput = started.output;
+  web.stdout!.on('data', (chunk) => (webOutput += chunk));
+  web.stderr!.on('data', (chunk) => (webOutput += chunk));
 }, 120_000);
 
 afterAll(async () => {
-  if (web && web.exitCode === null) {
-    const exited = new Promise((resolve) => web.once('exit', resolve));
-    web.kill('SIGTERM');
-    await exited;
-  }
+  await stopWebProcess(web);
   await stack?.stop();
 });
 
@@ -102,9 +117,26 @@ describe('web process proxy', () => {
       expect(response.headers.get('x-frame-options'), response.url).toBe('DENY');
       expect(response.headers.get('x-content-type-options'), response.url).toBe('nosniff');
       expect(response.headers.get('referrer-policy'), response.url).toBe('same-origin');
+      // Plain http (no https PUBLIC_ORIGIN): no HSTS, which would pin a host that has no TLS.
+      expect(response.headers.get('strict-transport-security'), response.url).toBeNull();
     }
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect((await fetch(`${webUrl}/api/health`)).headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('adds HSTS to pages, static assets and proxied API answers when PUBLIC_ORIGIN is https', async () => {
+    const secure = await startWebProcess({ PUBLIC_ORIGIN: 'https://agentq.example' });
+    try {
+      const page = await fetch(`${secure.url}/login`);
+      const asset = /(?:src|href)="(\/_app\/immutable\/[^"]+\.js)"/.exec(await page.text())?.[1] ?? '/favicon.svg';
+      for (const response of [page, await fetch(`${secure.url}${asset}`), await fetch(`${secure.url}/api/health`)]) {
+        expect(response.status, response.url).toBe(200);
+        expect(response.headers.get('strict-transport-security'), response.url).toBe('max-age=31536000; includeSubDomains');
+        expect(response.headers.get('x-frame-options'), response.url).toBe('DENY');
+      }
+    } finally {
+      await stopWebProcess(secure.child);
+    }
   });
 
   it('answers 502 in one log line, no stack trace, when the API is down', async () => {
