@@ -97,20 +97,24 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
     if (input.disabled && id === actorUserId) throw new ConflictError('You cannot disable your own account');
     changes.disabledAt = input.disabled ? new Date() : null;
   }
-  const [row] = Object.keys(changes).length
-    ? await db.update(users).set(changes).where(eq(users.id, id)).returning()
-    : await db.select().from(users).where(eq(users.id, id));
-  if (!row) throw new NotFoundError('User', id);
-  // A reset password or a disabled account must not leave a way in: old cookies and tokens die with it.
-  if (input.password !== undefined || input.disabled === true) await revokeCredentials(db, id);
-  await db.insert(auditEvents).values({
-    actorUserId,
-    action: 'user.update',
-    targetType: 'user',
-    targetId: id,
-    details: { fields: Object.keys(input).filter((key) => key !== 'password').concat(input.password ? ['password'] : []) },
+  // The new password (or the disabled flag), the revocation and the audit row commit together: a
+  // failure half-way never leaves old cookies or tokens working with a reset password.
+  return db.transaction(async (tx) => {
+    const [row] = Object.keys(changes).length
+      ? await tx.update(users).set(changes).where(eq(users.id, id)).returning()
+      : await tx.select().from(users).where(eq(users.id, id));
+    if (!row) throw new NotFoundError('User', id);
+    // A reset password or a disabled account must not leave a way in: old cookies and tokens die with it.
+    if (input.password !== undefined || input.disabled === true) await revokeCredentials(tx, id);
+    await tx.insert(auditEvents).values({
+      actorUserId,
+      action: 'user.update',
+      targetType: 'user',
+      targetId: id,
+      details: { fields: Object.keys(input).filter((key) => key !== 'password').concat(input.password ? ['password'] : []) },
+    });
+    return toPublicUser(row);
   });
-  return toPublicUser(row);
 }
 
 /** The signed-in user's own name and UI language. */
@@ -158,10 +162,14 @@ export async function changeOwnPassword(db: Database, userId: string, input: Cha
   if (!(await verifyPassword(input.currentPassword, row.passwordHash))) {
     throw new WrongPasswordError();
   }
-  await db.update(users).set({ passwordHash: await hashPassword(input.newPassword) }).where(eq(users.id, userId));
-  const revoked = await revokeCredentials(db, userId, keepSessionToken);
-  await db.insert(auditEvents).values({ actorUserId: userId, action: 'user.password-change', targetType: 'user', targetId: userId, details: { revoked } });
-  return revoked;
+  const passwordHash = await hashPassword(input.newPassword);
+  // The new password and the revocation commit together (see updateUser).
+  return db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    const revoked = await revokeCredentials(tx, userId, keepSessionToken);
+    await tx.insert(auditEvents).values({ actorUserId: userId, action: 'user.password-change', targetType: 'user', targetId: userId, details: { revoked } });
+    return revoked;
+  });
 }
 
 export async function deleteUser(db: Database, id: string, actorUserId: string): Promise<void> {
