@@ -8,6 +8,16 @@ import { parse } from 'yaml';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const composeFile = join(repoRoot, 'docker-compose.yml');
 const dockerfile = readFileSync(join(repoRoot, 'infra/docker/Dockerfile'), 'utf8');
+const npmScripts = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts as Record<string, string>;
+/** What `npm run <script>` runs: start-built.mjs's entry for the script's role (`start:web` → `web/build/server.js`). */
+function compiledEntryOf(script: string): string {
+  const role = /^exec node infra\/scripts\/start-built\.mjs ([\w-]+)$/.exec(npmScripts[script] ?? '')?.[1];
+  expect(role, `npm run ${script} runs start-built.mjs`).toBeDefined();
+  const startBuilt = readFileSync(join(repoRoot, 'infra/scripts/start-built.mjs'), 'utf8');
+  const entry = new RegExp(`^\\s*'?${role}'?: '([^']+)',$`, 'm').exec(startBuilt)?.[1];
+  expect(entry, `start-built.mjs entry for ${role}`).toBeDefined();
+  return entry!;
+}
 
 type Service = {
   build?: { target?: string; dockerfile?: string };
@@ -96,13 +106,27 @@ describe('infra/docker/Dockerfile', () => {
     expect(stage('prod-deps').body).toContain('npm ci --omit=dev');
     expect(stage('runtime').body).toMatch(/^USER node$/m);
     expect(stage('runtime').body).toContain('COPY --from=prod-deps /app/node_modules');
-    for (const [role, entry] of [['api', 'api/dist/index.js'], ['worker', 'worker/dist/index.js'], ['web', 'web/build/index.js']] as const) {
+    // Each image runs what `npm run start:<role>` runs (the web server with its security headers, not adapter-node's bare index.js).
+    for (const role of ['api', 'worker', 'web'] as const) {
+      const entry = compiledEntryOf(`start:${role}`);
       const body = stage(role).header.startsWith('runtime') ? stage(role).body : '';
       expect(body, `${role} builds on the runtime stage`).not.toBe('');
       expect(body).toContain(`CMD ["node", "${entry}"]`);
       expect(body).toContain('HEALTHCHECK');
       expect(body).not.toMatch(/tsx|npm run/);
     }
+  });
+
+  it('carries what npm run migrate, create-admin and worker:health need', () => {
+    const runtime = stage('runtime').body;
+    expect(runtime).toContain('COPY --from=prod-deps /app/package.json ./');
+    expect(runtime).toMatch(/COPY --from=build \/app\/infra\/scripts\/start-built\.mjs \/app\/infra\/scripts\/env-file\.mjs infra\/scripts\//);
+    for (const script of ['migrate', 'create-admin']) {
+      const entry = compiledEntryOf(script);
+      expect(entry, script).toMatch(/^infra\/dist\//);
+    }
+    expect(runtime).toContain('COPY --from=build /app/infra/dist infra/dist');
+    expect(compiledEntryOf('worker:health')).toBe('worker/dist/health.js');
   });
 
   it('is the build that docker-compose uses for every app service', () => {

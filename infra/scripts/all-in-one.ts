@@ -68,7 +68,7 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
     logger.info({ url: redisUrl }, 'started a local redis-server');
   }
 
-  const database = await createDb({ url: env.DATABASE_URL, dataDir });
+  const database = await createDb({ url: env.DATABASE_URL, dataDir, prepare: env.DATABASE_PREPARE });
   cleanups.unshift(database.close);
   await database.migrate();
   const firstAdmin = env.ADMIN_EMAIL ? undefined : await ensureFirstAdmin(database.db, dataDir, logger);

@@ -44,7 +44,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const env = getEnv();
-  const database = await createDb({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: 1 });
+  const database = await createDb({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: 1, prepare: env.DATABASE_PREPARE });
   try {
     await database.migrate();
     const user = await createUser(database.db, parsed.data);

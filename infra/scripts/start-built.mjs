@@ -1,4 +1,4 @@
-// `npm run start:api|start:worker|start:web|worker:health|demo-model`: runs compiled output in this process
+// `npm run start:api|start:worker|start:web|worker:health|demo-model|migrate|create-admin`: runs compiled output in this process
 // (no wrapper process, so signals reach the server), or says in one line how to build it.
 // Loads `.env` first (see env-file.mjs).
 import { existsSync } from 'node:fs';
@@ -11,6 +11,8 @@ const entries = {
   'worker-health': 'worker/dist/health.js',
   web: 'web/build/server.js',
   'demo-model': 'infra/dist/demo-model.js',
+  migrate: 'infra/dist/migrate.js',
+  'create-admin': 'infra/dist/create-admin.js',
 };
 const name = process.argv[2];
 const entry = entries[name];
