@@ -77,10 +77,16 @@ describe('two API processes, three workers, one origin', () => {
   it('a run enqueued through one API is followed live over SSE through the other', async () => {
     const [first, second] = viaApi;
     const runId = await startRun(first, 'stream please');
-    const { events } = await second.readEvents(runId, { timeoutMs: 60_000 });
+    // The first token arrives through the second API while the run is still going (live, not a replay).
+    const head = await second.readEvents(runId, { until: (event) => event.chunk.type === 'text-delta', timeoutMs: 60_000 });
+    expect(head.events.at(-1)?.chunk.type).toBe('text-delta');
+    expect((await first.get(`/api/runs/${runId}`)).body.status).toBe('running');
+    const rest = await second.readEvents(runId, { lastEventId: head.events.at(-1)!.seq, timeoutMs: 60_000 });
+    expect(rest.done).toBe(true);
+    const events = [...head.events, ...rest.events];
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     expect(statusOf(events)).toBe('succeeded');
-    expect(textOf(events)).toContain('Streaming across processes.');
+    expect(textOf(events)).toContain(`Streaming across processes. ${fillerText(40)}`);
   });
 
   it('approvals are decided on either API and the run resumes on whichever worker picks it up', async () => {
@@ -138,6 +144,10 @@ describe('two API processes, three workers, one origin', () => {
     const pids = stack.workers.map((worker) => worker.child.pid);
     for (const client of viaApi) {
       const admin = await ApiClient.login(client.baseUrl, stack.admin);
+      // What the workers dashboard polls ("workers online"), and the workers list.
+      const overview = await admin.get('/api/admin/overview');
+      expect(overview.status).toBe(200);
+      expect((overview.body.workers.items as { pid: number }[]).map((item) => item.pid).sort()).toEqual([...pids].sort());
       const workers = await admin.get('/api/admin/workers');
       expect(workers.status).toBe(200);
       expect((workers.body.items as { pid: number }[]).map((item) => item.pid).sort()).toEqual([...pids].sort());

@@ -8,7 +8,8 @@ import { startRedisCluster, type LocalRedisCluster } from '../testing/redis-clus
 
 /**
  * The product on a Redis Cluster (3 masters, 3 replicas, REDIS_CLUSTER_NODES): queues under the
- * hash-tagged prefix, per-run streams spread over the masters, and a master killed mid-run.
+ * hash-tagged prefix, per-run streams spread over the masters, a master killed mid-run, then
+ * cancel (pub/sub) and sign-in throttling on the cluster that is left.
  */
 let cluster: LocalRedisCluster;
 let llm: FakeLlm;
@@ -34,6 +35,7 @@ beforeAll(async () => {
   // Each run: a calculator call (the tool-executions queue), then ~1.5 s of streamed text.
   llm = await startFakeLlm({
     script: byLastUserMessage([
+      { match: /^slow story/i, reply: { text: fillerText(200), latency: { timeToFirstTokenMs: 100, interTokenMs: 50 } } },
       {
         match: /^compute/i,
         reply: (request) =>
@@ -114,4 +116,34 @@ describe('Redis Cluster (REDIS_CLUSTER_NODES)', () => {
     expect(JSON.stringify(session.body)).toContain('The answer is 42');
     await expect.poll(async () => (await fetch(`${stack.apiUrl}/api/ready`)).status, { timeout: 20_000 }).toBe(200);
   }, 240_000);
+
+  it('after the failover, a cancel reaches the worker over pub/sub and stops the stream mid-way', async () => {
+    const { sessionId, runId } = await startRun('slow story');
+    const head = await user.readEvents(runId, { until: (event) => event.chunk.type === 'text-delta', timeoutMs: 60_000 });
+    expect(head.events.length).toBeGreaterThan(0);
+    const cancelledAt = Date.now();
+    expect((await user.post(`/api/runs/${runId}/cancel`)).status).toBe(202);
+    // Read from the start: a reconnect after the cancel is stored but before the worker wrote the
+    // run's end would be answered [DONE] at once (the run is over in PostgreSQL already).
+    const { events, done } = await user.readEvents(runId, { timeoutMs: 30_000 });
+    expect(done).toBe(true);
+    // The whole answer takes ~10 s; the worker aborts the model call when the cancel message arrives.
+    expect(Date.now() - cancelledAt).toBeLessThan(5_000);
+    const lastStatus = events.filter((event) => event.chunk.type === 'data-run-status').map((event) => (event.chunk as { data: { status: string } }).data.status).at(-1);
+    expect(lastStatus).toBe('cancelled');
+    const session = await user.get(`/api/sessions/${sessionId}`);
+    const partial = JSON.stringify(session.body.messages.filter((message: { role: string }) => message.role === 'assistant'));
+    expect(partial.length).toBeLessThan(fillerText(200).length);
+  }, 90_000);
+
+  it('sign-in throttling counts failures on the cluster and refuses the 11th', async () => {
+    const email = `throttled-${Date.now()}@test.local`;
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      const response = await fetch(`${stack.apiUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'wrong-password' }) });
+      expect(response.status, `attempt ${attempt}`).toBe(401);
+    }
+    const refused = await fetch(`${stack.apiUrl}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'wrong-password' }) });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
 });

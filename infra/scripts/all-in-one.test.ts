@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,18 +9,24 @@ import { freePort } from './redis-child';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('npm start with no configuration', () => {
-  it('uses PGlite and a private redis-server, creates the first admin, serves web and API on one port, and stops cleanly', async () => {
+  it('builds what changed, runs the compiled server, uses PGlite and a private redis-server, creates the first admin, serves web and API on one port, and stops cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentq-start-'));
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
     for (const key of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD', 'APP_SECRET']) delete env[key];
-    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'infra/scripts/start.ts')], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // `npm start` itself: builds what changed (incremental), then runs the compiled infra/dist/start.js.
+    const child = spawn('npm', ['start'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     try {
-      await expect.poll(() => output, { timeout: 60_000, interval: 200 }).toContain('agentq is running at');
+      await expect.poll(() => output, { timeout: 240_000, interval: 200 }).toContain('agentq is running at');
+      expect(output).toMatch(/server: (up to date|built in)/);
+      expect(output).toMatch(/web: (up to date|built in)/);
       expect(output).toContain('database: pglite');
+      const processes = spawnSync('ps', ['-o', 'args=', '--ppid', String(child.pid)], { encoding: 'utf8' }).stdout;
+      expect(processes).toMatch(/^node infra\/dist\/start\.js$/m);
+      expect(processes).not.toMatch(/tsx/);
       const base = `http://127.0.0.1:${port}`;
       expect((await fetch(`${base}/api/health`)).status).toBe(200);
       expect((await fetch(`${base}/api/ready`)).status).toBe(200);
@@ -49,5 +55,5 @@ describe('npm start with no configuration', () => {
       expect(await exited).toBe(0);
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 300_000);
 });

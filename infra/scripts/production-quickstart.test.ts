@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunEvent } from '@agentq/shared/events';
 import { envSchema } from '@agentq/shared/env';
@@ -15,11 +15,59 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 
+/** Product source files under `path` (tests and test helpers left out). */
+function sourceFiles(path: string): string[] {
+  if (statSync(path).isFile()) return [path];
+  return readdirSync(path, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(path, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' || entry.name === 'testing' ? [] : sourceFiles(full);
+    return /\.(ts|mjs|js|svelte)$/.test(entry.name) && !/test|testing/.test(relative(repoRoot, full).split('/').at(-1)!) ? [full] : [];
+  });
+}
+
 /** The environment of a shell that has none of agentq's variables set (the test runner's are dropped). */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const keys = new Set(Object.keys(envSchema.shape));
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !keys.has(key) && !key.startsWith('TEST_')));
   return { ...base, ...extra };
+}
+
+/** Words of a shell command line, quotes kept together (`"$(openssl rand -base64 32)"` is one word). */
+function shellWords(line: string): string[] {
+  return line.match(/(?:"[^"]*"|'[^']*'|\$\([^)]*\)|[^\s"'])+/g) ?? [];
+}
+
+/**
+ * What a command of the README's production block does, in terms the quickstart script must match:
+ * the npm command (`ci`, `run start:api`, …) with its flags and the variables set on its line, or
+ * the variables an `export` sets, or another command (kept verbatim, e.g. `openssl rand -base64 32`).
+ */
+type Step = { npm?: string; flags: string[]; inlineVars: string[]; exported: string[]; other?: string };
+function stepsOf(block: string): Step[] {
+  const steps: Step[] = [];
+  for (const rawLine of block.split('\n')) {
+    const line = rawLine.replace(/\s+#.*$/, '').trim();
+    if (!line || line.startsWith('#')) continue;
+    for (const command of line.split(/\s*(?:&&|\|\||\||&)\s*/).filter(Boolean)) {
+      const words = shellWords(command);
+      const step: Step = { flags: [], inlineVars: [], exported: [] };
+      if (words[0] === 'export') {
+        step.exported = words.slice(1).map((word) => word.split('=')[0]!);
+        for (const word of words) for (const match of word.matchAll(/\$\(([^)]*)\)/g)) steps.push({ flags: [], inlineVars: [], exported: [], other: match[1]! });
+      } else {
+        while (words[0] && /^[A-Z_]+=/.test(words[0])) step.inlineVars.push(words.shift()!.split('=')[0]!);
+        if (words[0] === 'npm') {
+          const script = words[1] === 'run' ? `run ${words[2]}` : words[1]!;
+          step.npm = script;
+          step.flags = words.filter((word) => word.startsWith('--') && word !== '--').map((word) => word.split('=')[0]!);
+        } else {
+          step.other = words.join(' ');
+        }
+      }
+      steps.push(step);
+    }
+  }
+  return steps;
 }
 
 describe('README production section', () => {
@@ -33,11 +81,44 @@ describe('README production section', () => {
     for (const name of named) expect(scripts, `README names npm run ${name}`).toContain(name);
   });
 
-  it('.env.example lists every variable of the env schema', () => {
+  it('shows the same commands the quickstart script runs', () => {
+    const section = readme.slice(readme.indexOf('## Production'), readme.indexOf('\n## ', readme.indexOf('## Production') + 1));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+    const script = readFileSync(join(repoRoot, 'infra/scripts/production-quickstart.sh'), 'utf8');
+    const scriptSteps = stepsOf(script.split('\n').filter((line) => !line.trim().startsWith(':')).join('\n'));
+    const readmeSteps = stepsOf(block);
+    expect(readmeSteps.filter((step) => step.npm).length).toBeGreaterThanOrEqual(7);
+    for (const step of readmeSteps) {
+      if (step.npm) {
+        // The same npm command, with at least the README's flags and variables.
+        const match = scriptSteps.find((candidate) => candidate.npm === step.npm && step.flags.every((flag) => candidate.flags.includes(flag)) && step.inlineVars.every((name) => candidate.inlineVars.includes(name)));
+        expect(match, `the script runs npm ${step.npm} ${step.flags.join(' ')} with ${step.inlineVars.join(', ') || 'no variables'} set`).toBeDefined();
+      }
+      for (const name of step.exported) expect(script, `the script exports ${name}`).toMatch(new RegExp(`export [^\\n]*\\b${name}\\b`));
+      if (step.other) expect(script, `the script runs ${step.other}`).toContain(step.other);
+    }
+    // And the other way round: everything the script runs is in the README section.
+    for (const step of scriptSteps) if (step.npm) expect(section, `README shows npm ${step.npm}`).toContain(`npm ${step.npm}`);
+  });
+
+  it('.env.example lists every variable of the env schema, and every other variable the processes read', () => {
     const example = readFileSync(join(repoRoot, '.env.example'), 'utf8');
     const listed = new Set([...example.matchAll(/^([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]));
     const missing = Object.keys(envSchema.shape).filter((key) => !listed.has(key));
     expect(missing, 'add these to .env.example').toEqual([]);
+    // Reads that bypass the schema (web server, .env loading): at least a commented line each.
+    const sources = ['shared/src', 'api/src', 'worker/src', 'web/src', 'web/server.ts', 'infra/scripts'].flatMap((path) => sourceFiles(join(repoRoot, path)));
+    const read = new Set(sources.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)].map((match) => match[1]!)));
+    expect(read.size).toBeGreaterThan(3);
+    expect([...read].filter((name) => !example.includes(`${name}=`)), 'mention these in .env.example').toEqual([]);
+  });
+
+  it('the production npm scripts run compiled output, not TypeScript', () => {
+    const scripts = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    for (const name of ['start:api', 'start:worker', 'start:web', 'migrate', 'create-admin', 'worker:health', 'demo-model']) {
+      expect(scripts[name], name).toMatch(/^exec node infra\/scripts\/start-built\.mjs [\w-]+$/);
+    }
+    expect(scripts.start).toMatch(/infra\/compile\/build\.ts && exec node infra\/dist\/start\.js$/);
   });
 
   it('npm run start:api without configuration exits with one line per missing variable, no stack trace', () => {
@@ -52,6 +133,40 @@ describe('README production section', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(lines.length).toBeLessThanOrEqual(3);
   }, 300_000);
+
+  it('npm run start:api on a database without an admin says how to create one', async () => {
+    const databaseName = `agentq_noadmin_${randomBytes(4).toString('hex')}`;
+    const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+    await server.unsafe(`create database "${databaseName}"`);
+    const port = await freePort();
+    const api = spawn('npm', ['run', '--silent', 'start:api'], {
+      cwd: repoRoot,
+      env: cleanEnv({
+        AGENTQ_ENV_FILE: '/nonexistent/.env',
+        DATABASE_URL: Object.assign(new URL(SERVER_URL), { pathname: `/${databaseName}` }).toString(),
+        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        QUEUE_PREFIX: `aq-noadmin-${randomBytes(3).toString('hex')}`,
+        APP_SECRET: randomBytes(32).toString('base64'),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    api.stdout.on('data', (chunk) => (output += chunk));
+    api.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      await expect.poll(() => output, { timeout: 60_000, interval: 200 }).toContain('api listening');
+      expect(output).toContain('no admin account exists yet: create one with `npm run create-admin -- --email you@example.com --password-stdin`');
+      expect((await fetch(`http://127.0.0.1:${port}/api/ready`)).status).toBe(200);
+    } finally {
+      const exited = new Promise((resolve) => api.once('exit', resolve));
+      api.kill('SIGTERM');
+      await exited;
+      await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
+      await server.end();
+    }
+  }, 90_000);
 
   describe('infra/scripts/production-quickstart.sh on its own database and redis-server', () => {
     const databaseName = `agentq_quickstart_${randomBytes(4).toString('hex')}`;
@@ -113,7 +228,8 @@ describe('README production section', () => {
       rmSync(scratch, { recursive: true, force: true });
     });
 
-    it('generates a private APP_SECRET, creates the admin from stdin and serves compiled processes only', () => {
+    it('generates a private APP_SECRET, migrates, creates the admin from stdin and serves compiled processes only', () => {
+      expect(output).toContain('migrated postgres database');
       expect(output).toContain(`Created admin ${admin.email}`);
       expect(statSync(join(scratch, 'app-secret')).mode & 0o077).toBe(0);
       expect(readFileSync(join(scratch, 'app-secret'), 'utf8').trim().length).toBeGreaterThanOrEqual(40);
