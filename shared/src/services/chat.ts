@@ -239,7 +239,7 @@ export class ActiveRunConflictError extends ConflictError {
 type Question = { kind: 'new'; content: string; parentId: string | null } | { kind: 'existing'; messageId: string };
 
 /**
- * Stores the user's message and a queued chat run in one transaction. The database's partial unique
+ * Stores the user's message and a queued chat run in one statement (startRunStatement). The database's partial unique
  * index guarantees one active run per session; an idempotency key returns the run it created before.
  * The message follows the shown branch's last message unless `parentMessageId` says otherwise.
  */
