@@ -1,5 +1,5 @@
 import { serve } from '@hono/node-server';
-import { createDb } from '@agentq/shared/db';
+import { createDb, databaseOptionsFromEnv } from '@agentq/shared/db';
 import { getEnvOrExit } from '@agentq/shared/env';
 import { createLogger, guardProcess } from '@agentq/shared/logger';
 import { redisTargetFromEnv } from '@agentq/shared/redis';
@@ -11,7 +11,7 @@ async function main() {
   const env = getEnvOrExit(['DATABASE_URL', 'REDIS_URL', 'APP_SECRET']);
   const logger = createLogger({ level: env.LOG_LEVEL, name: 'agentq-api' });
   guardProcess(logger);
-  const database = await createDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, prepare: env.DATABASE_PREPARE });
+  const database = await createDb(databaseOptionsFromEnv(env));
   await database.migrate();
   const runtime = await createApiRuntime({ env, db: database.db, redisUrl: redisTargetFromEnv(env)!, logger });
   if ((await countAdmins(database.db)) === 0) {

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { getRequestListener } from '@hono/node-server';
 import { securityHeaders } from '@agentq/shared/http';
 import { createApiRuntime } from '@agentq/api/runtime';
-import { createDb } from '@agentq/shared/db';
+import { createDb, databaseOptionsFromEnv } from '@agentq/shared/db';
 import type { Env } from '@agentq/shared/env';
 import type { Logger } from '@agentq/shared/logger';
 import { countUsers, createUser, seedModelFromEnv } from '@agentq/shared/services';
@@ -68,7 +68,7 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
     logger.info({ url: redisUrl }, 'started a local redis-server');
   }
 
-  const database = await createDb({ url: env.DATABASE_URL, dataDir, prepare: env.DATABASE_PREPARE });
+  const database = await createDb({ ...databaseOptionsFromEnv(env), dataDir });
   cleanups.unshift(database.close);
   await database.migrate();
   const firstAdmin = env.ADMIN_EMAIL ? undefined : await ensureFirstAdmin(database.db, dataDir, logger);

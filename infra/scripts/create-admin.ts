@@ -1,6 +1,6 @@
 import './env-file.mjs';
 import { parseArgs } from 'node:util';
-import { createDb } from '@agentq/shared/db';
+import { createDb, databaseOptionsFromEnv } from '@agentq/shared/db';
 import { getEnv } from '@agentq/shared/env';
 import { createUser, createUserInputSchema } from '@agentq/shared/services';
 
@@ -44,7 +44,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const env = getEnv();
-  const database = await createDb({ url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: 1, prepare: env.DATABASE_PREPARE });
+  const database = await createDb({ ...databaseOptionsFromEnv(env), poolSize: 1 });
   try {
     await database.migrate();
     const user = await createUser(database.db, parsed.data);

@@ -1,4 +1,4 @@
-import { createDb } from '@agentq/shared/db';
+import { createDb, databaseOptionsFromEnv } from '@agentq/shared/db';
 import { getEnvOrExit } from '@agentq/shared/env';
 import { createLogger, guardProcess } from '@agentq/shared/logger';
 import { checkEvictionPolicy, createWorkerRedis, keyPrefixFor, redisTargetFromEnv } from '@agentq/shared/redis';
@@ -10,7 +10,7 @@ async function main() {
   const logger = createLogger({ level: env.LOG_LEVEL, name: 'agentq-worker' });
   guardProcess(logger);
   const redisUrl = redisTargetFromEnv(env)!;
-  const database = await createDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, prepare: env.DATABASE_PREPARE });
+  const database = await createDb(databaseOptionsFromEnv(env));
   const probe = createWorkerRedis(redisUrl);
   await checkEvictionPolicy(probe, logger);
   probe.disconnect();

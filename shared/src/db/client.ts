@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { Sql } from 'postgres';
 import { createReplaceableClient } from './postgres/replaceable-client';
 import { preparingClient } from './prepared-client';
+import type { Env } from '../env';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -22,11 +23,18 @@ export type DbHandle = {
 // From sources: shared/drizzle; a compiled bundle (infra/compile) carries a copy beside itself.
 const MIGRATIONS_FOLDER = [new URL('./drizzle', import.meta.url), new URL('../../drizzle', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path))!;
 
+export type DbOptions = { url?: string; dataDir?: string; poolSize?: number; prepare?: boolean };
+
+/** What every process opens from its environment, so a setting such as DATABASE_PREPARE reaches them all. */
+export function databaseOptionsFromEnv(env: Pick<Env, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARE'>): DbOptions {
+  return { url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE, prepare: env.DATABASE_PREPARE };
+}
+
 /**
  * Opens PostgreSQL when `url` is given, else an embedded PGlite under `dataDir` (`memory://` for a throwaway one).
  * PGlite is one process's database: only the all-in-one `npm start` uses it.
  */
-export async function createDb(options: { url?: string; dataDir?: string; poolSize?: number; prepare?: boolean }): Promise<DbHandle> {
+export async function createDb(options: DbOptions): Promise<DbHandle> {
   if (options.url) {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
