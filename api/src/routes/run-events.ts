@@ -10,16 +10,19 @@ import type { AppEnv } from '../deps';
 import { currentUser } from '../middleware/auth';
 import { parseLastEventId } from '../security/last-event-id';
 
-const serialized = new WeakMap<RunEvent, string>();
+const frames = new WeakMap<RunEvent, string>();
 
-/** The chunk's JSON, computed once per event object however many followers send it. */
-function serializedChunk(event: RunEvent): string {
-  let data = serialized.get(event);
-  if (data === undefined) {
-    data = JSON.stringify(event.chunk);
-    serialized.set(event, data);
+/**
+ * The event's SSE frame (`data:` the chunk's JSON, `id:` its sequence number), built once per event
+ * object however many followers send it. JSON has no raw line breaks, so the data is one line.
+ */
+function sseFrame(event: RunEvent): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = `data: ${JSON.stringify(event.chunk)}\nid: ${event.seq}\n\n`;
+    frames.set(event, frame);
   }
-  return data;
+  return frame;
 }
 
 /** A finished run replayed from its persisted message (sequence numbers of the replay itself). */
@@ -89,22 +92,24 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
     stream.onAbort(release);
     c.req.raw.signal.addEventListener('abort', release, { once: true });
 
-    /** Writes events in sequence order; a gap before a live event is filled by the next stream read. */
+    /**
+     * Writes events in sequence order, all of them in one socket write (a batch from the worker is
+     * usually several events); a gap before a live event is filled by the next stream read.
+     */
     async function send(events: RunEvent[]) {
+      let frames = '';
       for (const event of events) {
-        if (finished) return;
+        if (finished) break;
         if (event.seq <= lastSent) continue;
         if (event.seq > lastSent + 1) {
           needsRead = true;
-          return;
+          break;
         }
-        await write(event);
+        frames += sseFrame(event);
+        lastSent = event.seq;
+        if (event.chunk.type === 'finish') finished = true;
       }
-    }
-    async function write(event: RunEvent) {
-      await stream.writeSSE({ id: String(event.seq), data: serializedChunk(event) });
-      lastSent = event.seq;
-      if (event.chunk.type === 'finish') finished = true;
+      if (frames) await stream.write(frames);
     }
     /** Catches up from the stored stream; while Redis is down it leaves `needsRead` set and the loop retries. */
     async function readStored() {
@@ -124,7 +129,7 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
         if (afterSeq === 0) {
           const [message] = await c.var.db.select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
           const finalRun = await getRunFor(c.var.db, run.id, currentUser(c));
-          for (const event of replayFromMessage(finalRun, message?.parts ?? [])) await write(event);
+          await send(replayFromMessage(finalRun, message?.parts ?? []));
         }
         await stream.write('data: [DONE]\n\n');
         return;

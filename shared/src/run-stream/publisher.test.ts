@@ -65,3 +65,36 @@ describe('RunEventPublisher across a Redis restart', () => {
     }
   });
 });
+
+describe('RunEventPublisher batching', () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("publishes a part's first token on the next turn of the event loop and coalesces the tokens after it", async () => {
+    const published: { seq: number; type: string; delta?: string }[] = [];
+    const publisher = new RunEventPublisher(redis, 'pub', 'run-batching', 0, (event) =>
+      published.push({ seq: event.seq, type: event.chunk.type, delta: (event.chunk as { delta?: string }).delta }),
+    );
+    publisher.emit({ type: 'text-start', id: 't' });
+    publisher.emit({ type: 'text-delta', id: 't', delta: 'Hel' });
+    await nextTurn();
+    // Out without waiting for the coalescing window: the start and the first token, as one batch.
+    expect(published).toEqual([
+      { seq: 1, type: 'text-start', delta: undefined },
+      { seq: 2, type: 'text-delta', delta: 'Hel' },
+    ]);
+    publisher.emit({ type: 'text-delta', id: 't', delta: 'lo' });
+    publisher.emit({ type: 'text-delta', id: 't', delta: ' world' });
+    await nextTurn();
+    expect(published).toHaveLength(2); // later tokens wait to be merged
+    // A new part's first delta (reasoning here) does not wait for the text part's window either.
+    publisher.emit({ type: 'reasoning-delta', id: 'r', delta: 'hmm' });
+    await nextTurn();
+    expect(published.slice(2)).toEqual([
+      { seq: 3, type: 'text-delta', delta: 'lo world' },
+      { seq: 4, type: 'reasoning-delta', delta: 'hmm' },
+    ]);
+    await publisher.close();
+    const stored = await readRunEvents(redis, 'pub', 'run-batching', 0);
+    expect(stored.map((event) => event.seq)).toEqual([1, 2, 3, 4]);
+  });
+});

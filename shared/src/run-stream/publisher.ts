@@ -30,7 +30,10 @@ export class RunEventPublisher {
   private pending: RunChunk[] = [];
   /** When each pending chunk was emitted (epoch ms); a merged delta keeps its first token's time. */
   private pendingAt: number[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  /** The scheduled flush: a 30 ms timer when a delta opened the batch, the next turn of the event loop otherwise. */
+  private scheduled: { cancel: () => void; soon: boolean } | undefined;
+  /** The part the last delta belonged to: a part's first delta goes out at once, the rest are coalesced. */
+  private deltaPart = '';
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown;
   private nextSeq: number;
@@ -62,14 +65,37 @@ export class RunEventPublisher {
     }
     this.pending.push(chunk);
     this.pendingAt.push(Date.now());
-    // The timer's flush is not awaited by anyone: its failure is kept for the next awaited flush.
-    this.timer ??= setTimeout(() => this.flush().catch(() => {}), isDelta(chunk) ? COALESCE_MS : 0);
+    let soon = true;
+    if (isDelta(chunk)) {
+      const part = `${chunk.type}:${chunk.id}`;
+      soon = part !== this.deltaPart;
+      this.deltaPart = part;
+    }
+    if (this.scheduled && (this.scheduled.soon || !soon)) return;
+    this.scheduled?.cancel();
+    this.scheduled = this.schedule(soon);
+  }
+
+  /**
+   * A delta waits up to 30 ms for more tokens to merge with. Anything else (start, status, a tool
+   * call) and a part's first delta (the first token the user waits for) go out on setImmediate:
+   * after whatever else is emitted in the same turn, without setTimeout(0)'s 1 ms floor.
+   */
+  private schedule(soon: boolean): { cancel: () => void; soon: boolean } {
+    // The flush is not awaited by anyone: its failure is kept for the next awaited flush.
+    const flush = () => void this.flush().catch(() => {});
+    if (!soon) {
+      const timer = setTimeout(flush, COALESCE_MS);
+      return { cancel: () => clearTimeout(timer), soon };
+    }
+    const immediate = setImmediate(flush);
+    return { cancel: () => clearImmediate(immediate), soon };
   }
 
   /** Writes everything queued so far; resolves once Redis has it. Throws the first write failure. */
   flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.scheduled?.cancel();
+    this.scheduled = undefined;
     const chunks = this.pending;
     const times = this.pendingAt;
     this.pending = [];
