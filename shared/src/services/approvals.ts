@@ -7,6 +7,7 @@ import { agentTools, approvalGrants, approvals, APPROVAL_STATUSES, auditEvents, 
 import { newId } from '../ids';
 import { getToolType } from '../tools/registry';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { sessionIdOfRunParameter } from './runs';
 
 export type Approval = typeof approvals.$inferSelect;
 type Viewer = { id: string; role: string };
@@ -207,6 +208,20 @@ export async function closeApprovalsOfRun(db: Database, runId: string, reason: s
 const grantsOfSession = preparedQuery((db) =>
   db.select({ toolName: approvalGrants.toolName }).from(approvalGrants).where(eq(approvalGrants.sessionId, sql.placeholder('sessionId'))).prepare('grants_of_session'),
 );
+
+const grantsOfRunSession = preparedQuery((db) =>
+  db
+    .select({ toolName: approvalGrants.toolName })
+    .from(approvalGrants)
+    .where(eq(approvalGrants.sessionId, sessionIdOfRunParameter()))
+    .prepare('grants_of_run_session'),
+);
+
+/** The session grants of run `runId`, found by the run's id alone (a worker reads them while its claim is in flight). */
+export async function runSessionGrants(db: Database, runId: string): Promise<Set<string>> {
+  const rows = await grantsOfRunSession(db).execute({ runId });
+  return new Set(rows.map((row) => row.toolName));
+}
 
 export async function sessionGrants(db: Database, sessionId: string): Promise<Set<string>> {
   const rows = await grantsOfSession(db).execute({ sessionId });

@@ -6,7 +6,7 @@ import { ACTIVE_RUN_STATUSES, chatSessions, messages, runs } from '../db/schema'
 import { newId } from '../ids';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
-import type { Run } from './runs';
+import { sessionIdOfRunParameter, type Run } from './runs';
 import { activeBranch, pathTo, type MessageVersions } from './chat-thread';
 import { DEFAULT_SESSION_TITLE, suggestSessionTitle } from './session-title';
 
@@ -98,6 +98,25 @@ const messagesOfSession = preparedQuery((db) =>
     .prepare('messages_of_session'),
 );
 
+/** Every message of the session of a run, found by the run's id alone (messagesOfSession's order). */
+const messagesOfRunSession = preparedQuery((db) =>
+  db
+    .select(messageColumns)
+    .from(messages)
+    .leftJoin(runs, eq(runs.id, messages.runId))
+    .where(eq(messages.sessionId, sessionIdOfRunParameter()))
+    .orderBy(asc(messages.createdAt), asc(messages.id))
+    .prepare('messages_of_run_session'),
+);
+
+/**
+ * The messages of the session a run belongs to, by the run's id: what a worker reads while its claim
+ * is in flight (history follows with runHistory once the run row is back).
+ */
+export async function listRunSessionMessages(db: Database, runId: string): Promise<ChatMessage[]> {
+  return messagesOfRunSession(db).execute({ runId }) as Promise<ChatMessage[]>;
+}
+
 export async function listSessionMessages(db: Database, sessionId: string): Promise<ChatMessage[]> {
   return messagesOfSession(db).execute({ sessionId }) as Promise<ChatMessage[]>;
 }
@@ -129,7 +148,12 @@ export async function listThreadMessages(db: Database, sessionId: string): Promi
  */
 export async function loadRunHistory(db: Database, run: Pick<Run, 'id' | 'sessionId' | 'replyToMessageId'>): Promise<ChatMessage[]> {
   if (!run.sessionId) return [];
-  const rows = await listSessionMessages(db, run.sessionId);
+  return runHistory(await listSessionMessages(db, run.sessionId), run);
+}
+
+/** loadRunHistory from the session's messages already read (listRunSessionMessages). */
+export function runHistory(rows: ChatMessage[], run: Pick<Run, 'id' | 'sessionId' | 'replyToMessageId'>): ChatMessage[] {
+  if (!run.sessionId) return [];
   const history = run.replyToMessageId ? pathTo(rows, run.replyToMessageId) : rows;
   return history.filter((row) => row.runId !== run.id || row.role === 'user');
 }

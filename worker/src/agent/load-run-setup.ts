@@ -1,5 +1,21 @@
 import type { RunCheckpoint } from '@agentq/shared/db';
-import { getAgent, getModelWithKey, listTools, loadRunHistory, NotFoundError, resolveAgentTools, sessionGrants, type Agent, type LlmModelWithKey, type Run } from '@agentq/shared/services';
+import { lastRunEventSeq } from '@agentq/shared/run-stream';
+import {
+  getAgent,
+  getModelWithKey,
+  listRunSessionMessages,
+  listTools,
+  loadRunHistory,
+  NotFoundError,
+  resolveAgentTools,
+  runHistory,
+  runSessionGrants,
+  sessionGrants,
+  type Agent,
+  type ChatMessage,
+  type LlmModelWithKey,
+  type Run,
+} from '@agentq/shared/services';
 import type { UIMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
 import { expandOfferedTools, type OfferedModelTool, type OfferedTool } from './build-tool-set';
@@ -34,24 +50,42 @@ async function offeredTools(deps: WorkerDeps, run: Run): Promise<OfferedTool[]> 
 }
 
 /**
+ * What a run's first attempt reads knowing only the run's id, started together with the claim on the
+ * run: the session's messages and grants (PostgreSQL) and the stream's position (Redis). A fresh run's
+ * path to its first model call is then one round trip, not the claim's and then the setup's.
+ */
+export type RunPrefetch = { messages: Promise<ChatMessage[]>; grants: Promise<Set<string>>; lastSeq: Promise<number> };
+
+export function prefetchRunSetup(deps: WorkerDeps, runId: string): RunPrefetch {
+  const prefetch = {
+    messages: listRunSessionMessages(deps.db, runId),
+    grants: runSessionGrants(deps.db, runId),
+    lastSeq: lastRunEventSeq(deps.redis, deps.config.prefix, runId),
+  };
+  // Awaited by whoever uses them; a claim that fails first leaves them unobserved, not unhandled.
+  for (const promise of Object.values(prefetch)) promise.catch(() => {});
+  return prefetch;
+}
+
+/**
  * Loads model, agent, tools, grants and history in parallel: they are independent, so the path
  * before the model call costs one round trip instead of five. Goes through the service loaders,
- * so caches under them apply.
+ * so caches under them apply. `prefetch` supplies what was read while the run was being claimed.
  */
-export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCheckpoint | null): Promise<RunSetup> {
+export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCheckpoint | null, prefetch?: RunPrefetch): Promise<RunSetup> {
   const options = run.options as RunOptions;
   const [model, agent, offered, grants, history] = await Promise.all([
     run.modelId ? orNull(getModelWithKey(deps.db, run.modelId, deps.config.appSecret)) : null,
     run.agentId ? orNull(getAgent(deps.db, run.agentId)) : null,
     options.enableTools === false ? [] : offeredTools(deps, run).then(expandOfferedTools),
-    sessionGrants(deps.db, run.sessionId!),
-    checkpoint?.messages.length ? null : sessionHistory(deps, run),
+    prefetch?.grants ?? sessionGrants(deps.db, run.sessionId!),
+    checkpoint?.messages.length ? null : sessionHistory(deps, run, prefetch),
   ]);
   return { model, agent, offered, grants, history };
 }
 
 /** The run's branch of the session down to the question it answers; this run's own assistant message excluded (it is being written). */
-async function sessionHistory(deps: WorkerDeps, run: Run) {
-  const rows = await loadRunHistory(deps.db, run);
+async function sessionHistory(deps: WorkerDeps, run: Run, prefetch?: RunPrefetch) {
+  const rows = prefetch ? runHistory(await prefetch.messages, run) : await loadRunHistory(deps.db, run);
   return rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
 }

@@ -40,11 +40,11 @@ async function readAll(deps: WorkerDeps, runId: string): Promise<RunEvent[]> {
  * after its last checkpoint (it died mid-step), the step runs again: a `data-step-retry` marker tells
  * every reader to drop the abandoned output, so the answer is never shown or stored twice.
  */
-export async function openRunStream(deps: WorkerDeps, run: Run, attempt: number): Promise<RunStream> {
+export async function openRunStream(deps: WorkerDeps, run: Run, attempt: number, lastSeqRead?: Promise<number>): Promise<RunStream> {
   const checkpoint = run.checkpoint;
   const timeline = new RunTimelineRecorder(checkpoint?.timeline);
   let events: { seq: number; chunk: RunChunk }[] = [];
-  let lastSeq = await lastRunEventSeq(deps.redis, deps.config.prefix, run.id);
+  let lastSeq = await (lastSeqRead ?? lastRunEventSeq(deps.redis, deps.config.prefix, run.id));
   if (checkpoint?.lastSeq && lastSeq < checkpoint.lastSeq) {
     // Redis lost the run's stream (restart without persistence): continue the numbering and the message from the checkpoint.
     events = messageToChunks(run.id, checkpoint.parts ?? []).map((chunk) => ({ seq: 0, chunk }));
