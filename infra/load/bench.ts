@@ -16,6 +16,7 @@ import { ApiClient } from '../testing/api-client';
 import { startProcessStack } from '../testing/process-stack';
 import { directBaseline, rawBullmqBaseline, toolExecutionBaseline } from './baselines';
 import { driveRuns, type RunSample } from './drive-runs';
+import { openEventStream } from './http';
 import { parseHarnessOptions } from './options';
 import { judge, renderBenchChart, renderBenchTable, type BenchRow } from './bench-report';
 import { samplePage } from './sample-page';
@@ -273,37 +274,22 @@ async function measureFanout(client: ApiClient, prefix: string, redisUrl: string
 
 /** An SSE reader that records when each sequence number arrived. */
 async function openReader(client: ApiClient, runId: string, lastEventId?: number) {
-  const response = await fetch(`${client.baseUrl}/api/runs/${runId}/events`, {
-    headers: { cookie: client.cookieHeader, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': String(lastEventId) } : {}) },
-  });
-  if (!response.ok || !response.body) throw new Error(`events ${response.status}`);
-  const body = response.body;
+  const stream = await openEventStream(`${client.baseUrl}/api/runs/${runId}/events`, { cookie: client.cookieHeader, ...(lastEventId ? { 'last-event-id': String(lastEventId) } : {}) });
+  if (stream.status !== 200) throw new Error(`events ${stream.status}`);
   const done = (async () => {
     const received = new Map<number, number>();
     let duplicated = 0;
     let outOfOrder = 0;
     let last = 0;
-    let buffer = '';
     let text = '';
-    const decoder = new TextDecoder();
-    for await (const bytes of body) {
-      const now = performance.now();
-      buffer += decoder.decode(bytes as Uint8Array, { stream: true });
-      let boundary: number;
-      while ((boundary = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, boundary);
-        buffer = buffer.slice(boundary + 2);
-        const idLine = block.split('\n').find((line) => line.startsWith('id:'));
-        if (!idLine) continue;
-        const dataLine = block.split('\n').find((line) => line.startsWith('data:'));
-        const chunk = dataLine ? (JSON.parse(dataLine.slice(5)) as { type: string; delta?: string }) : undefined;
-        if (chunk?.type === 'text-delta') text += chunk.delta ?? '';
-        const seq = Number(idLine.slice(3));
-        if (received.has(seq)) duplicated++;
-        else if (seq < last) outOfOrder++;
-        received.set(seq, now);
-        last = seq;
-      }
+    for await (const { id: seq, data, at } of stream.frames) {
+      if (seq === undefined) continue;
+      const chunk = data ? (JSON.parse(data) as { type: string; delta?: string }) : undefined;
+      if (chunk?.type === 'text-delta') text += chunk.delta ?? '';
+      if (received.has(seq)) duplicated++;
+      else if (seq < last) outOfOrder++;
+      received.set(seq, at);
+      last = seq;
     }
     const max = Math.max(0, ...received.keys());
     const first = Math.min(...received.keys());

@@ -1,6 +1,7 @@
 import type { RunChunk } from '@agentq/shared/events';
 import type { ApiClient } from '../testing/api-client';
 import type { HarnessOptions } from './options';
+import { openEventStream, requestJson } from './http';
 import { createProgress } from './progress';
 
 export type StreamCheck = { events: number; lost: number; duplicated: number; outOfOrder: number; finished: boolean; status?: string };
@@ -32,48 +33,30 @@ async function readStream(
   startedAt: number,
   hooks: { onFirstEvent?: (at: number) => void; onFirstToken?: (at: number) => void; onChunk?: (chunk: RunChunk) => void | Promise<void> },
 ): Promise<Reader> {
-  const response = await fetch(`${client.baseUrl}/api/runs/${runId}/events`, { headers: { cookie: client.cookieHeader, accept: 'text/event-stream' } });
-  if (!response.ok || !response.body) throw new Error(`events ${response.status}`);
+  const stream = await openEventStream(`${client.baseUrl}/api/runs/${runId}/events`, { cookie: client.cookieHeader });
+  if (stream.status !== 200) throw new Error(`events ${stream.status}`);
   const seen = new Set<number>();
   let last = 0;
   let max = 0;
   const check: StreamCheck = { events: 0, lost: 0, duplicated: 0, outOfOrder: 0, finished: false };
   let text = '';
-  let buffer = '';
-  const decoder = new TextDecoder();
-  const reader = response.body.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let boundary: number;
-    while ((boundary = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary + 2);
-      let seq: number | undefined;
-      let data = '';
-      for (const line of block.split('\n')) {
-        if (line.startsWith('id:')) seq = Number(line.slice(3));
-        else if (line.startsWith('data:')) data = line.slice(5).trim();
-      }
-      if (data === '[DONE]' || seq === undefined || !data) continue;
-      const now = performance.now();
-      if (check.events === 0) hooks.onFirstEvent?.(now - startedAt);
-      check.events++;
-      if (seen.has(seq)) check.duplicated++;
-      else if (seq < last) check.outOfOrder++;
-      seen.add(seq);
-      last = seq;
-      max = Math.max(max, seq);
-      const chunk = JSON.parse(data) as RunChunk;
-      if (chunk.type === 'text-delta') {
-        if (text.length === 0) hooks.onFirstToken?.(now - startedAt);
-        text += chunk.delta;
-      }
-      if (chunk.type === 'finish') check.finished = true;
-      if (chunk.type === 'data-run-status') check.status = (chunk.data as { status: string }).status;
-      await hooks.onChunk?.(chunk);
+  for await (const { id: seq, data, at } of stream.frames) {
+    if (data === '[DONE]' || seq === undefined || !data) continue;
+    if (check.events === 0) hooks.onFirstEvent?.(at - startedAt);
+    check.events++;
+    if (seen.has(seq)) check.duplicated++;
+    else if (seq < last) check.outOfOrder++;
+    seen.add(seq);
+    last = seq;
+    max = Math.max(max, seq);
+    const chunk = JSON.parse(data) as RunChunk;
+    if (chunk.type === 'text-delta') {
+      if (text.length === 0) hooks.onFirstToken?.(at - startedAt);
+      text += chunk.delta;
     }
+    if (chunk.type === 'finish') check.finished = true;
+    if (chunk.type === 'data-run-status') check.status = (chunk.data as { status: string }).status;
+    await hooks.onChunk?.(chunk);
   }
   check.lost = max - seen.size;
   return { check, text };
@@ -93,7 +76,7 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
     const session = await client.post('/api/sessions', { title: `load ${index}` });
     if (session.status !== 201) throw new Error(`session ${session.status}`);
     const startedAt = performance.now();
-    const enqueue = await client.post(`/api/sessions/${session.body.id}/runs`, { content: `load run ${index}` });
+    const enqueue = await requestJson(`${client.baseUrl}/api/sessions/${session.body.id}/runs`, { method: 'POST', cookie: client.cookieHeader, body: { content: `load run ${index}` } });
     const enqueueMs = performance.now() - startedAt;
     if (enqueue.status !== 202) throw new Error(`enqueue ${enqueue.status}: ${JSON.stringify(enqueue.body)}`);
     const runId = enqueue.body.runId as string;

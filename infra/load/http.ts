@@ -1,0 +1,70 @@
+import { Agent, request, type IncomingMessage } from 'node:http';
+
+/**
+ * The load harness's HTTP client for what it times (enqueue, SSE streams): node:http on kept-alive
+ * connections, like autocannon. The harness shares the machine with what it measures, and fetch's
+ * web-streams plumbing cost ~3 ms of the harness's own time per enqueue on this two-core machine
+ * (docs/benchmarks.md), which showed up as agentq's latency.
+ */
+const agent = new Agent({ keepAlive: true });
+
+function send(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const headers = init.body === undefined ? init.headers : { ...init.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(init.body)) };
+    const outgoing = request(url, { method: init.method, headers, agent }, resolve);
+    outgoing.on('error', reject);
+    outgoing.end(init.body);
+  });
+}
+
+/** A JSON request; resolves once the whole response is read. */
+export async function requestJson(url: string, init: { method: string; cookie: string; body?: unknown }): Promise<{ status: number; body: any }> {
+  const response = await send(url, { method: init.method, headers: { cookie: init.cookie }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  response.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of response) text += chunk;
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: kept as text for the error message
+  }
+  return { status: response.statusCode ?? 0, body };
+}
+
+/** One SSE frame: its `id:` (undefined for comments and `[DONE]`) and its `data:`. */
+export type SseFrame = { id: number | undefined; data: string };
+
+/**
+ * Opens an SSE stream; `frames` yields each frame with the time its bytes arrived (performance.now()).
+ * Resolves once the response head is in; a non-2xx status has no frames.
+ */
+export async function openEventStream(url: string, headers: Record<string, string>): Promise<{ status: number; frames: AsyncGenerator<SseFrame & { at: number }> }> {
+  const response = await send(url, { method: 'GET', headers: { accept: 'text/event-stream', ...headers } });
+  const status = response.statusCode ?? 0;
+  response.setEncoding('utf8');
+  async function* frames() {
+    if (status < 200 || status >= 300) {
+      response.resume();
+      return;
+    }
+    let buffer = '';
+    for await (const chunk of response as AsyncIterable<string>) {
+      const at = performance.now();
+      buffer += chunk;
+      let boundary: number;
+      while ((boundary = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary + 2);
+        let id: number | undefined;
+        let data = '';
+        for (const line of block.split('\n')) {
+          if (line.startsWith('id:')) id = Number(line.slice(3));
+          else if (line.startsWith('data:')) data += line.slice(5).trimStart();
+        }
+        yield { id, data, at };
+      }
+    }
+  }
+  return { status, frames: frames() };
+}
