@@ -233,11 +233,18 @@ async function main() {
 
 /** One run streamed to `subscribers` SSE readers; delivery latency is measured from the moment the harness's own Redis subscriber sees the event. */
 async function measureFanout(client: ApiClient, prefix: string, redisUrl: string, subscribers: number, tokens: number) {
-  const published = new Map<number, number>();
+  // Per run: the resume benchmark's run streams meanwhile on the same channel pattern, and its sequence
+  // numbers are the same numbers (keyed by seq alone, its earlier publish times made fan-out events
+  // look seconds late: the ~4.5 s "late deliveries" of earlier rounds).
+  const publishedByRun = new Map<string, Map<number, number>>();
   const redis = new Redis(redisUrl);
   redis.on('pmessage', (_pattern: string, _channel: string, message: string) => {
     const now = performance.now();
-    for (const event of JSON.parse(message) as { seq: number }[]) if (!published.has(event.seq)) published.set(event.seq, now);
+    for (const event of JSON.parse(message) as { runId: string; seq: number }[]) {
+      let published = publishedByRun.get(event.runId);
+      if (!published) publishedByRun.set(event.runId, (published = new Map()));
+      if (!published.has(event.seq)) published.set(event.seq, now);
+    }
   });
   await redis.psubscribe(`${prefix}:run:*:live`);
   // Subscribers attach during the first token's wait; then 1 token per ms.
@@ -253,6 +260,7 @@ async function measureFanout(client: ApiClient, prefix: string, redisUrl: string
   const results = await Promise.all(readers.map((reader) => reader.done));
   await redis.punsubscribe();
   redis.disconnect();
+  const published = publishedByRun.get(runId) ?? new Map<number, number>();
   const delivery: number[] = [];
   let lost = 0;
   let duplicated = 0;
