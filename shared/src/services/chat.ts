@@ -2,10 +2,11 @@ import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { preparedQuery } from '../db/prepared-query';
-import { ACTIVE_RUN_STATUSES, chatSessions, messages, runs } from '../db/schema';
+import { ACTIVE_RUN_STATUSES, chatSessions, messages, runs, type RunStatus } from '../db/schema';
 import { newId } from '../ids';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { sourcesOf, type RunTransitionFields } from './run-lifecycle';
 import { sessionIdOfRunParameter, type Run } from './runs';
 import { activeBranch, pathTo, type MessageVersions } from './chat-thread';
 import { DEFAULT_SESSION_TITLE, suggestSessionTitle } from './session-title';
@@ -390,4 +391,42 @@ async function createRun(
     }
     throw error;
   }
+}
+
+/** How a chat run ends: its status and outcome, and the answer to store (no parts, no message). */
+export type ChatRunSettlement = {
+  status: 'succeeded' | 'failed' | 'cancelled';
+  fields: Required<Pick<RunTransitionFields, 'finishReason' | 'error' | 'hitStepLimit' | 'steps' | 'usage' | 'checkpoint'>>;
+  parts: unknown[];
+};
+
+/**
+ * Ends a chat run in one statement: moves it to its terminal status (only from a status the run
+ * lifecycle allows), replaces its assistant message and touches its session, each write conditional
+ * on the move, so they commit together or not at all, without BEGIN and COMMIT round trips. Returns
+ * whether the run moved and, when it did not, the status that refused it (null: no such run).
+ */
+export async function settleChatRun(db: Database, run: Pick<Run, 'id' | 'sessionId'>, settlement: ChatRunSettlement): Promise<{ moved: true } | { moved: false; status: RunStatus | null }> {
+  const { status, fields, parts } = settlement;
+  const json = (value: unknown) => sql`${value === null || value === undefined ? null : JSON.stringify(value)}::jsonb`;
+  const result = await db.execute(sql`
+    with moved as (
+      update ${runs} set status = ${status}, finish_reason = ${fields.finishReason}, error = ${fields.error}, hit_step_limit = ${fields.hitStepLimit},
+        steps = ${fields.steps}, usage = ${json(fields.usage)}, checkpoint = ${json(fields.checkpoint)}, finished_at = now(), updated_at = now()
+      where id = ${run.id} and status in (${sql.join(sourcesOf(status).map((source) => sql`${source}`), sql`, `)})
+      returning id
+    ),
+    cleared as (
+      delete from ${messages} where run_id = ${run.id} and role = 'assistant' and exists (select 1 from moved)
+    ),
+    answer as (
+      insert into ${messages} (id, session_id, role, parts, run_id)
+      select ${newId('message')}, ${run.sessionId}, 'assistant', ${json(parts)}, ${run.id} where ${parts.length > 0}::boolean and exists (select 1 from moved)
+    ),
+    touched as (
+      update ${chatSessions} set updated_at = now() where id = ${run.sessionId} and exists (select 1 from moved)
+    )
+    select exists (select 1 from moved) as moved, (select status from ${runs} where id = ${run.id}) as status`);
+  const [row] = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { moved: boolean; status: RunStatus | null }[];
+  return row!.moved ? { moved: true } : { moved: false, status: row!.status };
 }

@@ -1,0 +1,111 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type DbHandle } from '../db/client';
+import { approvalGrants, chatSessions, llmModels, messages, runs, users } from '../db/schema';
+import { newId } from '../ids';
+import { openTestDb } from '../testing';
+import { runSessionGrants, sessionGrants } from './approvals';
+import { createChatSession, listRunSessionMessages, listSessionMessages, loadRunHistory, runHistory, settleChatRun, startChatRun } from './chat';
+import { getRun } from './runs';
+import { transitionRun } from './run-lifecycle';
+
+// A worker reads a run's context by the run's id while it claims the run (worker/src/agent/load-run-setup.ts).
+const databases: [string, () => Promise<DbHandle>][] = [
+  ['PostgreSQL', openTestDb],
+  [
+    'PGlite',
+    async () => {
+      const handle = await createDb({ dataDir: 'memory://' });
+      await handle.migrate();
+      return handle;
+    },
+  ],
+];
+
+describe.each(databases)('chat runs on %s', (_name, open) => {
+  let database: DbHandle;
+  let userId: string;
+  beforeAll(async () => {
+    database = await open();
+    userId = newId('user');
+    await database.db.insert(users).values({ id: userId, email: `${userId}@test.local`, name: 'chat runs', passwordHash: 'x' });
+    const [model] = await database.db.select().from(llmModels).limit(1);
+    if (!model) await database.db.insert(llmModels).values({ id: newId('model'), name: 'chat runs test', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm' });
+  }, 240_000);
+  afterAll(() => database.close());
+
+  async function answeredSession(userId: string, question: string, answer: string) {
+    const session = await createChatSession(database.db, userId, {});
+    const { run } = await startChatRun(database.db, { userId, session, input: { content: question, enableTools: true, enableThinking: false } });
+    await database.db.insert(messages).values({ id: newId('message'), sessionId: session.id, role: 'assistant', parts: [{ type: 'text', text: answer }], runId: run.id });
+    await database.db.update(runs).set({ status: 'succeeded' }).where(eq(runs.id, run.id));
+    return session;
+  }
+
+  it("reads a run's context by the run's id: its own session's messages and grants, the same as read by the session", async () => {
+    const mine = await answeredSession(userId, 'What is 6 * 7?', '42');
+    const other = await answeredSession(userId, 'Another conversation', 'Another answer');
+    await database.db.insert(approvalGrants).values([
+      { sessionId: mine.id, toolName: 'fetch', grantedBy: userId },
+      { sessionId: other.id, toolName: 'calculator', grantedBy: userId },
+    ]);
+    const { run } = await startChatRun(database.db, { userId, session: mine, input: { content: 'And times 2?', enableTools: true, enableThinking: false } });
+
+    const byRun = await listRunSessionMessages(database.db, run.id);
+    expect(byRun).toEqual(await listSessionMessages(database.db, mine.id));
+    const history = runHistory(byRun, run);
+    expect(history).toEqual(await loadRunHistory(database.db, run));
+    expect(history.map((message) => (message.parts as { text: string }[])[0]!.text)).toEqual(['What is 6 * 7?', '42', 'And times 2?']);
+
+    expect(await runSessionGrants(database.db, run.id)).toEqual(new Set(['fetch']));
+    expect(await runSessionGrants(database.db, run.id)).toEqual(await sessionGrants(database.db, mine.id));
+    // A run that is not there has no context (its claim reports it missing).
+    expect(await listRunSessionMessages(database.db, 'run_missing')).toEqual([]);
+    expect(await runSessionGrants(database.db, 'run_missing')).toEqual(new Set());
+  });
+
+  async function storedAnswers(runId: string) {
+    const rows = await database.db.select().from(messages).where(eq(messages.runId, runId));
+    return rows.filter((row) => row.role === 'assistant').map((row) => row.parts);
+  }
+  const fields = (finishReason: string | null, error: string | null = null) => ({ finishReason, error, hitStepLimit: false, steps: 1, usage: { outputTokens: 3 }, checkpoint: { messages: [], steps: 1 } });
+
+  it('settles a run in one statement: status, outcome, its answer (replacing an earlier one) and the session time, or nothing when the lifecycle refuses', async () => {
+    const session = await createChatSession(database.db, userId, {});
+    const { run } = await startChatRun(database.db, { userId, session, input: { content: 'Hello?', enableTools: true, enableThinking: false } });
+    await transitionRun(database.db, run.id, 'running');
+    // An earlier attempt's answer (a retried step) is replaced, not kept beside the new one.
+    await database.db.insert(messages).values({ id: newId('message'), sessionId: session.id, role: 'assistant', parts: [{ type: 'text', text: 'Hel' }], runId: run.id });
+    const [before] = await database.db.select().from(chatSessions).where(eq(chatSessions.id, session.id));
+
+    expect(await settleChatRun(database.db, run, { status: 'succeeded', fields: fields('stop'), parts: [{ type: 'text', text: 'Hello!' }] })).toEqual({ moved: true });
+    expect(await storedAnswers(run.id)).toEqual([[{ type: 'text', text: 'Hello!' }]]);
+    expect(await getRun(database.db, run.id)).toMatchObject({ status: 'succeeded', finishReason: 'stop', steps: 1, usage: { outputTokens: 3 }, checkpoint: { steps: 1 }, finishedAt: expect.any(Date) });
+    const [after] = await database.db.select().from(chatSessions).where(eq(chatSessions.id, session.id));
+    expect(after!.updatedAt.getTime()).toBeGreaterThanOrEqual(before!.updatedAt.getTime());
+
+    // A late attempt cannot turn it into a failure or replace its answer.
+    expect(await settleChatRun(database.db, run, { status: 'failed', fields: fields(null, 'late'), parts: [{ type: 'text', text: 'Partial' }] })).toEqual({ moved: false, status: 'succeeded' });
+    expect(await storedAnswers(run.id)).toEqual([[{ type: 'text', text: 'Hello!' }]]);
+    expect(await getRun(database.db, run.id)).toMatchObject({ status: 'succeeded', error: null });
+    expect(await settleChatRun(database.db, { id: 'run_missing', sessionId: session.id }, { status: 'succeeded', fields: fields('stop'), parts: [] })).toEqual({ moved: false, status: null });
+  });
+
+  it('refuses success for a run cancelled meanwhile, which then settles as cancelled with its partial answer', async () => {
+    const session = await createChatSession(database.db, userId, {});
+    const { run } = await startChatRun(database.db, { userId, session, input: { content: 'Count to ten', enableTools: true, enableThinking: false } });
+    await transitionRun(database.db, run.id, 'running');
+    await transitionRun(database.db, run.id, 'cancelled', { finishReason: 'cancelled' });
+    const partial = [{ type: 'text', text: '1, 2, 3' }];
+    expect(await settleChatRun(database.db, run, { status: 'succeeded', fields: fields('stop'), parts: partial })).toEqual({ moved: false, status: 'cancelled' });
+    expect(await storedAnswers(run.id)).toEqual([]);
+    expect(await settleChatRun(database.db, run, { status: 'cancelled', fields: fields('cancelled'), parts: partial })).toEqual({ moved: true });
+    expect(await storedAnswers(run.id)).toEqual([partial]);
+    expect(await getRun(database.db, run.id)).toMatchObject({ status: 'cancelled', finishReason: 'cancelled', steps: 1 });
+    // No parts, no message.
+    const empty = await startChatRun(database.db, { userId, session: await createChatSession(database.db, userId, {}), input: { content: 'Quiet', enableTools: true, enableThinking: false } });
+    expect(await settleChatRun(database.db, empty.run, { status: 'failed', fields: fields(null, 'no content'), parts: [] })).toEqual({ moved: true });
+    expect(await storedAnswers(empty.run.id)).toEqual([]);
+    expect(await getRun(database.db, empty.run.id)).toMatchObject({ status: 'failed', error: 'no content' });
+  });
+});
