@@ -1,6 +1,6 @@
-import { runs, type RunCheckpoint } from '@agentq/shared/db';
+import { preparedQuery, runs, type RunCheckpoint } from '@agentq/shared/db';
 import type { Run } from '@agentq/shared/services';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { WorkerDeps } from '../processor';
 import { assembleMessage } from './assemble-message';
 import type { RunStream } from './open-run-stream';
@@ -15,6 +15,18 @@ export type Checkpointer = {
   save: (next: RunCheckpoint) => Promise<{ cancelled: boolean }>;
 };
 
+/** Built once per database handle: every step of every run writes one. */
+const saveCheckpoint = preparedQuery((db) =>
+  db
+    .update(runs)
+    // Placeholders go through the columns' encoders (jsonb) like values do; drizzle's types only lack them in set().
+    // updated_at explicitly (it is the run's lease): its $onUpdate default would be frozen when the statement is built.
+    .set({ checkpoint: sql.placeholder('checkpoint') as never, steps: sql.placeholder('steps') as never, usage: sql.placeholder('usage') as never, updatedAt: sql`now()` })
+    .where(eq(runs.id, sql.placeholder('runId')))
+    .returning({ status: runs.status })
+    .prepare('save_checkpoint'),
+);
+
 /** A run's checkpoint writer; a retried job continues from the last saved value. */
 export function createCheckpointer(deps: WorkerDeps, run: Run, stream: RunStream): Checkpointer {
   let current: RunCheckpoint | null = run.checkpoint ?? null;
@@ -28,11 +40,7 @@ export function createCheckpointer(deps: WorkerDeps, run: Run, stream: RunStream
       // assembled when parking; on the hot path a checkpoint is one UPDATE (see docs/benchmarks.md).
       const parts = next.awaitingApprovals?.length ? (await assembleMessage(run.id, stream.chunks())).parts : current?.parts;
       next = { ...next, lastSeq: stream.publisher.lastSeq, parts, timeline: stream.timeline.snapshot() };
-      const [row] = await deps.db
-        .update(runs)
-        .set({ checkpoint: next, steps: next.steps, usage: next.usage ?? null })
-        .where(eq(runs.id, run.id))
-        .returning({ status: runs.status });
+      const [row] = await saveCheckpoint(deps.db).execute({ runId: run.id, checkpoint: next, steps: next.steps, usage: next.usage ?? null });
       current = next;
       return { cancelled: row?.status === 'cancelled' };
     },
