@@ -14,6 +14,8 @@ async function main() {
   const database = await createDb(databaseOptionsFromEnv(env));
   await database.migrate();
   const runtime = await createApiRuntime({ env, db: database.db, redisUrl: redisTargetFromEnv(env)!, logger });
+  // Before listening: the first burst of requests finds its connections open (see DbHandle.warm).
+  await database.warm().catch((error: unknown) => logger.warn({ err: error }, 'could not open the database pool ahead of time'));
   if ((await countAdmins(database.db)) === 0) {
     logger.warn('no admin account exists yet: create one with `npm run create-admin -- --email you@example.com --password-stdin` (or set ADMIN_EMAIL and ADMIN_PASSWORD)');
   }

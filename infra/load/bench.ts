@@ -75,7 +75,7 @@ async function main() {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const llm = await startFakeLlm({ script, recordRequests: false });
   log('starting agentq: API + 2 worker processes (production shape)');
-  const stack = await startProcessStack({ workers: 2, compiled: true, env: { LOG_LEVEL: 'info', REDIS_URL: redisUrl }, workerEnv: { WORKER_CONCURRENCY: '50' } });
+  const stack = await startProcessStack({ workers: 2, compiled: true, env: { LOG_LEVEL: 'info', REDIS_URL: redisUrl, DATABASE_POOL_WARM: '1' }, workerEnv: { WORKER_CONCURRENCY: '50' } });
   const pids = [stack.api.child.pid!, ...stack.workers.map((worker) => worker.child.pid!)];
   const rows: BenchRow[] = [];
   const details: Record<string, unknown> = {};

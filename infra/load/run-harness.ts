@@ -30,7 +30,7 @@ async function main() {
       stack = await startProcessStack({
         workers: options.workers,
         compiled: true,
-        env: { LOG_LEVEL: 'info', REDIS_URL: redisUrl, ...profileEnv },
+        env: { LOG_LEVEL: 'info', REDIS_URL: redisUrl, DATABASE_POOL_WARM: '1', ...profileEnv },
         workerEnv: { WORKER_CONCURRENCY: String(options.workerConcurrency) },
       });
       baseUrl = stack.apiUrl;

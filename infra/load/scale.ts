@@ -140,6 +140,8 @@ async function measure(config: Config, options: { runs: number; concurrency: num
     LOG_LEVEL: 'warn',
     WORKER_CONCURRENCY: '50',
     DATABASE_POOL_SIZE: '20',
+    // Up to four workers and an API at 20 each would take every connection of max_connections 100 at once.
+    DATABASE_POOL_WARM: '0',
   };
   const node = process.execPath;
   const model = (wrap: string[]) => [...wrap, node, 'infra/dist/demo-model.js', '--port', String(options.modelPort), '--ttft', String(options.ttft), '--interval', String(options.interval)];

@@ -101,6 +101,8 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
     mcpStdioCommands: env.MCP_STDIO_COMMANDS,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+    // API and workers share this process's pool: opening it once serves both.
+    warmDatabase: database.warm,
   });
   cleanups.unshift(async () => {
     await workers.close(env.WORKER_SHUTDOWN_DEADLINE_MS);

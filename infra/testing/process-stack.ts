@@ -111,6 +111,9 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
     ADMIN_PASSWORD: admin.password,
     FETCH_ALLOW_PRIVATE_NETWORKS: '1',
     LOG_LEVEL: 'info',
+    // Tests start many short-lived stacks on one PostgreSQL (max_connections 100): connect on first use.
+    // The benchmarks open the pools as production does (DATABASE_POOL_WARM=1).
+    DATABASE_POOL_WARM: '0',
     ...options.env,
   };
   const apis: ManagedProcess[] = [];

@@ -16,6 +16,8 @@ export const envSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   /** Named prepared statements; set 0 behind PgBouncer in transaction mode, which cannot keep them. */
   DATABASE_PREPARE: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
+  /** Open every pool connection when a process starts (the first burst of work finds them open) instead of on first use. */
+  DATABASE_POOL_WARM: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
   /** Where the embedded PGlite keeps its files when DATABASE_URL is unset. */
   DATA_DIR: z.string().default('.data'),
   REDIS_URL: z.string().url().optional(),

@@ -27,9 +27,10 @@ async function main() {
     mcpStdioCommands: env.MCP_STDIO_COMMANDS,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
+    warmDatabase: database.warm,
   });
   const starting = performance.now();
-  void runtime.ready.then(() => logger.info({ ms: Math.round(performance.now() - starting) }, 'worker warm: config loaded, tool sandboxes running'));
+  void runtime.ready.then(() => logger.info({ ms: Math.round(performance.now() - starting) }, 'worker warm: config loaded, tool sandboxes running, database pool open'));
   logger.info({ queues: runtime.pool.workers.map((worker) => worker.name), concurrency: env.WORKER_CONCURRENCY }, 'worker started');
 
   let stopping = false;

@@ -24,13 +24,15 @@ export type WorkerRuntimeOptions = {
   mcpStdioCommands?: string[];
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** Opens the database pool's connections (DbHandle.warm), part of the warm-up. */
+  warmDatabase?: () => Promise<void>;
 };
 
 /** Connections, cancel control and one Worker per catalog queue: what a worker process runs. */
 export function startWorkerRuntime(options: WorkerRuntimeOptions): {
   pool: WorkerPool;
   deps: WorkerDeps;
-  /** Settles once the config snapshot is loaded and tool sandboxes are started (never rejects). */
+  /** Settles once the config snapshot is loaded, tool sandboxes are started and the database pool is open (never rejects). */
   ready: Promise<void>;
   close: (deadlineMs: number) => Promise<{ timedOut: boolean }>;
 } {
@@ -53,8 +55,8 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
     prefix: options.prefix,
     onError: (error) => options.logger.warn({ err: error }, 'config cache: invalidation not delivered'),
   });
-  // Cold start: load what the first runs need before they arrive (the config snapshot, tool sandboxes).
-  const warmed = Promise.allSettled([configCache.then(() => loadAgentConfig(options.db)), warmToolTypes()]);
+  // Cold start: load what the first runs need before they arrive (the config snapshot, tool sandboxes, database connections).
+  const warmed = Promise.allSettled([configCache.then(() => loadAgentConfig(options.db)), warmToolTypes(), options.warmDatabase?.()]);
   const deps: WorkerDeps = {
     db: options.db,
     redis: streams,

@@ -17,17 +17,24 @@ export type DbHandle = {
   kind: 'postgres' | 'pglite';
   /** Applies pending drizzle-kit migrations; re-running is a no-op. */
   migrate: () => Promise<void>;
+  /**
+   * Opens every connection of the pool now (a no-op with `warmPool: false`, DATABASE_POOL_WARM=0). postgres.js connects lazily, so the first burst of work
+   * after a start (20 runs arriving at once) otherwise waits for a PostgreSQL backend to be forked per
+   * connection: 50–140 ms more on the first wave's first tokens (tool scenario, 20 runs at once, two cores;
+   * docs/benchmarks.md). Idle connections stay open (postgres.js closes none by default).
+   */
+  warm: () => Promise<void>;
   close: () => Promise<void>;
 };
 
 // From sources: shared/drizzle; a compiled bundle (infra/compile) carries a copy beside itself.
 const MIGRATIONS_FOLDER = [new URL('./drizzle', import.meta.url), new URL('../../drizzle', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path))!;
 
-export type DbOptions = { url?: string; dataDir?: string; poolSize?: number; prepare?: boolean };
+export type DbOptions = { url?: string; dataDir?: string; poolSize?: number; prepare?: boolean; warmPool?: boolean };
 
 /** What every process opens from its environment, so a setting such as DATABASE_PREPARE reaches them all. */
-export function databaseOptionsFromEnv(env: Pick<Env, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARE'>): DbOptions {
-  return { url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE, prepare: env.DATABASE_PREPARE };
+export function databaseOptionsFromEnv(env: Pick<Env, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARE' | 'DATABASE_POOL_WARM'>): DbOptions {
+  return { url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE, prepare: env.DATABASE_PREPARE, warmPool: env.DATABASE_POOL_WARM };
 }
 
 /**
@@ -49,6 +56,11 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
       db: db as unknown as Database,
       kind: 'postgres',
       migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      // One query per connection, all at once: the pool opens a connection for each while the others are busy.
+      warm: async () => {
+        if (options.warmPool === false) return;
+        await Promise.all(Array.from({ length: options.poolSize ?? 10 }, () => pool.unsafe('select 1')));
+      },
       close: () => pool.end({ timeout: 5 }),
     };
   }
@@ -64,6 +76,7 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     db: db as unknown as Database,
     kind: 'pglite',
     migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    warm: async () => {},
     close: () => client.close(),
   };
 }
