@@ -139,6 +139,7 @@ async function measure(config: Config, options: { runs: number; concurrency: num
     APP_SECRET: 'scale-secret-0123456789abcdef',
     LOG_LEVEL: 'warn',
     WORKER_CONCURRENCY: '50',
+    // The pool of the measurements in docs/scaling.md (before the default became 10).
     DATABASE_POOL_SIZE: '20',
     // Up to four workers and an API at 20 each would take every connection of max_connections 100 at once.
     DATABASE_POOL_WARM: '0',

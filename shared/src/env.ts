@@ -12,8 +12,12 @@ export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),
-  /** PostgreSQL connections per process (API, or each worker: keep near WORKER_CONCURRENCY). */
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  /**
+   * PostgreSQL connections per process. Prepared statements pipeline on a busy connection, so far
+   * fewer connections than concurrent jobs serve a worker (docs/benchmarks.md measured 5, 10 and 20 on
+   * two cores: more were slower); behind PgBouncer (DATABASE_PREPARE=0) keep it near WORKER_CONCURRENCY.
+   */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
   /** Named prepared statements; set 0 behind PgBouncer in transaction mode, which cannot keep them. */
   DATABASE_PREPARE: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
   /** Open every pool connection when a process starts (the first burst of work finds them open) instead of on first use. */
