@@ -65,7 +65,12 @@ export async function beginToolCall(
 
 /** Stores a call's result; pass the transaction of the call's own writes to make them exactly-once. */
 export async function completeToolCall(db: Database, runId: string, toolCallId: string, result: ToolResult): Promise<void> {
-  await db
+  await toolCallCompletion(db, runId, toolCallId, result);
+}
+
+/** completeToolCall's UPDATE, unawaited: to be run on its own or as a CTE of another statement. */
+export function toolCallCompletion(db: Database, runId: string, toolCallId: string, result: ToolResult) {
+  return db
     .update(toolCalls)
     .set({ state: 'completed', result, completedAt: new Date() })
     .where(and(eq(toolCalls.runId, runId), eq(toolCalls.toolCallId, toolCallId)));

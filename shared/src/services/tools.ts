@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, type ToolLogStatus } from '../db/schema';
+import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, toolCalls, type ToolLogStatus } from '../db/schema';
 import { newId } from '../ids';
 import { effectOf, type ExpandedTool, type ToolContext, type ToolResult } from '../tools/define-tool-type';
 import { discoveryOf, expandToolRows } from '../tools/model-tools';
@@ -11,7 +11,7 @@ import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema 
 import { findInAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, isDependencyDown, NotFoundError } from './errors';
-import { beginToolCall, completeToolCall, interruptToolCall, toolCallIdempotencyKey, WorkerStoppingError } from './tool-journal';
+import { beginToolCall, completeToolCall, interruptToolCall, toolCallCompletion, toolCallIdempotencyKey, WorkerStoppingError } from './tool-journal';
 
 export type AgentTool = typeof agentTools.$inferSelect;
 
@@ -335,16 +335,27 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     await interruptToolCall(db, runId, toolCallId);
     throw context.signal!.reason;
   }
-  // The journal's completion and the log row are independent writes: sent together, one round trip of waiting.
-  await Promise.all([
-    runId && toolCallId && !(toolType.transactional && result.success) ? completeToolCall(db, runId, toolCallId, result) : null,
-    writeToolLog(db, tool, context, input, result, loggedName),
-  ]);
+  // The journal's completion and the log row: one statement.
+  const completes = runId && toolCallId && !(toolType.transactional && result.success) ? { runId, toolCallId } : undefined;
+  await writeToolLog(db, tool, context, input, result, loggedName, completes);
   return result;
 }
 
-async function writeToolLog(db: Database, tool: AgentTool, context: ExecuteToolOptions['context'], input: unknown, result: ToolResult, loggedName = tool.slug): Promise<void> {
-  await db
+/**
+ * The call's log row; with `completes`, also its journal entry's completion (completeToolCall's
+ * UPDATE as a data-modifying CTE of the same statement: one round trip, both or neither).
+ */
+async function writeToolLog(
+  db: Database,
+  tool: AgentTool,
+  context: ExecuteToolOptions['context'],
+  input: unknown,
+  result: ToolResult,
+  loggedName = tool.slug,
+  completes?: { runId: string; toolCallId: string },
+): Promise<void> {
+  const completion = completes ? db.$with('completed_call').as(toolCallCompletion(db, completes.runId, completes.toolCallId, result).returning({ runId: toolCalls.runId })) : undefined;
+  await (completion ? db.with(completion) : db)
     .insert(agentToolLogs)
     .values({
       toolId: tool.id,
