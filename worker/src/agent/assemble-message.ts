@@ -8,18 +8,37 @@ import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 export async function assembleMessage(messageId: string, chunks: RunChunk[]): Promise<UIMessage> {
   const stream = new ReadableStream<UIMessageChunk>({
     start(controller) {
-      for (const chunk of chunks) {
-        // Parts we don't persist: transient status updates and the stream's own bookkeeping.
-        if ((chunk as { transient?: boolean }).transient) continue;
-        if (chunk.type === 'error' || chunk.type === 'abort') continue;
-        controller.enqueue(chunk as UIMessageChunk);
-      }
+      for (const chunk of persistedChunks(chunks)) controller.enqueue(chunk);
       controller.close();
     },
   });
   let message: UIMessage = { id: messageId, role: 'assistant', parts: [] };
   for await (const update of readUIMessageStream<UIMessage>({ message, stream, onError: () => {} })) message = update;
   return { ...message, id: messageId };
+}
+
+type Delta = Extract<UIMessageChunk, { type: 'text-delta' | 'reasoning-delta' }>;
+
+/**
+ * The chunks a message is built from: transient status updates and the stream's own bookkeeping
+ * dropped, and a part's consecutive deltas merged into one. The reducer copies the whole message
+ * (structuredClone) for every chunk it reads, so a run's fifty tokens would cost fifty copies.
+ */
+function persistedChunks(chunks: RunChunk[]): UIMessageChunk[] {
+  const kept: UIMessageChunk[] = [];
+  for (const chunk of chunks) {
+    if ((chunk as { transient?: boolean }).transient) continue;
+    if (chunk.type === 'error' || chunk.type === 'abort') continue;
+    const previous = kept.at(-1);
+    if ((chunk.type === 'text-delta' || chunk.type === 'reasoning-delta') && previous?.type === chunk.type && (previous as Delta).id === chunk.id) {
+      const delta = previous as Delta;
+      // The reducer keeps the last provider metadata a part's deltas carried.
+      kept[kept.length - 1] = { ...delta, delta: delta.delta + chunk.delta, providerMetadata: (chunk as Delta).providerMetadata ?? delta.providerMetadata } as Delta;
+      continue;
+    }
+    kept.push(chunk as UIMessageChunk);
+  }
+  return kept;
 }
 
 /** True when the message has something to show: text with content or any tool call. */
