@@ -7,6 +7,8 @@ import { openTestDb, uniqueEmail } from '../testing';
 import { startLoopbackServer, type LoopbackServer } from '../tools/fetch/test-server';
 import { createTool, executeTool, type AgentTool } from './tools';
 import { beginToolCall, INTERRUPTED_ERROR, toolCallsOfRun, WorkerStoppingError } from './tool-journal';
+import { transitionRun } from './run-lifecycle';
+import { createToolRun } from './runs';
 import { createUser } from './users';
 
 let database: DbHandle;
@@ -54,6 +56,28 @@ afterAll(async () => {
 const hits = (path: string) => server.requests.filter((request) => request.url === path);
 
 describe('the tool-call journal', () => {
+  it("hands beforeRun the run's status as the journal's own statement read it; a throw there stops the call before it runs", async () => {
+    const run = await createToolRun(database.db, { userId, toolId: getTool.id, input: {} });
+    const seen: unknown[] = [];
+    const refuseCancelled = (status: unknown) => {
+      seen.push(status);
+      if (status === 'cancelled') throw new Error('run cancelled');
+    };
+    const ran = await executeTool(database.db, { tool: getTool, input: { url: `${server.origin}/live-${run.id}` }, context: context(run.id, 'call_live'), beforeRun: refuseCancelled });
+    expect(ran.success).toBe(true);
+    await transitionRun(database.db, run.id, 'cancelled', { finishReason: 'cancelled' });
+    await expect(
+      executeTool(database.db, { tool: getTool, input: { url: `${server.origin}/late-${run.id}` }, context: context(run.id, 'call_late'), beforeRun: refuseCancelled }),
+    ).rejects.toThrow('run cancelled');
+    expect(seen).toEqual(['queued', 'cancelled']);
+    expect(hits(`/live-${run.id}`)).toHaveLength(1);
+    expect(hits(`/late-${run.id}`)).toHaveLength(0);
+    expect(await toolCallsOfRun(database.db, run.id)).toMatchObject([
+      { toolCallId: 'call_live', state: 'completed' },
+      { toolCallId: 'call_late', state: 'interrupted' },
+    ]);
+  });
+
   it('journals a call before it runs and completes it; a second attempt reuses the result without executing', async () => {
     const runId = newRunId();
     const input = { url: `${server.origin}/once-${runId}` };

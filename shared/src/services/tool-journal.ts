@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { toolCalls, type RetryInterrupted } from '../db/schema';
+import { runs, toolCalls, type RetryInterrupted, type RunStatus } from '../db/schema';
 import type { ToolEffect, ToolResult } from '../tools/define-tool-type';
 
 export type ToolCallEntry = typeof toolCalls.$inferSelect;
@@ -22,8 +22,8 @@ export function toolCallIdempotencyKey(runId: string, toolCallId: string): strin
 }
 
 export type BeginToolCall =
-  /** Execute now (attempt counts from 1). */
-  | { kind: 'execute'; attempt: number }
+  /** Execute now (attempt counts from 1); `runStatus` is the run's status, read by the same statement (null: no such run). */
+  | { kind: 'execute'; attempt: number; runStatus: RunStatus | null }
   /** Already completed: reuse the stored result, never run it again. */
   | { kind: 'completed'; result: ToolResult }
   /** A previous attempt may have taken effect and the call is non-idempotent: it completed as the interrupted error. */
@@ -34,6 +34,9 @@ export type BeginToolCall =
  * `started`/`interrupted` runs again only when its effect is none/idempotent, or the tool re-sends
  * with the same Idempotency-Key; otherwise it completes as the interrupted error value.
  */
+/** The run's status as of the statement, returned with the journal write: the cancel flag, read for free. */
+const runStatusOf = (runId: string) => sql<RunStatus | null>`(select ${runs.status} from ${runs} where ${runs.id} = ${runId})`;
+
 export async function beginToolCall(
   db: Database,
   call: { runId: string; toolCallId: string; toolId: string | null; toolSlug: string; input: unknown; effect: ToolEffect; retryInterrupted: RetryInterrupted },
@@ -42,8 +45,8 @@ export async function beginToolCall(
     .insert(toolCalls)
     .values({ runId: call.runId, toolCallId: call.toolCallId, toolId: call.toolId, toolSlug: call.toolSlug, input: call.input as object, effect: call.effect, state: 'started' })
     .onConflictDoNothing()
-    .returning({ attempt: toolCalls.attempt });
-  if (inserted) return { kind: 'execute', attempt: inserted.attempt };
+    .returning({ attempt: toolCalls.attempt, runStatus: runStatusOf(call.runId) });
+  if (inserted) return { kind: 'execute', attempt: inserted.attempt, runStatus: inserted.runStatus };
 
   const [existing] = await db.select().from(toolCalls).where(and(eq(toolCalls.runId, call.runId), eq(toolCalls.toolCallId, call.toolCallId)));
   if (!existing) throw new Error(`tool call ${call.toolCallId} vanished from the journal`);
@@ -55,8 +58,8 @@ export async function beginToolCall(
       .update(toolCalls)
       .set({ state: 'started', attempt: sql`${toolCalls.attempt} + 1`, startedAt: new Date() })
       .where(and(eq(toolCalls.runId, call.runId), eq(toolCalls.toolCallId, call.toolCallId), inArray(toolCalls.state, ['started', 'interrupted'])))
-      .returning({ attempt: toolCalls.attempt });
-    if (again) return { kind: 'execute', attempt: again.attempt };
+      .returning({ attempt: toolCalls.attempt, runStatus: runStatusOf(call.runId) });
+    if (again) return { kind: 'execute', attempt: again.attempt, runStatus: again.runStatus };
   }
   const result: ToolResult = { success: false, error: INTERRUPTED_ERROR, metadata: { durationMs: 0, interrupted: true, attempt: existing.attempt } };
   await completeToolCall(db, call.runId, call.toolCallId, result);

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, toolCalls, type ToolLogStatus } from '../db/schema';
+import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, toolCalls, type RunStatus, type ToolLogStatus } from '../db/schema';
 import { newId } from '../ids';
 import { effectOf, type ExpandedTool, type ToolContext, type ToolResult } from '../tools/define-tool-type';
 import { discoveryOf, expandToolRows } from '../tools/model-tools';
@@ -221,6 +221,12 @@ export type ExecuteToolOptions = {
   call?: { name: string; tool: ExpandedTool } | null;
   /** Opens the instance's encrypted secrets. */
   appSecret?: string;
+  /**
+   * Called once the call is journaled and before it runs, with the run's status read by the journal's
+   * own statement (undefined when the call is not journaled): a throw here stops the call, which is
+   * journaled as interrupted. The worker's cancel check at every tool boundary.
+   */
+  beforeRun?: (runStatus: RunStatus | null | undefined) => void | Promise<void>;
 };
 
 /** The discovered tool `name` (server name or `<slug>__<name>`) of an expanding instance, if the config offers it. */
@@ -263,6 +269,16 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
       return { ...begun.result, interrupted: true };
     }
     attempt = begun.attempt;
+    if (options.beforeRun) {
+      try {
+        await options.beforeRun(begun.runStatus);
+      } catch (error) {
+        await interruptToolCall(db, runId, toolCallId).catch(() => {});
+        throw error;
+      }
+    }
+  } else {
+    await options.beforeRun?.(undefined);
   }
 
   const started = performance.now();

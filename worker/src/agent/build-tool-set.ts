@@ -1,4 +1,5 @@
 import type { ToolOutput } from '@agentq/shared/events';
+import type { RunStatus } from '@agentq/shared/db';
 import { executeTool, type AgentTool } from '@agentq/shared/services';
 import { expandToolRows, type ExpandedTool, type ModelTool } from '@agentq/shared/tools';
 import { jsonSchema, tool, type ToolSet } from 'ai';
@@ -33,15 +34,25 @@ export type ToolCallContext = {
   userId: string;
   sessionId: string | null;
   signal: AbortSignal;
-  /** A tool boundary: checks the cancel flag before a call starts. */
-  beforeExecute: (call: { toolCallId: string; toolName: string; input: unknown }) => Promise<void>;
+  /**
+   * A tool boundary: the cancel check before a call runs, given the run's status as the journal's
+   * statement read it (undefined: not read, look it up). Throwing stops the call.
+   */
+  beforeRun: (runStatus: RunStatus | null | undefined) => Promise<void>;
   /** A call failed in a way the model must not see as a tool error (database down, worker stopping): the run loop rethrows it. */
   onFatal: (error: unknown) => void;
 };
 
 /** Runs one tool call effectively-once, keyed by (run id, tool call id), and shapes what the model reads. */
-export async function runToolCall(deps: WorkerDeps, offered: OfferedModelTool, toolCallId: string, input: unknown, context: Omit<ToolCallContext, 'beforeExecute' | 'onFatal'>): Promise<ToolOutput> {
+export async function runToolCall(
+  deps: WorkerDeps,
+  offered: OfferedModelTool,
+  toolCallId: string,
+  input: unknown,
+  context: Omit<ToolCallContext, 'beforeRun' | 'onFatal'> & Partial<Pick<ToolCallContext, 'beforeRun'>>,
+): Promise<ToolOutput> {
   const result = await executeTool(deps.db, {
+    beforeRun: context.beforeRun,
     tool: offered.tool,
     input,
     call: offered.call ? { name: offered.name, tool: offered.call } : null,
@@ -67,7 +78,6 @@ export function buildToolSet(deps: WorkerDeps, offered: OfferedModelTool[], cont
       description: entry.description,
       inputSchema: jsonSchema(entry.inputSchema as Parameters<typeof jsonSchema>[0]),
       execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
-        await context.beforeExecute({ toolCallId: options.toolCallId, toolName: entry.name, input });
         const signal = options.abortSignal ? AbortSignal.any([options.abortSignal, context.signal]) : context.signal;
         try {
           return await runToolCall(deps, entry, options.toolCallId, input, { ...context, signal });

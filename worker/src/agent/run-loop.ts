@@ -72,8 +72,9 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal };
   const tools = buildToolSet(deps, offered, {
     ...callContext,
-    // A tool boundary: a run cancelled in the database never starts another tool.
-    beforeExecute: async () => cancelIfFlagged(await isRunCancelled(deps.db, run.id)),
+    // A tool boundary: a run cancelled in the database never starts another tool. The journal's
+    // statement reads the status; a call it does not journal looks it up.
+    beforeRun: async (status) => cancelIfFlagged(status === undefined ? await isRunCancelled(deps.db, run.id) : status === 'cancelled'),
     onFatal: (error) => {
       fatal ??= error;
       options.abort(error);

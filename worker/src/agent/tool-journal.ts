@@ -51,7 +51,7 @@ function toolCallIdsIn(history: ModelMessage[], type: 'tool-call' | 'tool-result
  */
 export async function finishJournaledCalls(
   deps: WorkerDeps,
-  options: { run: Run; history: ModelMessage[]; offered: OfferedModelTool[]; context: Omit<ToolCallContext, 'beforeExecute' | 'onFatal'>; stream: RunStream },
+  options: { run: Run; history: ModelMessage[]; offered: OfferedModelTool[]; context: Omit<ToolCallContext, 'beforeRun' | 'onFatal'>; stream: RunStream },
 ): Promise<{ history: ModelMessage[]; announced: boolean } | null> {
   const { run, history, offered, context, stream } = options;
   const answered = toolCallIdsIn(history, 'tool-result');
