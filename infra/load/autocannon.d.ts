@@ -10,7 +10,7 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
-    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (request: { path: string; [key: string]: unknown }) => { path: string; [key: string]: unknown } }[];
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (request: { path: string; [key: string]: unknown }) => { path: string; [key: string]: unknown }; onResponse?: (status: number, body: string) => void }[];
   };
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

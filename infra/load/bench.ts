@@ -366,16 +366,27 @@ async function measureHtml(bytes: number) {
  * workers running is reported beside it for information.
  */
 /**
- * Requests over the round's wall time. autocannon's `requests.average` is the mean of its per-second
- * samples, which a one- or two-second round quantises (1,500 requests in 2.0x s read as 750/s).
+ * Responses per second between the round's first and last response. autocannon ends a round (and
+ * reports its `duration` and per-second samples) on its one-second tick, so a round of 1.3 s read as
+ * 2.00 s: every earlier table's req/s was quantised to whole seconds.
  */
-function ratePerSecond(result: { requests: { total: number }; duration: number }): number {
-  return round(result.requests.total / result.duration, 0);
+function responseMeter() {
+  let first = 0;
+  let last = 0;
+  let count = 0;
+  return {
+    onResponse: () => {
+      last = performance.now();
+      if (count++ === 0) first = last;
+    },
+    perSec: () => (count > 1 ? round((count - 1) / ((last - first) / 1000), 0) : 0),
+  };
 }
 
 async function measureHttp(client: ApiClient, requests: number, queue: Queue) {
   const headers = { cookie: client.cookieHeader, 'content-type': 'application/json', origin: client.baseUrl };
-  const health = await autocannon({ url: `${client.baseUrl}/api/health`, connections: 10, amount: requests * 2, headers });
+  const healthMeter = responseMeter();
+  const health = await autocannon({ url: client.baseUrl, connections: 10, amount: requests * 2, headers, requests: [{ method: 'GET', path: '/api/health', onResponse: healthMeter.onResponse }] });
   const enqueueRound = async () => {
     const sessions: string[] = [];
     for (let index = 0; index < requests; index += 50) {
@@ -383,6 +394,7 @@ async function measureHttp(client: ApiClient, requests: number, queue: Queue) {
       sessions.push(...batch.map((response) => response.body.id as string));
     }
     let next = 0;
+    const meter = responseMeter();
     const result = await autocannon({
       url: client.baseUrl,
       connections: 10,
@@ -393,10 +405,11 @@ async function measureHttp(client: ApiClient, requests: number, queue: Queue) {
           headers,
           body: JSON.stringify({ content: 'autocannon' }),
           setupRequest: (request) => ({ ...request, path: `/api/sessions/${sessions[next++ % sessions.length]}/runs` }),
+          onResponse: meter.onResponse,
         },
       ],
     });
-    const summary = { perSec: ratePerSecond(result), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+    const summary = { perSec: meter.perSec(), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
     if (summary.non2xx || summary.errors) throw new Error(`enqueue under autocannon: ${summary.non2xx} non-2xx, ${summary.errors} errors`);
     return summary;
   };
@@ -419,7 +432,7 @@ async function measureHttp(client: ApiClient, requests: number, queue: Queue) {
   const drainSeconds = await drain();
   const whileRunning = await enqueueRound();
   await drain();
-  return { health: { perSec: ratePerSecond(health), p50: health.latency.p50, p99: health.latency.p99 }, enqueue, drainSeconds, whileRunning };
+  return { health: { perSec: healthMeter.perSec(), p50: health.latency.p50, p99: health.latency.p99 }, enqueue, drainSeconds, whileRunning };
 }
 
 main().then(
