@@ -1,4 +1,5 @@
 import { Agent, request, type IncomingMessage } from 'node:http';
+import { parseSseFrame, type SseFrame } from '../testing/sse-frame';
 
 /**
  * The load harness's HTTP client for what it times (enqueue, SSE streams): node:http on kept-alive
@@ -32,9 +33,6 @@ export async function requestJson(url: string, init: { method: string; cookie: s
   return { status: response.statusCode ?? 0, body };
 }
 
-/** One SSE frame: its `id:` (undefined for comments and `[DONE]`) and its `data:`. */
-export type SseFrame = { id: number | undefined; data: string };
-
 /**
  * Opens an SSE stream; `frames` yields each frame with the time its bytes arrived (performance.now()).
  * Resolves once the response head is in; a non-2xx status has no frames.
@@ -54,15 +52,9 @@ export async function openEventStream(url: string, headers: Record<string, strin
       buffer += chunk;
       let boundary: number;
       while ((boundary = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, boundary);
+        const frame = parseSseFrame(buffer.slice(0, boundary));
         buffer = buffer.slice(boundary + 2);
-        let id: number | undefined;
-        let data = '';
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id:')) id = Number(line.slice(3));
-          else if (line.startsWith('data:')) data += line.slice(5).trimStart();
-        }
-        yield { id, data, at };
+        yield { ...frame, at };
       }
     }
   }

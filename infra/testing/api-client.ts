@@ -1,4 +1,5 @@
 import type { RunChunk, RunEvent } from '@agentq/shared/events';
+import { parseSseFrame } from './sse-frame';
 
 /** A small HTTP client for tests and the load harness: real requests, cookie session. */
 export class ApiClient {
@@ -73,14 +74,8 @@ export class ApiClient {
         buffer += decoder.decode(value, { stream: true });
         let boundary: number;
         while ((boundary = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, boundary);
+          const { id, data } = parseSseFrame(buffer.slice(0, boundary));
           buffer = buffer.slice(boundary + 2);
-          let id: number | undefined;
-          let data = '';
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id:')) id = Number(line.slice(3).trim());
-            else if (line.startsWith('data:')) data += line.slice(5).trimStart();
-          }
           if (data === '[DONE]') {
             done = true;
             break outer;

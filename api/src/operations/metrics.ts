@@ -1,4 +1,4 @@
-import { agentTools, RUN_KINDS, RUN_STATUSES, runs, TOOL_LOG_STATUSES, type Database } from '@agentq/shared/db';
+import { agentTools, executeRows, RUN_KINDS, RUN_STATUSES, runs, TOOL_LOG_STATUSES, type Database } from '@agentq/shared/db';
 import { listWorkerHeartbeats, queueCatalog, type QueueKey, type Queues } from '@agentq/shared/queues';
 import { count, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
@@ -132,12 +132,11 @@ export function createAppMetrics(sources: Sources, options: { processMetrics?: b
     },
     tool_executions: async () => {
       const bucketColumns = TOOL_BUCKETS_MS.map((limit) => sql`count(*) filter (where l.duration_ms <= ${sql.raw(String(limit))})::int`);
-      const result = await sources.db.execute(sql`
+      const rows = await executeRows<{ type: string; status: string; count: number; sum_ms: string | number; buckets: number[] }>(sources.db, sql`
         select coalesce(t.type, 'unknown') as type, l.status as status, count(*)::int as count, coalesce(sum(l.duration_ms), 0)::bigint as sum_ms,
           array[${sql.join(bucketColumns, sql`, `)}] as buckets
         from agent_tool_logs l left join ${agentTools} t on t.id = l.tool_id
         group by 1, 2`);
-      const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { type: string; status: string; count: number; sum_ms: string | number; buckets: number[] }[];
       const byKey = new Map(rows.map((row) => [`${row.type}\u0000${row.status}`, row]));
       const types = new Set([...rows.map((row) => row.type)]);
       const executions: MetricValue<string>[] = [];

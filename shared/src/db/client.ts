@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { Sql } from 'postgres';
 import { createReplaceableClient } from './postgres/replaceable-client';
@@ -35,6 +36,12 @@ export type DbOptions = { url?: string; dataDir?: string; poolSize?: number; pre
 /** What every process opens from its environment, so a setting such as DATABASE_PREPARE reaches them all. */
 export function databaseOptionsFromEnv(env: Pick<Env, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARE' | 'DATABASE_POOL_WARM'>): DbOptions {
   return { url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE, prepare: env.DATABASE_PREPARE, warmPool: env.DATABASE_POOL_WARM };
+}
+
+/** The rows of a raw statement on either driver: postgres-js answers an array, PGlite `{ rows }`. */
+export async function executeRows<Row>(db: Database, query: SQL): Promise<Row[]> {
+  const result = await db.execute(query);
+  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Row[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { testDatabaseUrl } from '../testing';
-import { createDb } from './client';
+import { createDb, executeRows } from './client';
 import { agentDocuments, runs, users } from './schema';
 
 const EXPECTED_TABLES = [
@@ -10,8 +10,7 @@ const EXPECTED_TABLES = [
 ];
 
 async function tableNames(db: Awaited<ReturnType<typeof createDb>>['db']) {
-  const result = await db.execute<{ table_name: string }>(sql`select table_name from information_schema.tables where table_schema = 'public'`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: { table_name: string }[] }).rows) as { table_name: string }[];
+  const rows = await executeRows<{ table_name: string }>(db, sql`select table_name from information_schema.tables where table_schema = 'public'`);
   return rows.map((row) => row.table_name);
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { NotFoundError } from '../services/errors';
 import { getRun } from '../services/runs';
 import { testDatabaseUrl } from '../testing';
-import { createDb } from './client';
+import { createDb, executeRows } from './client';
 import { users } from './schema';
 
 /**
@@ -21,8 +21,7 @@ async function namedStatementsAfterWork(prepare: boolean): Promise<number> {
     await database.db.transaction(async (tx) => {
       await tx.select({ id: users.id }).from(users).where(eq(users.id, 'usr_missing'));
     });
-    const result = await database.db.execute<{ count: number }>(sql`select count(*)::int as count from pg_prepared_statements`);
-    const rows = (Array.isArray(result) ? result : (result as { rows: { count: number }[] }).rows) as { count: number }[];
+    const rows = await executeRows<{ count: number }>(database.db, sql`select count(*)::int as count from pg_prepared_statements`);
     return Number(rows[0]!.count);
   } finally {
     await database.close();

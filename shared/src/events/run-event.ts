@@ -10,6 +10,23 @@ export type RunChunk = UIMessageChunk | RunDataChunk;
  */
 export type RunEvent = { runId: string; seq: number; chunk: RunChunk; at?: number };
 
+/** A token of a text or reasoning part. */
+export type DeltaChunk = Extract<RunChunk, { type: 'text-delta' | 'reasoning-delta' }>;
+
+export function isDelta(chunk: RunChunk): chunk is DeltaChunk {
+  return chunk.type === 'text-delta' || chunk.type === 'reasoning-delta';
+}
+
+/**
+ * `next` merged into `previous` when both are tokens of the same part (else undefined): the text
+ * joined, and the provider metadata the AI SDK's reducer would keep (the last a part's tokens carried).
+ */
+export function mergeDeltas(previous: RunChunk | undefined, next: RunChunk): DeltaChunk | undefined {
+  if (!previous || !isDelta(previous) || !isDelta(next) || previous.type !== next.type || previous.id !== next.id) return undefined;
+  const providerMetadata = next.providerMetadata ?? previous.providerMetadata;
+  return { ...previous, delta: previous.delta + next.delta, ...(providerMetadata && { providerMetadata }) };
+}
+
 /** True for the event after which a run's stream has nothing more to say. */
 export function isFinalEvent(chunk: RunChunk): boolean {
   return chunk.type === 'finish';

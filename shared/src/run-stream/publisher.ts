@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { RunChunk, RunEvent } from '../events';
+import { isDelta, mergeDeltas, type RunChunk, type RunEvent } from '../events';
 import { isDependencyDown } from '../services/errors';
 import { runChannelCommands } from '../redis/pubsub';
 import { RUN_STREAM_MAX_EVENTS, RUN_STREAM_TTL_SECONDS, runStreamKeys } from './keys';
@@ -11,12 +11,6 @@ const RETRY_BASE_MS = 50;
 const RETRY_MAX_MS = 2_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-type DeltaChunk = Extract<RunChunk, { type: 'text-delta' | 'reasoning-delta' }>;
-
-function isDelta(chunk: RunChunk): chunk is DeltaChunk {
-  return chunk.type === 'text-delta' || chunk.type === 'reasoning-delta';
-}
 
 /**
  * Publishes a run's events: each gets the next sequence number and its emit time (`at`), goes to the run's capped Redis
@@ -58,9 +52,9 @@ export class RunEventPublisher {
 
   /** Queues a chunk; consecutive deltas of the same part merge into one event. */
   emit(chunk: RunChunk): void {
-    const previous = this.pending.at(-1);
-    if (previous && isDelta(chunk) && previous.type === chunk.type && (previous as DeltaChunk).id === chunk.id) {
-      this.pending[this.pending.length - 1] = { ...(previous as DeltaChunk), delta: (previous as DeltaChunk).delta + chunk.delta };
+    const merged = mergeDeltas(this.pending.at(-1), chunk);
+    if (merged) {
+      this.pending[this.pending.length - 1] = merged;
       return;
     }
     this.pending.push(chunk);

@@ -1,28 +1,16 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type DbHandle } from '../db/client';
+import type { DbHandle } from '../db/client';
 import { approvalGrants, chatSessions, llmModels, messages, runs, users } from '../db/schema';
 import { newId } from '../ids';
-import { openTestDb } from '../testing';
+import { bothTestDatabases } from '../testing';
 import { runSessionGrants, sessionGrants } from './approvals';
 import { createChatSession, listRunSessionMessages, listSessionMessages, loadRunHistory, runHistory, settleChatRun, startChatRun } from './chat';
 import { getRun } from './runs';
 import { transitionRun } from './run-lifecycle';
 
 // A worker reads a run's context by the run's id while it claims the run (worker/src/agent/load-run-setup.ts).
-const databases: [string, () => Promise<DbHandle>][] = [
-  ['PostgreSQL', openTestDb],
-  [
-    'PGlite',
-    async () => {
-      const handle = await createDb({ dataDir: 'memory://' });
-      await handle.migrate();
-      return handle;
-    },
-  ],
-];
-
-describe.each(databases)('chat runs on %s', (_name, open) => {
+describe.each(bothTestDatabases)('chat runs on %s', (_name, open) => {
   let database: DbHandle;
   let userId: string;
   beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type DbHandle } from '../db/client';
+import type { DbHandle } from '../db/client';
 import { llmModels, messages, runs, users } from '../db/schema';
 import { newId } from '../ids';
-import { openTestDb } from '../testing';
+import { bothTestDatabases } from '../testing';
 import { createChatSession, startChatRun } from './chat';
 import { searchChatSessions } from './chat-search';
 import { highlightSegments, highlightSnippet, searchTerms } from './text-search';
@@ -28,19 +28,7 @@ describe('text-search helpers', () => {
 });
 
 // The same search on both databases the product runs on.
-const databases: [string, () => Promise<DbHandle>][] = [
-  ['PostgreSQL', openTestDb],
-  [
-    'PGlite',
-    async () => {
-      const handle = await createDb({ dataDir: 'memory://' });
-      await handle.migrate();
-      return handle;
-    },
-  ],
-];
-
-describe.each(databases)('session search on %s', (_name, open) => {
+describe.each(bothTestDatabases)('session search on %s', (_name, open) => {
   let database: DbHandle;
   beforeAll(async () => {
     database = await open();

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, sql, type SQLWrapper } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Database } from '../db/client';
+import { executeRows, type Database } from '../db/client';
 import { preparedQuery } from '../db/prepared-query';
 import { ACTIVE_RUN_STATUSES, chatSessions, messages, runs, type RunStatus } from '../db/schema';
 import { newId } from '../ids';
@@ -88,27 +88,12 @@ const messageColumns = {
   createdAt: messages.createdAt,
 };
 
-/** Every message of the session (every branch), oldest first. */
-const messagesOfSession = preparedQuery((db) =>
-  db
-    .select(messageColumns)
-    .from(messages)
-    .leftJoin(runs, eq(runs.id, messages.runId))
-    .where(eq(messages.sessionId, sql.placeholder('sessionId')))
-    .orderBy(asc(messages.createdAt), asc(messages.id))
-    .prepare('messages_of_session'),
-);
-
-/** Every message of the session of a run, found by the run's id alone (messagesOfSession's order). */
-const messagesOfRunSession = preparedQuery((db) =>
-  db
-    .select(messageColumns)
-    .from(messages)
-    .leftJoin(runs, eq(runs.id, messages.runId))
-    .where(eq(messages.sessionId, sessionIdOfRunParameter()))
-    .orderBy(asc(messages.createdAt), asc(messages.id))
-    .prepare('messages_of_run_session'),
-);
+/** Every message of a session (every branch), oldest first; `sessionId` is a placeholder or a subquery yielding it. */
+const sessionMessagesStatement = (db: Database, sessionId: SQLWrapper, name: string) =>
+  db.select(messageColumns).from(messages).leftJoin(runs, eq(runs.id, messages.runId)).where(eq(messages.sessionId, sessionId)).orderBy(asc(messages.createdAt), asc(messages.id)).prepare(name);
+const messagesOfSession = preparedQuery((db) => sessionMessagesStatement(db, sql.placeholder('sessionId'), 'messages_of_session'));
+/** The same for the session of a run, found by the run's id alone. */
+const messagesOfRunSession = preparedQuery((db) => sessionMessagesStatement(db, sessionIdOfRunParameter(), 'messages_of_run_session'));
 
 /**
  * The messages of the session a run belongs to, by the run's id: what a worker reads while its claim
@@ -409,7 +394,7 @@ export type ChatRunSettlement = {
 export async function settleChatRun(db: Database, run: Pick<Run, 'id' | 'sessionId'>, settlement: ChatRunSettlement): Promise<{ moved: true } | { moved: false; status: RunStatus | null }> {
   const { status, fields, parts } = settlement;
   const json = (value: unknown) => sql`${value === null || value === undefined ? null : JSON.stringify(value)}::jsonb`;
-  const result = await db.execute(sql`
+  const [row] = await executeRows<{ moved: boolean; status: RunStatus | null }>(db, sql`
     with moved as (
       update ${runs} set status = ${status}, finish_reason = ${fields.finishReason}, error = ${fields.error}, hit_step_limit = ${fields.hitStepLimit},
         steps = ${fields.steps}, usage = ${json(fields.usage)}, checkpoint = ${json(fields.checkpoint)}, finished_at = now(), updated_at = now()
@@ -427,6 +412,5 @@ export async function settleChatRun(db: Database, run: Pick<Run, 'id' | 'session
       update ${chatSessions} set updated_at = now() where id = ${run.sessionId} and exists (select 1 from moved)
     )
     select exists (select 1 from moved) as moved, (select status from ${runs} where id = ${run.id}) as status`);
-  const [row] = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { moved: boolean; status: RunStatus | null }[];
   return row!.moved ? { moved: true } : { moved: false, status: row!.status };
 }

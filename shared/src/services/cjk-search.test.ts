@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type DbHandle } from '../db/client';
+import type { DbHandle } from '../db/client';
 import { users } from '../db/schema';
 import { newId } from '../ids';
-import { openTestDb } from '../testing';
+import { bothTestDatabases } from '../testing';
 import { createDocument, listDocuments, searchDocuments, type DocumentActor } from './documents';
 import { cjkTerms, highlightSnippet } from './cjk-search';
 
@@ -23,14 +23,7 @@ describe('cjkTerms and highlightSnippet', () => {
 });
 
 // The same search on the server database and on the embedded one (the all-in-one `npm start`).
-describe.each([
-  ['PostgreSQL', () => openTestDb()],
-  ['PGlite', async () => {
-    const handle = await createDb({ dataDir: 'memory://' });
-    await handle.migrate();
-    return handle;
-  }],
-] as const)('CJK document search on %s', (_name, open) => {
+describe.each(bothTestDatabases)('CJK document search on %s', (_name, open) => {
   let database: DbHandle;
   let owner: DocumentActor;
   const ids: Record<string, string> = {};

@@ -29,14 +29,14 @@ export type BeginToolCall =
   /** A previous attempt may have taken effect and the call is non-idempotent: it completed as the interrupted error. */
   | { kind: 'interrupted'; result: ToolResult };
 
+/** The run's status as of the statement, returned with the journal write: the cancel flag, read for free. */
+const runStatusOf = (runId: string) => sql<RunStatus | null>`(select ${runs.status} from ${runs} where ${runs.id} = ${runId})`;
+
 /**
  * Journals a call before it runs. First attempt: a `started` row. A call a previous attempt left
  * `started`/`interrupted` runs again only when its effect is none/idempotent, or the tool re-sends
  * with the same Idempotency-Key; otherwise it completes as the interrupted error value.
  */
-/** The run's status as of the statement, returned with the journal write: the cancel flag, read for free. */
-const runStatusOf = (runId: string) => sql<RunStatus | null>`(select ${runs.status} from ${runs} where ${runs.id} = ${runId})`;
-
 export async function beginToolCall(
   db: Database,
   call: { runId: string; toolCallId: string; toolId: string | null; toolSlug: string; input: unknown; effect: ToolEffect; retryInterrupted: RetryInterrupted },

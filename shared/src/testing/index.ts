@@ -28,6 +28,19 @@ export function openTestDb(): Promise<DbHandle> {
   return createDb({ url: testDatabaseUrl(), poolSize: 4 });
 }
 
+/** A fresh, migrated embedded PGlite in memory: the database of the all-in-one `npm start`. */
+export async function openEmbeddedTestDb(): Promise<DbHandle> {
+  const handle = await createDb({ dataDir: 'memory://' });
+  await handle.migrate();
+  return handle;
+}
+
+/** Both databases the product runs on, for `describe.each`: the test PostgreSQL and an embedded PGlite. */
+export const bothTestDatabases: [name: string, open: () => Promise<DbHandle>][] = [
+  ['PostgreSQL', openTestDb],
+  ['PGlite', openEmbeddedTestDb],
+];
+
 export const silentLogger = createLogger({ level: 'silent' });
 
 /** A unique email for a test user. */

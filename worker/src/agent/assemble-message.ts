@@ -1,4 +1,4 @@
-import type { RunChunk } from '@agentq/shared/events';
+import { mergeDeltas, type RunChunk } from '@agentq/shared/events';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 
 /**
@@ -17,8 +17,6 @@ export async function assembleMessage(messageId: string, chunks: RunChunk[]): Pr
   return { ...message, id: messageId };
 }
 
-type Delta = Extract<UIMessageChunk, { type: 'text-delta' | 'reasoning-delta' }>;
-
 /**
  * The chunks a message is built from: transient status updates and the stream's own bookkeeping
  * dropped, and a part's consecutive deltas merged into one. The reducer copies the whole message
@@ -29,14 +27,9 @@ function persistedChunks(chunks: RunChunk[]): UIMessageChunk[] {
   for (const chunk of chunks) {
     if ((chunk as { transient?: boolean }).transient) continue;
     if (chunk.type === 'error' || chunk.type === 'abort') continue;
-    const previous = kept.at(-1);
-    if ((chunk.type === 'text-delta' || chunk.type === 'reasoning-delta') && previous?.type === chunk.type && (previous as Delta).id === chunk.id) {
-      const delta = previous as Delta;
-      // The reducer keeps the last provider metadata a part's deltas carried.
-      kept[kept.length - 1] = { ...delta, delta: delta.delta + chunk.delta, providerMetadata: (chunk as Delta).providerMetadata ?? delta.providerMetadata } as Delta;
-      continue;
-    }
-    kept.push(chunk as UIMessageChunk);
+    const merged = mergeDeltas(kept.at(-1), chunk);
+    if (merged) kept[kept.length - 1] = merged;
+    else kept.push(chunk as UIMessageChunk);
   }
   return kept;
 }
