@@ -62,6 +62,22 @@ describe('run loop', () => {
     expect(orders.map((request) => request.headers['idempotency-key'])).toEqual([`${run.id}:call_order`]);
     expect(await toolCallsOfRun(harness.db, run.id)).toMatchObject([{ toolCallId: 'call_order', state: 'completed', effect: 'non-idempotent', attempt: 1 }]);
   });
+  it('reports a call of a tool it was not offered once, as an input error, and lets the model answer after it', async () => {
+    const pool = harness.startWorker();
+    const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' } });
+    script([{ toolCalls: [{ name: 'not_offered', input: { url: 'x' }, id: 'call_bad' }] }, { text: 'That tool does not exist.' }]);
+    const run = await harness.createRun('fetch something', [tool]);
+    await harness.enqueueRun(run.id);
+    expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded', steps: 2 });
+    await pool.close(5000);
+    const events = await harness.events(run.id);
+    const ofCall = events.map((event) => event.chunk).filter((chunk) => (chunk as { toolCallId?: string }).toolCallId === 'call_bad');
+    expect(ofCall.map((chunk) => chunk.type).filter((type) => type.endsWith('-error'))).toEqual(['tool-input-error']);
+    const rebuilt = await rebuildMessage(events);
+    expect(rebuilt.parts.find((part) => 'toolCallId' in part && part.toolCallId === 'call_bad')).toMatchObject({ state: 'output-error' });
+    expect(textOf(rebuilt)).toContain('That tool does not exist.');
+    expect(await toolCallsOfRun(harness.db, run.id)).toEqual([]);
+  });
 });
 
 describe('resume after a crash (checkpoint + tool journal)', () => {
