@@ -17,7 +17,7 @@ const script: Script = (request) => {
   return { text: fillerText(50), latency: { timeToFirstTokenMs: 100, interTokenMs: 10, tokenCount: 50 } };
 };
 const llm = await startFakeLlm({ script, recordRequests: false });
-const stack = await startProcessStack({ workers: 2, compiled: true, env: { LOG_LEVEL: 'info', DATABASE_POOL_WARM: '1' }, workerEnv: { WORKER_CONCURRENCY: '50' } });
+const stack = await startProcessStack({ workers: 2, compiled: true, env: { LOG_LEVEL: 'info', DATABASE_POOL_WARM: '1', ...(process.env.PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.PROF}` } : {}) }, workerEnv: { WORKER_CONCURRENCY: '50' } });
 const pids = [stack.api.child.pid!, ...stack.workers.map((w) => w.child.pid!)];
 try {
   const client = await ApiClient.login(stack.apiUrl, stack.admin);

@@ -2,7 +2,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiRedis, createWorkerRedis, waitForRedis } from '../redis';
 import { startPrivateRedis, type PrivateRedis } from '../testing';
-import { RunEventPublisher } from './publisher';
+import { appendRunEvents, RunEventPublisher } from './publisher';
+import { runStreamKeys } from './keys';
+import type { RunEvent } from '../events';
 import { readRunEvents } from './reader';
 
 let server: PrivateRedis;
@@ -96,5 +98,21 @@ describe('RunEventPublisher batching', () => {
     await publisher.close();
     const stored = await readRunEvents(redis, 'pub', 'run-batching', 0);
     expect(stored.map((event) => event.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('adds a batch to the stream and announces it as one array; a retry after a partial write adds only the rest', async () => {
+    const keys = runStreamKeys('pub', 'run-append');
+    const subscriber = createWorkerRedis(server.url);
+    const announced: number[][] = [];
+    subscriber.on('message', (_channel: string, message: string) => announced.push((JSON.parse(message) as RunEvent[]).map((event) => event.seq)));
+    await subscriber.subscribe(keys.channel);
+    const event = (seq: number): RunEvent => ({ runId: 'run-append', seq, at: 1_700_000_000_000 + seq, chunk: { type: 'text-delta', id: 't', delta: `token ${seq} "quoted"` } });
+    await appendRunEvents(redis, keys, [event(1), event(2)]);
+    // As if the connection dropped after events 3 and 4 reached the stream: the retry names them as already added.
+    await appendRunEvents(redis, keys, [event(3), event(4)]);
+    await appendRunEvents(redis, keys, [event(3), event(4), event(5)], 2);
+    await expect.poll(() => announced).toEqual([[1, 2], [3, 4], [3, 4, 5]]);
+    expect(await readRunEvents(redis, 'pub', 'run-append', 0)).toEqual([1, 2, 3, 4, 5].map(event));
+    subscriber.disconnect();
   });
 });
