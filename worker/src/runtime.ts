@@ -41,7 +41,9 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
   // Run events and job results go over a connection of their own: BullMQ defines its ~50 Lua
   // commands on the connection it is given, and ioredis copies every defined command into each
   // pipeline it creates — 6 % of a worker's CPU when the publisher shared that connection.
-  const streams = createWorkerRedis(options.redisUrl);
+  // Auto-pipelined: the run events of every run flushing in the same turn (see the publisher's
+  // shared flush grid) leave in one socket write.
+  const streams = createWorkerRedis(options.redisUrl, { enableAutoPipelining: true });
   streams.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));
   const subscriber = createWorkerRedis(options.redisUrl);
   subscriber.on('error', () => {});

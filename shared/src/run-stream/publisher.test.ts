@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiRedis, createWorkerRedis, waitForRedis } from '../redis';
 import { startPrivateRedis, type PrivateRedis } from '../testing';
 import { appendRunEvents, RunEventPublisher } from './publisher';
@@ -114,5 +114,37 @@ describe('RunEventPublisher batching', () => {
     await expect.poll(() => announced).toEqual([[1, 2], [3, 4], [3, 4, 5]]);
     expect(await readRunEvents(redis, 'pub', 'run-append', 0)).toEqual([1, 2, 3, 4, 5].map(event));
     subscriber.disconnect();
+  });
+
+  it("flushes different runs' coalesced tokens together, on a grid shared by the process, 25 to 35 ms after them", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
+    const flushedAt: Record<string, number[]> = { a: [], b: [] };
+    const publisher = (name: 'a' | 'b') =>
+      new RunEventPublisher(redis, 'pub', `run-grid-${name}`, 0, (event) => {
+        if (event.chunk.type === 'text-delta' && event.seq > 2) flushedAt[name]!.push(performance.now());
+      });
+    const a = publisher('a');
+    const b = publisher('b');
+    try {
+      const start = Math.ceil(performance.now() / 10) * 10 + 1; // 1 ms after a grid point
+      vi.advanceTimersByTime(start - performance.now());
+      for (const each of [a, b]) {
+        each.emit({ type: 'text-start', id: 't' });
+        each.emit({ type: 'text-delta', id: 't', delta: 'first' });
+      }
+      vi.advanceTimersByTime(1); // the first tokens go out at once
+      a.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 1: due at start + 29
+      vi.advanceTimersByTime(2);
+      b.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 3: due at start + 29 too
+      vi.advanceTimersByTime(24);
+      expect(flushedAt).toEqual({ a: [], b: [] }); // 26 ms after a's token: still waiting for more
+      vi.advanceTimersByTime(5);
+      expect(flushedAt.a).toEqual([start + 29]);
+      expect(flushedAt.b).toEqual([start + 29]);
+    } finally {
+      vi.useRealTimers();
+    }
+    await Promise.all([a.close(), b.close()]);
+    expect((await readRunEvents(redis, 'pub', 'run-grid-b', 0)).map((event) => (event.chunk as { delta?: string }).delta)).toEqual([undefined, 'first', ' second']);
   });
 });
