@@ -98,7 +98,10 @@ async function main() {
     log('text, 1 at a time');
     mode = { kind: 'text', tokens: TOKENS, ttft: TTFT_MS, interval: INTERVAL_MS };
     const serialRuns = small ? 3 : 30;
-    await driveRuns(client, options('text', 2, 1), answer); // first runs of a fresh process warm its JIT
+    // Both sides warm, as a server in service is: a fresh process's first few dozen runs still run
+    // interpreted or half-optimized code (2 warm-up runs left the enqueue p50 ~1 ms slower than 60).
+    await driveRuns(client, options('text', small ? 2 : 40, small ? 1 : 8), answer);
+    await directBaseline(llm.url, small ? 2 : 40, small ? 1 : 8);
     const serial = okSamples((await driveRuns(client, options('text', serialRuns, 1), answer)).samples);
     const serialDirect = await directBaseline(llm.url, serialRuns, 1);
     const serialTtft = percentiles(serial.map((sample) => sample.ttftMs!));
