@@ -67,19 +67,27 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
   let unsubscribe: (() => Promise<void>) | undefined;
   let stored: RunEvent[];
   let firstHeld: number;
+  let terminal: boolean;
+  // Ended runs stay ended. A run that had not ended when read above publishes its end into the
+  // stream, which was subscribed and read since: only when nothing new is stored or the stream lost
+  // its start (expired, trimmed, Redis lost it) does the end need a second look at the database,
+  // taken after the subscribe. A queued run's stream is usually still empty (a client subscribing
+  // right after its POST), so its second look goes out with the stream reads: one round trip, not two.
+  const secondLook = () => getRunFor(c.var.db, run.id, currentUser(c));
+  let earlyLook: ReturnType<typeof secondLook> | undefined;
   try {
     unsubscribe = await runEvents.subscribe(run.id, onLive, onResync);
-    stored = await readRunEvents(redis, prefix, run.id, afterSeq);
-    firstHeld = stored.length > 0 ? stored[0]!.seq : await firstRunEventSeq(redis, prefix, run.id);
+    if (run.status === 'queued') {
+      earlyLook = secondLook();
+      earlyLook.catch(() => {}); // unused when the stream has events; awaited below otherwise
+    }
+    [stored, firstHeld] = await Promise.all([readRunEvents(redis, prefix, run.id, afterSeq), firstRunEventSeq(redis, prefix, run.id)]);
+    terminal = isTerminal(run.status) || ((stored.length === 0 || firstHeld > afterSeq + 1) && isTerminal((await (earlyLook ?? secondLook())).status));
   } catch (error) {
+    // No stream is answered: the subscription goes too (a database outage on the second look included).
     void unsubscribe?.();
     throw error;
   }
-  // Ended runs stay ended. A run that had not ended when read above publishes its end into the
-  // stream, which was subscribed and read since: only when nothing new is stored or the stream lost
-  // its start (expired, trimmed, Redis lost it) does the end need a second look at the database.
-  const terminal =
-    isTerminal(run.status) || ((stored.length === 0 || firstHeld > afterSeq + 1) && isTerminal((await getRunFor(c.var.db, run.id, currentUser(c))).status));
 
   c.header('x-vercel-ai-ui-message-stream', 'v1');
   c.header('x-accel-buffering', 'no');
