@@ -81,7 +81,9 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
       earlyLook = secondLook();
       earlyLook.catch(() => {}); // unused when the stream has events; awaited below otherwise
     }
-    [stored, firstHeld] = await Promise.all([readRunEvents(redis, prefix, run.id, afterSeq), firstRunEventSeq(redis, prefix, run.id)]);
+    let firstInStream: number;
+    [stored, firstInStream] = await Promise.all([readRunEvents(redis, prefix, run.id, afterSeq), firstRunEventSeq(redis, prefix, run.id)]);
+    firstHeld = stored.length > 0 ? stored[0]!.seq : firstInStream;
     terminal = isTerminal(run.status) || ((stored.length === 0 || firstHeld > afterSeq + 1) && isTerminal((await (earlyLook ?? secondLook())).status));
   } catch (error) {
     // No stream is answered: the subscription goes too (a database outage on the second look included).
