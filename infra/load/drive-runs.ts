@@ -73,7 +73,8 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
   const started = performance.now();
 
   async function one(index: number): Promise<RunSample> {
-    const session = await client.post('/api/sessions', { title: `load ${index}` });
+    // node:http like the timed requests: fetch's cost would be the harness's, on the same two cores.
+    const session = await requestJson(`${client.baseUrl}/api/sessions`, { method: 'POST', cookie: client.cookieHeader, body: { title: `load ${index}` } });
     if (session.status !== 201) throw new Error(`session ${session.status}`);
     const startedAt = performance.now();
     const enqueue = await requestJson(`${client.baseUrl}/api/sessions/${session.body.id}/runs`, { method: 'POST', cookie: client.cookieHeader, body: { content: `load run ${index}` } });
@@ -98,7 +99,7 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
             ? async (chunk) => {
                 if (chunk.type === 'data-approval-request') {
                   approveSentAt = performance.now();
-                  const decided = await client.post(`/api/approvals/${(chunk.data as { approvalId: string }).approvalId}`, { decision: 'approve' });
+                  const decided = await requestJson(`${client.baseUrl}/api/approvals/${(chunk.data as { approvalId: string }).approvalId}`, { method: 'POST', cookie: client.cookieHeader, body: { decision: 'approve' } });
                   if (decided.status !== 200) throw new Error(`approve ${decided.status}`);
                 }
               }
