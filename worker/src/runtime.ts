@@ -2,6 +2,7 @@ import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { createQueues, startWorkerHeartbeat } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
+import { defineRunStreamCommands } from '@agentq/shared/run-stream';
 import { loadAgentConfig, startConfigCache, WorkerStoppingError } from '@agentq/shared/services';
 import { disposeToolTypes, warmToolTypes } from '@agentq/shared/tools';
 import { RunControl } from './agent/run-control';
@@ -44,6 +45,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
   // Auto-pipelined: the run events of every run flushing in the same turn (see the publisher's
   // shared flush grid) leave in one socket write.
   const streams = createWorkerRedis(options.redisUrl, { enableAutoPipelining: true });
+  defineRunStreamCommands(streams);
   streams.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));
   const subscriber = createWorkerRedis(options.redisUrl);
   subscriber.on('error', () => {});

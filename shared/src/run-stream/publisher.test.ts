@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApiRedis, createWorkerRedis, waitForRedis } from '../redis';
 import { startPrivateRedis, type PrivateRedis } from '../testing';
-import { appendRunEvents, RunEventPublisher } from './publisher';
+import { appendRunEvents, defineRunStreamCommands, RunEventPublisher } from './publisher';
 import { runStreamKeys } from './keys';
 import type { RunEvent } from '../events';
 import { readRunEvents } from './reader';
@@ -114,6 +114,33 @@ describe('RunEventPublisher batching', () => {
     await expect.poll(() => announced).toEqual([[1, 2], [3, 4], [3, 4, 5]]);
     expect(await readRunEvents(redis, 'pub', 'run-append', 0)).toEqual([1, 2, 3, 4, 5].map(event));
     subscriber.disconnect();
+  });
+
+  it('on an auto-pipelined connection, appends joining a pipeline another command opened all land; without the script defined up front they are refused, not a process crash (redis/ioredis#1931)', async () => {
+    const event = (runId: string, seq: number): RunEvent => ({ runId, seq, at: 1_700_000_000_000 + seq, chunk: { type: 'text-delta', id: 't', delta: `token ${seq}` } });
+    const keysA = runStreamKeys('pub', 'run-auto-a');
+    const keysB = runStreamKeys('pub', 'run-auto-b');
+    const piped = createWorkerRedis(server.url, { enableAutoPipelining: true });
+    piped.on('error', () => {});
+    defineRunStreamCommands(piped);
+    // One turn, as a fresh worker's first runs do: a stream read opens the auto-pipeline, two runs' first flushes join it.
+    const [top] = await Promise.all([
+      piped.xrevrange(keysA.events, '+', '-', 'COUNT', 1),
+      appendRunEvents(piped, keysA, [event('run-auto-a', 1)]),
+      appendRunEvents(piped, keysB, [event('run-auto-b', 1), event('run-auto-b', 2)]),
+    ]);
+    expect(top).toEqual([]);
+    expect((await readRunEvents(redis, 'pub', 'run-auto-a', 0)).map((stored) => stored.seq)).toEqual([1]);
+    expect((await readRunEvents(redis, 'pub', 'run-auto-b', 0)).map((stored) => stored.seq)).toEqual([1, 2]);
+
+    const bare = createWorkerRedis(server.url, { enableAutoPipelining: true });
+    bare.on('error', () => {});
+    const read = bare.xrevrange(keysA.events, '+', '-', 'COUNT', 1);
+    await expect(appendRunEvents(bare, keysA, [event('run-auto-a', 2)])).rejects.toThrow(/defineRunStreamCommands/);
+    expect(await read).toHaveLength(1);
+    expect((await readRunEvents(redis, 'pub', 'run-auto-a', 0)).map((stored) => stored.seq)).toEqual([1]);
+    piped.disconnect();
+    bare.disconnect();
   });
 
   it("flushes different runs' coalesced tokens together, on a grid shared by the process, 25 to 35 ms after them", async () => {

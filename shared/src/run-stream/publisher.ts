@@ -47,13 +47,25 @@ const APPEND_RUN_EVENTS = 'agentqAppendRunEvents';
 type AppendRunEventsCommand = (stream: string, publish: string, channel: string, maxLength: number, skip: number, ...idsAndEvents: string[]) => Promise<number>;
 
 /**
+ * Defines the publisher's script on a connection (ioredis sends EVALSHA and falls back to EVAL once
+ * per connection). A connection with auto-pipelining needs it before its first command: defined
+ * later, while an auto-pipeline is open, that pipeline lacks the command and ioredis crashes the
+ * process when it answers (redis/ioredis#1931; it killed a worker in the chaos suite).
+ */
+export function defineRunStreamCommands(redis: Redis): void {
+  if (!(redis as unknown as Record<string, unknown>)[APPEND_RUN_EVENTS]) redis.defineCommand(APPEND_RUN_EVENTS, { numberOfKeys: 1, lua: APPEND_RUN_EVENTS_LUA });
+}
+
+/**
  * Adds a batch of a run's events to its stream, except the first `skip` (already there after an
  * attempt that failed part-way), and announces the whole batch on its channel: one round trip.
  */
 export async function appendRunEvents(redis: Redis, keys: ReturnType<typeof runStreamKeys>, events: RunEvent[], skip = 0): Promise<void> {
   const commands = redis as unknown as Record<string, AppendRunEventsCommand | undefined>;
-  // ioredis sends EVALSHA and falls back to EVAL (once per connection) when the script is not cached.
-  if (!commands[APPEND_RUN_EVENTS]) redis.defineCommand(APPEND_RUN_EVENTS, { numberOfKeys: 1, lua: APPEND_RUN_EVENTS_LUA });
+  if (!commands[APPEND_RUN_EVENTS]) {
+    if (redis.options.enableAutoPipelining) throw new Error('An auto-pipelined connection needs defineRunStreamCommands when it is created');
+    defineRunStreamCommands(redis);
+  }
   const idsAndEvents = events.flatMap((event) => [`${event.seq}-0`, JSON.stringify(event)]);
   await commands[APPEND_RUN_EVENTS]!.call(redis, keys.events, runChannelCommands(redis).publish, keys.channel, RUN_STREAM_MAX_EVENTS, skip, ...idsAndEvents);
 }
