@@ -5,7 +5,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../testing/api-client';
-import { requestJson } from './http';
+import { postJson } from './http';
 import { percentiles, round, type Percentiles } from './stats';
 
 /**
@@ -85,7 +85,7 @@ export async function toolExecutionBaseline(client: ApiClient, toolId: string, e
     while (next < executions) {
       next++;
       // node:http like the rest of what the harness times: fetch's own cost is the harness's, not agentq's.
-      const response = await requestJson(`${client.baseUrl}/api/agent-tools/${toolId}/execute`, { method: 'POST', cookie: client.cookieHeader, body: { input: { expression: '6 * 7' } } });
+      const response = await postJson(client, `/api/agent-tools/${toolId}/execute`, { input: { expression: '6 * 7' } });
       if (response.status !== 200 || !response.body.result?.success) {
         errors++;
         firstError ??= `${response.status} ${JSON.stringify(response.body).slice(0, 300)}`;

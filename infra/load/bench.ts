@@ -104,8 +104,9 @@ async function main() {
     const serialRuns = small ? 3 : 30;
     // Both sides warm, as a server in service is: a fresh process's first few dozen runs still run
     // interpreted or half-optimized code (2 warm-up runs left the enqueue p50 ~1 ms slower than 60).
-    await driveRuns(client, options('text', small ? 2 : 40, small ? 1 : 8), answer);
-    await directBaseline(llm.url, small ? 2 : 40, small ? 1 : 8);
+    const [warmRuns, warmConcurrency] = small ? [2, 1] : [40, 8];
+    await driveRuns(client, options('text', warmRuns, warmConcurrency), answer);
+    await directBaseline(llm.url, warmRuns, warmConcurrency);
     const serial = okSamples((await driveRuns(client, options('text', serialRuns, 1), answer)).samples);
     const serialDirect = await directBaseline(llm.url, serialRuns, 1);
     const serialTtft = percentiles(serial.map((sample) => sample.ttftMs!));

@@ -1,7 +1,7 @@
 import type { RunChunk } from '@agentq/shared/events';
 import type { ApiClient } from '../testing/api-client';
 import type { HarnessOptions } from './options';
-import { openEventStream, requestJson } from './http';
+import { openEventStream, postJson } from './http';
 import { createProgress } from './progress';
 
 export type StreamCheck = { events: number; lost: number; duplicated: number; outOfOrder: number; finished: boolean; status?: string };
@@ -74,10 +74,10 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
 
   async function one(index: number): Promise<RunSample> {
     // node:http like the timed requests: fetch's cost would be the harness's, on the same two cores.
-    const session = await requestJson(`${client.baseUrl}/api/sessions`, { method: 'POST', cookie: client.cookieHeader, body: { title: `load ${index}` } });
+    const session = await postJson(client, '/api/sessions', { title: `load ${index}` });
     if (session.status !== 201) throw new Error(`session ${session.status}`);
     const startedAt = performance.now();
-    const enqueue = await requestJson(`${client.baseUrl}/api/sessions/${session.body.id}/runs`, { method: 'POST', cookie: client.cookieHeader, body: { content: `load run ${index}` } });
+    const enqueue = await postJson(client, `/api/sessions/${session.body.id}/runs`, { content: `load run ${index}` });
     const enqueueMs = performance.now() - startedAt;
     if (enqueue.status !== 202) throw new Error(`enqueue ${enqueue.status}: ${JSON.stringify(enqueue.body)}`);
     const runId = enqueue.body.runId as string;
@@ -99,7 +99,7 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
             ? async (chunk) => {
                 if (chunk.type === 'data-approval-request') {
                   approveSentAt = performance.now();
-                  const decided = await requestJson(`${client.baseUrl}/api/approvals/${(chunk.data as { approvalId: string }).approvalId}`, { method: 'POST', cookie: client.cookieHeader, body: { decision: 'approve' } });
+                  const decided = await postJson(client, `/api/approvals/${(chunk.data as { approvalId: string }).approvalId}`, { decision: 'approve' });
                   if (decided.status !== 200) throw new Error(`approve ${decided.status}`);
                 }
               }

@@ -18,19 +18,19 @@ function send(url: string, init: { method: string; headers: Record<string, strin
   });
 }
 
-/** A JSON request; resolves once the whole response is read. */
-export async function requestJson(url: string, init: { method: string; cookie: string; body?: unknown }): Promise<{ status: number; body: any }> {
-  const response = await send(url, { method: init.method, headers: { cookie: init.cookie }, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+/** POSTs `body` as JSON to `path` of the API, signed in as `client`; resolves once the whole response is read. */
+export async function postJson(client: { baseUrl: string; cookieHeader: string }, path: string, body: unknown): Promise<{ status: number; body: any }> {
+  const response = await send(`${client.baseUrl}${path}`, { method: 'POST', headers: { cookie: client.cookieHeader }, body: JSON.stringify(body) });
   response.setEncoding('utf8');
   let text = '';
   for await (const chunk of response) text += chunk;
-  let body: unknown = text;
+  let parsed: unknown = text;
   try {
-    body = text ? JSON.parse(text) : null;
+    parsed = text ? JSON.parse(text) : null;
   } catch {
     // not JSON: kept as text for the error message
   }
-  return { status: response.statusCode ?? 0, body };
+  return { status: response.statusCode ?? 0, body: parsed };
 }
 
 /**
