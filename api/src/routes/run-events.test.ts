@@ -87,6 +87,48 @@ describe('run events over SSE', () => {
     expect(text).toContain('data: [DONE]');
   });
 
+  it('follows a reconnect of a run the database has ended until the stream itself ends (the worker settles first, then publishes the end)', async () => {
+    const runId = await newRun();
+    const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);
+    publisher.emit({ type: 'start', messageId: runId });
+    publisher.emit({ type: 'data-run-status', transient: true, data: { status: 'running' } });
+    await publisher.flush();
+    await t.db.update(runs).set({ status: 'failed', error: 'The model provider failed' }).where(eq(runs.id, runId));
+    const reading = read(await events(runId, 2), (body) => body.includes('[DONE]'), 3000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    publisher.emit({ type: 'error', errorText: 'The model provider failed' });
+    publisher.emit({ type: 'data-run-status', transient: true, data: { status: 'failed', error: 'The model provider failed' } });
+    publisher.emit({ type: 'finish' });
+    await publisher.close();
+    const { events: received, text } = await reading;
+    expect(received.map((event) => [event.seq, event.chunk.type])).toEqual([
+      [3, 'error'],
+      [4, 'data-run-status'],
+      [5, 'finish'],
+    ]);
+    expect(received[1]!.chunk.data.status).toBe('failed');
+    expect(text).toContain('data: [DONE]');
+  });
+
+  it("ends a stream whose end never comes from the database's outcome, after four heartbeats", async () => {
+    const runId = await newRun();
+    const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);
+    publisher.emit({ type: 'start', messageId: runId });
+    publisher.emit({ type: 'data-run-status', transient: true, data: { status: 'running' } });
+    await publisher.close();
+    await t.db.update(runs).set({ status: 'failed', error: 'worker lost', finishReason: 'error' }).where(eq(runs.id, runId));
+    const startedAt = Date.now();
+    const { events: received, text } = await read(await events(runId, 2), (body) => body.includes('[DONE]'), 8000);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(3500);
+    expect(received.map((event) => [event.seq, event.chunk.type])).toEqual([
+      [3, 'data-run-status'],
+      [4, 'error'],
+      [5, 'finish'],
+    ]);
+    expect(received[0]!.chunk.data).toMatchObject({ status: 'failed', error: 'worker lost', finishReason: 'error' });
+    expect(text).toContain('data: [DONE]');
+  });
+
   it('coalesces deltas written within one flush into one event', async () => {
     const runId = await newRun();
     const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);

@@ -1,6 +1,6 @@
 import { messageToChunks, type RunChunk, type RunEvent } from '@agentq/shared/events';
 import type { Run } from '@agentq/shared/services';
-import { firstRunEventSeq, readRunEvents } from '@agentq/shared/run-stream';
+import { firstRunEventSeq, lastRunEvent, readRunEvents } from '@agentq/shared/run-stream';
 import { getRunFor, isDependencyDown, isTerminal } from '@agentq/shared/services';
 import { messages } from '@agentq/shared/db';
 import { and, eq } from 'drizzle-orm';
@@ -25,18 +25,34 @@ function sseFrame(event: RunEvent): string {
   return frame;
 }
 
-/** A finished run replayed from its persisted message (sequence numbers of the replay itself). */
-function replayFromMessage(run: Run, parts: unknown[]): RunEvent[] {
-  const chunks: RunChunk[] = messageToChunks(run.id, parts);
-  chunks.push({
-    type: 'data-run-status',
-    transient: true,
-    data: { status: run.status, finishReason: run.finishReason ?? undefined, steps: run.steps, hitStepLimit: run.hitStepLimit, error: run.error ?? undefined },
-  });
+/** The chunks that end an ended run's stream, read from its database row: final status, error, `finish`. */
+function endChunks(run: Run): RunChunk[] {
+  const chunks: RunChunk[] = [
+    {
+      type: 'data-run-status',
+      transient: true,
+      data: { status: run.status, finishReason: run.finishReason ?? undefined, steps: run.steps, hitStepLimit: run.hitStepLimit, error: run.error ?? undefined },
+    },
+  ];
   if (run.error) chunks.push({ type: 'error', errorText: run.error });
   chunks.push({ type: 'finish' });
-  return chunks.map((chunk, index) => ({ runId: run.id, seq: index + 1, chunk }));
+  return chunks;
 }
+
+/** Numbers chunks as events from `afterSeq + 1` on. */
+const numbered = (runId: string, chunks: RunChunk[], afterSeq = 0): RunEvent[] => chunks.map((chunk, index) => ({ runId, seq: afterSeq + index + 1, chunk }));
+
+/** A finished run replayed from its persisted message (sequence numbers of the replay itself). */
+function replayFromMessage(run: Run, parts: unknown[]): RunEvent[] {
+  return numbered(run.id, [...messageToChunks(run.id, parts), ...endChunks(run)]);
+}
+
+/**
+ * Heartbeats a follower of a run the database calls ended waits for the stream's own end. The worker
+ * settles the database first and publishes the final status and `finish` right after (or, if it died
+ * in between, its job's retry does); only when neither comes is the end sent from the database.
+ */
+const END_GRACE_HEARTBEATS = 4;
 
 /**
  * GET /api/runs/:id/events — the run as an AI SDK UI message stream over SSE. Replays after
@@ -68,6 +84,8 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
   let stored: RunEvent[];
   let firstHeld: number;
   let terminal: boolean;
+  /** The reader has every stored event and the last of them is `finish`: it saw the end already. */
+  let endSeen = false;
   // Ended runs stay ended. A run that had not ended when read above publishes its end into the
   // stream, which was subscribed and read since: only when nothing new is stored or the stream lost
   // its start (expired, trimmed, Redis lost it) does the end need a second look at the database,
@@ -85,6 +103,11 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
     [stored, firstInStream] = await Promise.all([readRunEvents(redis, prefix, run.id, afterSeq), firstRunEventSeq(redis, prefix, run.id)]);
     firstHeld = stored.length > 0 ? stored[0]!.seq : firstInStream;
     terminal = isTerminal(run.status) || ((stored.length === 0 || firstHeld > afterSeq + 1) && isTerminal((await (earlyLook ?? secondLook())).status));
+    // Ended and nothing new stored: either a reconnect after `finish` (only `[DONE]` was lost), or
+    // the database was settled and the stream's end is still on its way — then the reader follows on.
+    if (terminal && stored.length === 0 && firstHeld > 0 && firstHeld <= afterSeq + 1) {
+      endSeen = (await lastRunEvent(redis, prefix, run.id))?.chunk.type === 'finish';
+    }
   } catch (error) {
     // No stream is answered: the subscription goes too (a database outage on the second look included).
     void unsubscribe?.();
@@ -144,7 +167,7 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
         await stream.write('data: [DONE]\n\n');
         return;
       }
-      if (terminal && stored.length === 0) {
+      if (endSeen) {
         // Reconnected after the end: nothing is left to send.
         await stream.write('data: [DONE]\n\n');
         return;
@@ -152,6 +175,7 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
       await send(stored);
       const heartbeatMs = config.sseHeartbeatSeconds * 1000;
       let lastWriteAt = Date.now();
+      const endBy = terminal ? Date.now() + END_GRACE_HEARTBEATS * heartbeatMs : Infinity;
       while (!finished && !stream.aborted && !stream.closed) {
         if (live.length > 0) {
           const sentBefore = lastSent;
@@ -166,7 +190,13 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
           if (finished) break;
         }
         // A failed catch-up read is retried soon; otherwise sleep until the next event or heartbeat.
-        const waitMs = needsRead ? Math.min(500, heartbeatMs) : Math.max(0, heartbeatMs - (Date.now() - lastWriteAt));
+        if (Date.now() >= endBy) {
+          // The stream's end never came: the database's outcome ends it, numbered on from what was sent.
+          await readStored();
+          if (!finished) await send(numbered(run.id, endChunks(await getRunFor(c.var.db, run.id, currentUser(c))), lastSent));
+          break;
+        }
+        const waitMs = Math.min(endBy - Date.now(), needsRead ? Math.min(500, heartbeatMs) : Math.max(0, heartbeatMs - (Date.now() - lastWriteAt)));
         const timedOut = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => resolve(true), waitMs);
           wake = () => {

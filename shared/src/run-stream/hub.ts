@@ -21,6 +21,8 @@ const SUBSCRIBE_TIMEOUT_MS = 2_000;
  */
 export class RunEventHub {
   private listeners = new Map<string, Set<Follower>>();
+  /** Each followed channel's first SUBSCRIBE (settled once it holds or failed). */
+  private subscribing = new Map<string, Promise<void>>();
   private disconnected = false;
   /** How many times the connection came back (for tests and metrics). */
   reconnects = 0;
@@ -77,6 +79,7 @@ export class RunEventHub {
     if (this.subscriber.status !== 'ready') await waitForRedis(this.subscriber, SUBSCRIBE_TIMEOUT_MS);
     const channel = runStreamKeys(this.prefix, runId).channel;
     let set = this.listeners.get(channel);
+    const first = !set;
     if (!set) {
       set = new Set();
       this.listeners.set(channel, set);
@@ -90,25 +93,34 @@ export class RunEventHub {
       set.delete(follower);
       if (set.size === 0 && this.listeners.get(channel) === set) {
         this.listeners.delete(channel);
+        this.subscribing.delete(channel);
         await this.subscriber[this.commands.unsubscribe](channel).catch(() => {});
       }
     };
-    if (set.size === 1) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('Redis not ready: SUBSCRIBE did not complete')), SUBSCRIBE_TIMEOUT_MS);
-      });
-      try {
-        await Promise.race([this.subscriber[this.commands.subscribe](channel), timeout]);
-      } catch (error) {
-        // Not awaited: UNSUBSCRIBE waits for the same connection that just failed us.
-        void release();
-        throw error;
-      } finally {
-        clearTimeout(timer);
-      }
+    if (first) this.subscribing.set(channel, this.subscribeWithin(channel, SUBSCRIBE_TIMEOUT_MS));
+    try {
+      // A follower joining while the channel's first SUBSCRIBE is still on its way waits for it too:
+      // resolving earlier, it would read the stream before live events reach it and miss what is
+      // published in between until its next heartbeat.
+      await this.subscribing.get(channel);
+    } catch (error) {
+      // Not awaited: UNSUBSCRIBE waits for the same connection that just failed us.
+      void release();
+      throw error;
     }
     return release;
+  }
+
+  private async subscribeWithin(channel: string, timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Redis not ready: SUBSCRIBE did not complete')), timeoutMs);
+    });
+    try {
+      await Promise.race([this.subscriber[this.commands.subscribe](channel), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Number of runs with live listeners (for metrics and leak tests). */

@@ -21,3 +21,10 @@ export async function firstRunEventSeq(redis: Redis, prefix: string, runId: stri
   const id = entries[0]?.[0];
   return id ? Number(id.split('-')[0]) : 0;
 }
+
+/** The last event the stream holds (undefined when it is empty or gone). */
+export async function lastRunEvent(redis: Redis, prefix: string, runId: string): Promise<RunEvent | undefined> {
+  const entries = (await redis.xrevrange(runStreamKeys(prefix, runId).events, '+', '-', 'COUNT', 1)) as [string, string[]][];
+  const fields = entries[0]?.[1];
+  return fields ? (JSON.parse(fields[1]!) as RunEvent) : undefined;
+}
