@@ -234,7 +234,15 @@ describe('assertSafeUrl', () => {
     const PRIVATE_CASES: Case[] = [
       ['http://127.0.0.1/', 'allow', 'loopback'],
       ['http://10.0.0.1/', 'allow', 'RFC 1918'],
-      ['http://169.254.169.254/', 'allow', 'link-local'],
+      ['http://169.254.1.1/', 'allow', 'link-local'],
+      ['http://169.254.169.254/latest/meta-data/', 'refuse', 'cloud metadata stays refused'],
+      ['http://metadata.test/', 'refuse', 'a name resolving to cloud metadata stays refused'],
+      ['http://169.254.43518/', 'refuse', 'short-form metadata stays refused'],
+      ['http://169.254.170.2/v2/credentials', 'refuse', 'ECS task credentials stay refused'],
+      ['http://100.100.100.200/latest/meta-data/', 'refuse', 'Alibaba metadata stays refused'],
+      ['http://[fd00:ec2::254]/latest/meta-data/', 'refuse', 'IPv6 IMDS stays refused'],
+      ['http://[::ffff:169.254.169.254]/', 'refuse', 'mapped metadata stays refused'],
+      ['http://[64:ff9b::a9fe:a9fe]/', 'refuse', 'NAT64 metadata stays refused'],
       ['http://100.64.0.1/', 'allow', 'CGNAT'],
       ['http://[::1]/', 'allow', 'IPv6 loopback'],
       ['http://[fd00::1]/', 'allow', 'ULA'],
@@ -266,9 +274,10 @@ describe('classifyAddress', () => {
     });
     expect(classifyAddress('64:ff9b::7f00:1')).toMatchObject({ kind: 'private', embeddedIPv4: '127.0.0.1' });
     expect(classifyAddress('64:ff9b::5db8:d70e')).toMatchObject({ kind: 'public', embeddedIPv4: '93.184.215.14' });
-    expect(classifyAddress('64:ff9b:1:a9fe:a9:fe00::')).toMatchObject({ kind: 'private', embeddedIPv4: '169.254.169.254' });
-    expect(classifyAddress('2002:a9fe:a9fe::1')).toMatchObject({ kind: 'private', embeddedIPv4: '169.254.169.254' });
-    expect(classifyAddress('::ffff:a9fe:a9fe')).toMatchObject({ kind: 'private', embeddedIPv4: '169.254.169.254' });
+    expect(classifyAddress('64:ff9b:1:a9fe:a9:fe00::')).toMatchObject({ kind: 'metadata', embeddedIPv4: '169.254.169.254' });
+    expect(classifyAddress('2002:a9fe:a9fe::1')).toMatchObject({ kind: 'metadata', embeddedIPv4: '169.254.169.254' });
+    expect(classifyAddress('::ffff:a9fe:a9fe')).toMatchObject({ kind: 'metadata', embeddedIPv4: '169.254.169.254' });
+    expect(classifyAddress('64:ff9b:1:a9fe:1:100::')).toMatchObject({ kind: 'private', embeddedIPv4: '169.254.1.1' });
     expect(classifyAddress('::127.0.0.1')).toMatchObject({ kind: 'private', embeddedIPv4: '127.0.0.1', range: expect.stringMatching(/IPv4-compatible/) });
     expect(classifyAddress('::ffff:0.0.0.0')).toMatchObject({ kind: 'reserved', embeddedIPv4: '0.0.0.0' });
   });

@@ -7,9 +7,12 @@ import ipaddr from 'ipaddr.js';
  * - `private`: internal networks (loopback, RFC 1918, link-local, ULA…), allowed only when the
  *   operator sets `allowPrivateNetworks`;
  * - `reserved`: never a meaningful unicast destination (unspecified, multicast, documentation,
- *   benchmarking, tunnelling prefixes…), refused even with `allowPrivateNetworks`.
+ *   benchmarking, tunnelling prefixes…), refused even with `allowPrivateNetworks`;
+ * - `metadata`: a cloud's instance metadata or credentials endpoint, refused even with
+ *   `allowPrivateNetworks`: opening internal networks to tools must not hand them the host's cloud
+ *   credentials (the classic SSRF prize).
  */
-export type AddressKind = 'public' | 'private' | 'reserved';
+export type AddressKind = 'public' | 'private' | 'reserved' | 'metadata';
 
 export type AddressClassification = {
   /** Canonical text form (dotted quad or RFC 5952 IPv6), or the input when it is not an IP. */
@@ -23,8 +26,13 @@ export type AddressClassification = {
 
 type RangeEntry = { cidr: string; kind: Exclude<AddressKind, 'public'>; range: string };
 
+// Cloud metadata and credentials endpoints first (they sit inside link-local and CGNAT), then the
 // IANA IPv4 special-purpose registry. Order matters only where ranges nest (broadcast in 240/4).
 const IPV4_SPECIAL_RANGES: RangeEntry[] = [
+  { cidr: '169.254.169.254/32', kind: 'metadata', range: 'cloud instance metadata 169.254.169.254 (AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle)' },
+  { cidr: '169.254.170.2/32', kind: 'metadata', range: 'AWS ECS task credentials 169.254.170.2' },
+  { cidr: '169.254.170.23/32', kind: 'metadata', range: 'AWS EKS Pod Identity credentials 169.254.170.23' },
+  { cidr: '100.100.100.200/32', kind: 'metadata', range: 'Alibaba Cloud instance metadata 100.100.100.200' },
   { cidr: '0.0.0.0/8', kind: 'reserved', range: '"this network" 0.0.0.0/8' },
   { cidr: '10.0.0.0/8', kind: 'private', range: 'private-use 10.0.0.0/8' },
   { cidr: '100.64.0.0/10', kind: 'private', range: 'shared address space (carrier-grade NAT) 100.64.0.0/10' },
@@ -48,6 +56,8 @@ const IPV4_SPECIAL_RANGES: RangeEntry[] = [
 
 // IANA IPv6 special-purpose registry, minus the prefixes that embed IPv4 (handled in classifyIPv6).
 const IPV6_SPECIAL_RANGES: RangeEntry[] = [
+  { cidr: 'fd00:ec2::254/128', kind: 'metadata', range: 'AWS instance metadata over IPv6 fd00:ec2::254' },
+  { cidr: 'fd00:ec2::23/128', kind: 'metadata', range: 'AWS EKS Pod Identity credentials over IPv6 fd00:ec2::23' },
   { cidr: '::/128', kind: 'reserved', range: 'unspecified ::' },
   { cidr: '::1/128', kind: 'private', range: 'loopback ::1' },
   { cidr: '100::/64', kind: 'reserved', range: 'discard-only 100::/64' },
@@ -125,7 +135,7 @@ function classifyIPv6(ip: ipaddr.IPv6): AddressClassification {
     const form = isMapped ? 'IPv4-mapped' : isTranslated ? 'IPv4-translated' : 'IPv4-compatible';
     return {
       address,
-      kind: embedded.kind === 'private' ? 'private' : 'reserved',
+      kind: embedded.kind === 'private' || embedded.kind === 'metadata' ? embedded.kind : 'reserved',
       range: `${form} IPv6 embedding ${embedded.address} (${embedded.range})`,
       embeddedIPv4: embedded.address,
     };
