@@ -50,6 +50,7 @@ export async function executeMcpCall(input: Record<string, unknown>, config: Mcp
     } catch (error) {
       return { success: false, error: describeConnectError(error).message, metadata: { durationMs: elapsed(), mcpTool: call.name } };
     }
+    let dropped = false;
     try {
       const result = await callOnce(connection);
       return shapeMcpResult(result as never, { server, tool: call.name, durationMs: elapsed() });
@@ -64,10 +65,13 @@ export async function executeMcpCall(input: Record<string, unknown>, config: Mcp
         }
       }
       // The connection broke: forget it so the next call reconnects. Repeat this call only when doing so is harmless.
+      dropped = true;
       await pool.drop(connection);
       const sessionGone = /\b404\b|session/i.test(error instanceof Error ? error.message : '');
       if (attempt === 1 && (call.effect !== 'non-idempotent' || sessionGone)) continue;
       return { success: false, error: describeConnectError(error).message, metadata: { durationMs: elapsed(), mcpTool: call.name } };
+    } finally {
+      if (!dropped) await pool.release(connection);
     }
   }
 }

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { DiscoverContext, ExpandedTool, ToolContext } from '../define-tool-type';
 import { expandToolRows } from '../model-tools';
+import { McpConnectionPool } from './connection-pool';
 import { mcpToolType } from './index';
 import { startTestMcpServer, type TestMcpServer } from './test-server';
 
@@ -105,6 +106,35 @@ describe('mcp tool type against a real MCP server on loopback', () => {
     expect(new Set(server.cancelNotifications.map((notification) => notification.requestId)).size).toBe(2);
   });
 
+  it('closes a pooled connection nobody used for the idle time (a tool whose config changed), never one in use', async () => {
+    const pool = new McpConnectionPool({ idleMs: 50 });
+    const options = { allowPrivateNetworks: true, stdioCommands: [] };
+    const oldConfig = config({ url: server.url, timeout: 5000 });
+    const newConfig = config({ url: server.url, timeout: 6000, allowedTools: ['get_weather'] });
+    try {
+      const noSecrets = { headers: {}, env: {} };
+      const old = await pool.get(oldConfig, noSecrets, options);
+      await pool.release(old);
+      const busy = await pool.get(newConfig, { headers: { 'x-key': 'k' }, env: {} }, options);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      await pool.closeIdle();
+      expect(old.closed).toBe(true);
+      expect(busy.closed).toBe(false);
+      expect(pool.size).toBe(1);
+      // Released, it idles out too; meanwhile a new get on the old config connects afresh.
+      await pool.release(busy);
+      const again = await pool.get(oldConfig, noSecrets, options);
+      expect(again).not.toBe(old);
+      expect((await again.client.listTools()).tools.length).toBeGreaterThan(0);
+      await pool.release(again);
+      await new Promise((resolve) => setTimeout(resolve, 80));
+      await pool.closeIdle();
+      expect([busy.closed, again.closed, pool.size]).toEqual([true, true, 0]);
+    } finally {
+      await pool.closeAll();
+    }
+  });
+
   it('reconnects when the connection drops', async () => {
     const { parsed, tools } = await expanded(server);
     const weather = tools.find((tool) => tool.name === 'get_weather')!;
@@ -180,8 +210,9 @@ describe('mcp tool type: fallback, failures and refusals', () => {
     const onSocket = (message: unknown) => sockets.push(message);
     subscribe('net.client.socket', onSocket);
     try {
-      // Without FETCH_ALLOW_PRIVATE_NETWORKS the classifier refuses the link-local address before any connection, for discovery and calls.
-      await expect(mcpToolType.discover!(config({ url: 'http://169.254.169.254/' }), discoverContext({ allowPrivateNetworks: false }))).rejects.toThrow(/Blocked destination: 169\.254\.169\.254, which is in link-local/);
+      // The classifier refuses the cloud metadata address before any connection, for discovery and calls, even with FETCH_ALLOW_PRIVATE_NETWORKS.
+      await expect(mcpToolType.discover!(config({ url: 'http://169.254.169.254/' }), discoverContext({ allowPrivateNetworks: false }))).rejects.toThrow(/Blocked destination: 169\.254\.169\.254, which is in cloud instance metadata/);
+      await expect(mcpToolType.discover!(config({ url: 'http://169.254.169.254/' }), discoverContext({ allowPrivateNetworks: true }))).rejects.toThrow(/Blocked destination: 169\.254\.169\.254, which is in cloud instance metadata/);
       const call: ExpandedTool = { name: 'x', description: '', inputSchema: { type: 'object' }, effect: 'none', needsApproval: false };
       const result = await mcpToolType.execute({}, config({ url: 'http://169.254.169.254/mcp' }), callContext(call, { allowPrivateNetworks: false }));
       expect(result).toMatchObject({ success: false, error: expect.stringMatching(/Blocked destination/) });
