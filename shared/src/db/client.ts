@@ -38,6 +38,25 @@ export function databaseOptionsFromEnv(env: Pick<Env, 'DATABASE_URL' | 'DATA_DIR
   return { url: env.DATABASE_URL, dataDir: env.DATA_DIR, poolSize: env.DATABASE_POOL_SIZE, prepare: env.DATABASE_PREPARE, warmPool: env.DATABASE_POOL_WARM };
 }
 
+/**
+ * Runs `migrate` while holding a transaction-level advisory lock on a connection of its own: API
+ * replicas booting together on a new database otherwise race through the same CREATE statements
+ * and all but one fail. A transaction lock (not a session one) holds behind PgBouncer in
+ * transaction mode too; the others wait, then find nothing left to apply.
+ */
+async function migrateExclusively(url: string, migrate: () => Promise<void>): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  const lock = postgres(url, { max: 1, prepare: false, onnotice: () => {} });
+  try {
+    await lock.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext('agentq.migrate'))`;
+      await migrate();
+    });
+  } finally {
+    await lock.end({ timeout: 5 });
+  }
+}
+
 /** The rows of a raw statement on either driver: postgres-js answers an array, PGlite `{ rows }`. */
 export async function executeRows<Row>(db: Database, query: SQL): Promise<Row[]> {
   const result = await db.execute(query);
@@ -62,7 +81,7 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     return {
       db: db as unknown as Database,
       kind: 'postgres',
-      migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      migrate: () => migrateExclusively(options.url!, () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER })),
       // One query per connection, all at once: the pool opens a connection for each while the others are busy.
       warm: async () => {
         if (options.warmPool === false) return;
