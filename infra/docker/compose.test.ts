@@ -86,6 +86,12 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.volumes ?? {})).toEqual(expect.arrayContaining(['postgres-data', 'redis-data']));
   });
 
+  it('passes PUBLIC_ORIGIN to the API, the workers and the web server (Secure cookies, HSTS, the accepted Origin)', () => {
+    for (const name of ['api', 'worker', 'web']) {
+      expect(compose.services[name]!.environment, name).toHaveProperty('PUBLIC_ORIGIN');
+    }
+  });
+
   it('refuses to render without APP_SECRET when docker can check it', () => {
     const rendered = dockerComposeConfig({ APP_SECRET: '', ADMIN_PASSWORD: 'compose-password' });
     if (rendered) {
