@@ -1,3 +1,4 @@
+import type { BlockList } from 'node:net';
 import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import type { JobWaiter, Queues } from '@agentq/shared/queues';
@@ -38,6 +39,8 @@ export type AppDeps = {
     loginThrottle?: LoginThrottleOptions;
     /** PUBLIC_ORIGIN: an https origin adds Strict-Transport-Security; also an accepted Origin for cookie writes. */
     publicOrigin?: string;
+    /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (security/client-address.ts; loopback and private networks by default). */
+    trustedProxies?: BlockList;
     /** Deepest nesting of objects and arrays accepted in a JSON request body. */
     jsonMaxDepth?: number;
   };

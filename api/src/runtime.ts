@@ -7,6 +7,7 @@ import { RunEventHub } from '@agentq/shared/run-stream';
 import { ensureAdmin, ensureDefaultAgent, seedModelFromEnv, startConfigCache } from '@agentq/shared/services';
 import { createApp } from './app';
 import { startApprovalSweeper } from './approval-sweeper';
+import { trustedProxies } from './security/client-address';
 
 /** Wires the app to its connections; used by the API process and the all-in-one server. */
 export async function createApiRuntime(options: { env: Env; db: Database; redisUrl: string; logger: Logger }) {
@@ -61,6 +62,7 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
       allowPrivateNetworks: env.FETCH_ALLOW_PRIVATE_NETWORKS,
       mcpStdioCommands: env.MCP_STDIO_COMMANDS,
       publicOrigin: env.PUBLIC_ORIGIN,
+      trustedProxies: trustedProxies(env.TRUSTED_PROXIES),
     },
   });
   const sweeper = startApprovalSweeper(db, queues, logger);

@@ -1,5 +1,15 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { clusterNodesSchema } from './redis/target';
+
+/** `10.0.0.1`, `10.0.0.0/8`, `::1` or `fc00::/7`. */
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
 
 const booleanFlag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
@@ -47,6 +57,15 @@ export const envSchema = z.object({
   STARTER_TOOLS: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
   /** Set when the web process runs on its own and must proxy /api to the API process. */
   API_URL: z.string().url().optional(),
+  /**
+   * The reverse proxies whose X-Forwarded-For names the client (the login throttle's address):
+   * addresses or CIDR blocks, comma-separated. Unset: loopback and the private networks.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .refine((entries) => entries.every(isAddressOrCidr), 'TRUSTED_PROXIES must list IP addresses or CIDR blocks, e.g. 10.0.0.0/8,::1'),
   /** Cookies get `Secure` when the public origin is https. */
   PUBLIC_ORIGIN: z.string().url().optional(),
   /** How long a stopping worker lets active jobs finish before it aborts their tools and hands the runs over. */

@@ -24,6 +24,14 @@ describe('env', () => {
     expect(() => parseEnv({ PORT: 'abc', REDIS_URL: 'not a url' })).toThrow(/PORT[\s\S]*REDIS_URL|REDIS_URL[\s\S]*PORT/);
   });
 
+  it('reads TRUSTED_PROXIES as addresses and CIDR blocks, and refuses anything else', () => {
+    expect(parseEnv({}).TRUSTED_PROXIES).toEqual([]);
+    expect(parseEnv({ TRUSTED_PROXIES: '10.1.2.3, 10.0.0.0/8,::1,fc00::/7' }).TRUSTED_PROXIES).toEqual(['10.1.2.3', '10.0.0.0/8', '::1', 'fc00::/7']);
+    for (const bad of ['10.0.0.0/33', 'proxy.internal', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
+      expect(() => parseEnv({ TRUSTED_PROXIES: bad }), bad).toThrow(/TRUSTED_PROXIES/);
+    }
+  });
+
   it('runs on the pinned Node 24', () => {
     expect(process.versions.node.split('.')[0]).toBe('24');
   });

@@ -1,23 +1,30 @@
 import { BlockList, isIP } from 'node:net';
 import type { Context } from 'hono';
+import type { AppEnv } from '../deps';
 
-// Peers on these networks are our own reverse proxies (the web process, a load balancer in the
-// cluster); only they may tell us who the client is. A public peer cannot spoof X-Forwarded-For.
-const PROXY_NETWORKS = new BlockList();
-PROXY_NETWORKS.addSubnet('127.0.0.0', 8, 'ipv4');
-PROXY_NETWORKS.addSubnet('10.0.0.0', 8, 'ipv4');
-PROXY_NETWORKS.addSubnet('172.16.0.0', 12, 'ipv4');
-PROXY_NETWORKS.addSubnet('192.168.0.0', 16, 'ipv4');
-PROXY_NETWORKS.addAddress('::1', 'ipv6');
-PROXY_NETWORKS.addSubnet('fc00::', 7, 'ipv6');
+/** What TRUSTED_PROXIES defaults to: loopback and the private networks a reverse proxy or the web process sits on. */
+export const DEFAULT_TRUSTED_PROXIES = ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '::1', 'fc00::/7'];
+
+/**
+ * The peers allowed to say who the client is (X-Forwarded-For): our own reverse proxies (the web
+ * process, a load balancer in the cluster). Anyone else cannot spoof an address into the login
+ * throttle. Entries are addresses or CIDR blocks, as TRUSTED_PROXIES checks them.
+ */
+export function trustedProxies(entries: readonly string[] = DEFAULT_TRUSTED_PROXIES): BlockList {
+  const list = new BlockList();
+  for (const entry of entries.length > 0 ? entries : DEFAULT_TRUSTED_PROXIES) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return list;
+}
+
+const DEFAULT_PROXY_NETWORKS = trustedProxies();
 
 function unmapped(address: string): string {
   return address.toLowerCase().startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
-}
-
-function isProxyPeer(address: string): boolean {
-  const family = isIP(address);
-  return family !== 0 && PROXY_NETWORKS.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 function socketAddress(c: Context): string | undefined {
@@ -28,12 +35,15 @@ function socketAddress(c: Context): string | undefined {
 
 /**
  * The address of the client behind this request: the socket peer, or, when the peer is one of our
- * proxies (loopback or a private network), the last address it appended to X-Forwarded-For.
- * In-process requests (`app.request` in tests) have no socket and count as a proxy peer.
+ * proxies (TRUSTED_PROXIES: loopback and private networks by default), the last address it
+ * appended to X-Forwarded-For. In-process requests (`app.request` in tests) have no socket and
+ * count as a proxy peer.
  */
-export function clientAddress(c: Context): string {
+export function clientAddress(c: Context<AppEnv>): string {
   const peer = socketAddress(c);
-  if (peer && !isProxyPeer(peer)) return peer;
+  const proxies = c.var.config?.trustedProxies ?? DEFAULT_PROXY_NETWORKS;
+  const family = peer ? isIP(peer) : 0;
+  if (peer && !(family !== 0 && proxies.check(peer, family === 4 ? 'ipv4' : 'ipv6'))) return peer;
   const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
   const claimed = forwarded ? unmapped(forwarded) : undefined;
   if (claimed && isIP(claimed)) return claimed;

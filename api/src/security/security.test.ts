@@ -5,9 +5,11 @@ import { Writable } from 'node:stream';
 import { serve, type ServerType } from '@hono/node-server';
 import { apiTokens, sessions, users } from '@agentq/shared/db';
 import { createLogger } from '@agentq/shared/logger';
+import { waitForRedis } from '@agentq/shared/redis';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp } from '../testing';
+import { trustedProxies } from './client-address';
 
 /**
  * Issue 12 findings 1–3, 5, 7 and 9, the secrets at rest of docs/security.md, and a sweep of
@@ -109,6 +111,31 @@ describe('login throttling (finding 1)', () => {
       expect((await attempt(victim.password)).status).toBe(200);
     } finally {
       await short.close();
+    }
+  });
+
+  it('takes X-Forwarded-For only from TRUSTED_PROXIES: a peer outside them cannot dodge the address throttle by inventing addresses', async () => {
+    const strict = await createTestApp({
+      config: { loginThrottle: { maxPerAccount: 100, maxPerAddress: 3, windowSeconds: 120 }, trustedProxies: trustedProxies(['192.0.2.1/32']) },
+    });
+    const listener = serve({ fetch: strict.app.fetch, port: 0, hostname: '127.0.0.1' });
+    try {
+      await Promise.all([once(listener, 'listening'), waitForRedis(strict.redis)]);
+      const url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/api/auth/login`;
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': freshAddress() },
+          body: JSON.stringify({ email: `nobody-${attempt}-${Date.now()}@test.local`, password: 'wrong' }),
+        });
+        statuses.push(response.status);
+      }
+      // Every attempt counts against 127.0.0.1, the real peer: the invented addresses are ignored.
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+      await strict.close();
     }
   });
 
