@@ -59,6 +59,9 @@ export const en = {
   'login.submit': 'Log in',
   'login.submitting': 'Logging in…',
   'login.failed': 'Login failed. Please try again.',
+  'login.invalidCredentials': 'Email or password is incorrect.',
+  'login.tooManyAttempts': 'Too many failed sign-ins. Try again {when}.',
+  'login.tooManyAttemptsLater': 'Too many failed sign-ins. Try again later.',
 
   'error.forbidden': 'Forbidden',
   'error.notFound': 'Page not found',

@@ -58,6 +58,9 @@ export const zh = {
   'login.submit': '登录',
   'login.submitting': '登录中…',
   'login.failed': '登录失败，请重试。',
+  'login.invalidCredentials': '邮箱或密码不正确。',
+  'login.tooManyAttempts': '登录失败次数过多，请{when}再试。',
+  'login.tooManyAttemptsLater': '登录失败次数过多，请稍后再试。',
 
   'error.forbidden': '无权访问',
   'error.notFound': '页面不存在',
