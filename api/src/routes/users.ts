@@ -19,7 +19,7 @@ export const userRoutes = new Hono<AppEnv>()
     c.json(await getUser(c.var.db, c.req.valid('param').id)),
   )
   .patch('/:id', describeRoute({ tags: ['users'], summary: 'Change name, role or password' }), validate('param', idParam), validate('json', updateUserInputSchema), async (c) =>
-    c.json(await updateUser(c.var.db, c.req.valid('param').id, c.req.valid('json'), currentUser(c).id)),
+    c.json(await updateUser(c.var.db, c.req.valid('param').id, c.req.valid('json'), currentUser(c).id, c.var.credential?.kind === 'session' ? c.var.credential.token : undefined)),
   )
   .delete('/:id', describeRoute({ tags: ['users'], summary: 'Delete a user' }), validate('param', idParam), async (c) => {
     await deleteUser(c.var.db, c.req.valid('param').id, currentUser(c).id);

@@ -231,6 +231,18 @@ describe('revoking credentials (finding 3)', () => {
     expect((await login(user.email, 'a-brand-new-password', freshAddress())).status).toBe(200);
   });
 
+  it("an admin resetting their own password keeps the session that made it and ends the admin's other sessions and tokens", async () => {
+    const other = await t.signUp('admin');
+    const elsewhere = cookieOf(await login(other.email, other.password, freshAddress()));
+    const token = await tokenFor(other.cookie);
+    const reset = await fetch(`${base}/api/users/${other.user.id}`, { method: 'PATCH', headers: other.headers, body: JSON.stringify({ password: 'a-brand-new-password' }) });
+    expect(reset.status).toBe(200);
+    expect(await me({ cookie: other.cookie })).toBe(200);
+    expect(await me({ cookie: elsewhere })).toBe(401);
+    expect(await me({ authorization: `Bearer ${token}` })).toBe(401);
+    expect((await login(other.email, 'a-brand-new-password', freshAddress())).status).toBe(200);
+  });
+
   it('a self-service change keeps the session that made it and ends every other session and token', async () => {
     const user = await t.signUp();
     const other = cookieOf(await login(user.email, user.password, freshAddress()));

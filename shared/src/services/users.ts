@@ -87,7 +87,12 @@ export async function getUser(db: Database, id: string): Promise<PublicUser> {
   return toPublicUser(row);
 }
 
-export async function updateUser(db: Database, id: string, input: UpdateUserInput, actorUserId: string): Promise<PublicUser> {
+/**
+ * An admin's change to a user. A new password or disabling ends the user's sessions and tokens; an
+ * admin resetting their own password keeps `keepSessionToken`, the session that made the change
+ * (as a self-service change does), instead of being signed out by it.
+ */
+export async function updateUser(db: Database, id: string, input: UpdateUserInput, actorUserId: string, keepSessionToken?: string): Promise<PublicUser> {
   if (input.disabled === true && id === actorUserId) throw new ConflictError('You cannot disable your own account');
   const changes: Partial<typeof users.$inferInsert> = {};
   if (input.name !== undefined) changes.name = input.name;
@@ -105,7 +110,7 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
       : await tx.select().from(users).where(eq(users.id, id));
     if (!row) throw new NotFoundError('User', id);
     // A reset password or a disabled account must not leave a way in: old cookies and tokens die with it.
-    if (input.password !== undefined || input.disabled === true) await revokeCredentials(tx, id);
+    if (input.password !== undefined || input.disabled === true) await revokeCredentials(tx, id, id === actorUserId ? keepSessionToken : undefined);
     await tx.insert(auditEvents).values({
       actorUserId,
       action: 'user.update',
