@@ -5,7 +5,9 @@ import { RunEventPublisher } from '@agentq/shared/run-stream';
 import { startPrivateRedis, type PrivateRedis } from '@agentq/shared/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp } from '../testing';
+import { createModel } from '@agentq/shared/services';
+import { eq } from 'drizzle-orm';
+import { createTestApp, TEST_APP_SECRET } from '../testing';
 
 // A Redis of this file's own: these tests stop and restart it.
 let server: PrivateRedis;
@@ -102,6 +104,22 @@ describe('run events while Redis restarts', () => {
     // The hub subscribes again; the follower may have caught up from the stream (heartbeat re-read) just before it did.
     await expect.poll(() => t.runEvents.reconnects, { timeout: 10_000 }).toBeGreaterThan(reconnectsBefore);
     // Served normally again once the API's fail-fast connection is back (it retries every ≤ 2 s).
+    await expect.poll(async () => (await openEvents(await newRun())).status, { timeout: 10_000 }).toBe(200);
+  }, 60_000);
+
+  it('a POST that would stream its new run while Redis is down answers 503 and ends the run failed, so the session is not blocked', async () => {
+    await createModel(t.db, { name: 'Outage test model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'scripted', apiKey: null }, TEST_APP_SECRET);
+    const session = await (await t.app.request('/api/sessions', { method: 'POST', headers: owner.headers, body: '{}' })).json();
+    await server.stop('SIGTERM');
+    try {
+      const refused = await t.app.request(`/api/sessions/${session.id}/runs`, { method: 'POST', headers: { ...owner.headers, accept: 'text/event-stream' }, body: JSON.stringify({ content: 'now' }) });
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ error: { code: 'service_unavailable' } });
+      const [run] = await t.db.select().from(runs).where(eq(runs.sessionId, session.id));
+      expect(run).toMatchObject({ status: 'failed', error: 'Could not enqueue the run (queue unavailable)' });
+    } finally {
+      await server.start();
+    }
     await expect.poll(async () => (await openEvents(await newRun())).status, { timeout: 10_000 }).toBe(200);
   }, 60_000);
 

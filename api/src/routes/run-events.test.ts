@@ -5,7 +5,8 @@ import { createWorkerRedis } from '@agentq/shared/redis';
 import { testRedisUrl } from '@agentq/shared/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp } from '../testing';
+import { createModel } from '@agentq/shared/services';
+import { createTestApp, TEST_APP_SECRET } from '../testing';
 
 let t: Awaited<ReturnType<typeof createTestApp>>;
 let owner: Awaited<ReturnType<typeof t.signUp>>;
@@ -159,6 +160,41 @@ describe('run events over SSE', () => {
     expect(text).toBe('persisted answer');
     expect(received.at(-1)!.chunk.type).toBe('finish');
     expect(received.map((event) => event.seq)).toEqual(received.map((_, index) => index + 1));
+  });
+
+  it('streams a run on the POST that starts it (Accept: text/event-stream): the job is enqueued, every event follows, and a retry with the same Idempotency-Key replays the run', async () => {
+    await createModel(t.db, { name: 'Run events test model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'scripted', apiKey: null }, TEST_APP_SECRET);
+    const session = await (await t.app.request('/api/sessions', { method: 'POST', headers: owner.headers, body: '{}' })).json();
+    const post = () =>
+      t.app.request(`/api/sessions/${session.id}/runs`, {
+        method: 'POST',
+        headers: { ...owner.headers, accept: 'text/event-stream', 'idempotency-key': `stream-${session.id}` },
+        body: JSON.stringify({ content: 'stream it' }),
+      });
+    const response = await post();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    const runId = response.headers.get('x-agentq-run-id')!;
+    expect(runId).toMatch(/^run_/);
+    expect(await t.queues.chatTurns.getJob(runId)).toBeDefined();
+    // Stands in for the worker: everything published from now on reaches the response.
+    const reading = read(response, (text) => text.includes('[DONE]'));
+    const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);
+    publisher.emit({ type: 'start', messageId: runId });
+    publisher.emit({ type: 'text-start', id: 't' });
+    publisher.emit({ type: 'text-delta', id: 't', delta: 'streamed' });
+    publisher.emit({ type: 'text-end', id: 't' });
+    publisher.emit({ type: 'finish' });
+    await publisher.close();
+    const { events: received } = await reading;
+    expect(received.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(received.at(-1)!.chunk.type).toBe('finish');
+
+    const retried = await post();
+    expect(retried.headers.get('x-agentq-run-id')).toBe(runId);
+    const { events: replayed } = await read(retried, (text) => text.includes('[DONE]'));
+    expect(replayed.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("answers 404 for someone else's run and 401 without a session", async () => {

@@ -61,7 +61,20 @@ const END_GRACE_HEARTBEATS = 4;
  */
 export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
   const run = await getRunFor(c.var.db, runId, currentUser(c));
-  const afterSeq = parseLastEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId'));
+  return followRunOverSse(c, run, parseLastEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId')));
+}
+
+/**
+ * The stream of a run this request has just created, answered on the same request: subscribed
+ * before `enqueue` hands the run to the workers, so nothing can have been published before the
+ * subscription and there is no stored stream to read or database to look at again. A failed
+ * enqueue drops the subscription and is thrown as it came (nothing was answered yet).
+ */
+export async function streamNewRun(c: Context<AppEnv>, run: Run, enqueue: () => Promise<void>) {
+  return followRunOverSse(c, run, 0, enqueue);
+}
+
+async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, enqueueNewRun?: () => Promise<void>) {
   const { redis, runEvents, queues, config } = c.var;
   const prefix = queues.prefix;
 
@@ -92,17 +105,27 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
   // taken after the subscribe. A queued run's stream is usually still empty (a client subscribing
   // right after its POST), so its second look goes out with the stream reads: one round trip, not two.
   const secondLook = () => getRunFor(c.var.db, run.id, currentUser(c));
-  let earlyLook: ReturnType<typeof secondLook> | undefined;
-  try {
-    unsubscribe = await runEvents.subscribe(run.id, onLive, onResync);
+  /** What is stored after `afterSeq`, the first seq the stream still holds, and whether the run has ended. */
+  async function readWhereToStart(): Promise<[RunEvent[], number, boolean]> {
+    let earlyLook: ReturnType<typeof secondLook> | undefined;
     if (run.status === 'queued') {
       earlyLook = secondLook();
       earlyLook.catch(() => {}); // unused when the stream has events; awaited below otherwise
     }
-    let firstInStream: number;
-    [stored, firstInStream] = await Promise.all([readRunEvents(redis, prefix, run.id, afterSeq), firstRunEventSeq(redis, prefix, run.id)]);
-    firstHeld = stored.length > 0 ? stored[0]!.seq : firstInStream;
-    terminal = isTerminal(run.status) || ((stored.length === 0 || firstHeld > afterSeq + 1) && isTerminal((await (earlyLook ?? secondLook())).status));
+    const [events, firstInStream] = await Promise.all([readRunEvents(redis, prefix, run.id, afterSeq), firstRunEventSeq(redis, prefix, run.id)]);
+    const first = events.length > 0 ? events[0]!.seq : firstInStream;
+    const ended = isTerminal(run.status) || ((events.length === 0 || first > afterSeq + 1) && isTerminal((await (earlyLook ?? secondLook())).status));
+    return [events, first, ended];
+  }
+
+  try {
+    unsubscribe = await runEvents.subscribe(run.id, onLive, onResync);
+    if (enqueueNewRun) {
+      await enqueueNewRun();
+      [stored, firstHeld, terminal] = [[], 0, false];
+    } else {
+      [stored, firstHeld, terminal] = await readWhereToStart();
+    }
     // Ended and nothing new stored: either a reconnect after `finish` (only `[DONE]` was lost), or
     // the database was settled and the stream's end is still on its way — then the reader follows on.
     if (terminal && stored.length === 0 && firstHeld > 0 && firstHeld <= afterSeq + 1) {

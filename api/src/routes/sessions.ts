@@ -35,6 +35,7 @@ import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
 import { currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
+import { streamNewRun, streamRunEvents } from './run-events';
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
 const messageParam = z.object({ id: z.string().min(1).max(100), messageId: z.string().min(1).max(100) });
@@ -80,19 +81,33 @@ async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: stri
   };
 }
 
-/** Enqueues a created run's chat turn; if the queue is down the run ends failed so the session is not blocked. */
-async function enqueueRun(c: Context<AppEnv>, { run, created }: { run: Run; created: boolean }) {
-  const body = { runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status };
-  if (!created) return body;
+/** Starts a created run (`start` enqueues its chat turn); if Redis is down the run ends failed so the session is not blocked. */
+async function startOrAbandon<T>(c: Context<AppEnv>, run: Run, start: () => Promise<T>): Promise<T> {
   try {
-    await enqueue(c.var.queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
+    return await start();
   } catch (error) {
     // Nothing will run it: end the run so the session is not blocked, then report the outage.
     await transitionRun(c.var.db, run.id, 'failed', { error: 'Could not enqueue the run (queue unavailable)' });
     if (isDependencyDown(error)) throw new ApiError(503, 'service_unavailable', 'The queue is unavailable; try again shortly');
     throw error;
   }
-  return body;
+}
+
+const enqueueChatTurn = (c: Context<AppEnv>, run: Run) => enqueue(c.var.queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
+
+/**
+ * Answers a started run: 202 with where to follow it, or, when the request accepts
+ * `text/event-stream`, the run's events on this same response (as the AI SDK's chat transport
+ * expects), saving the client a second request and the API the follower's lookups. A retried
+ * request (Idempotency-Key) gets the existing run's stream from its start.
+ */
+async function answerStartedRun(c: Context<AppEnv>, { run, created }: { run: Run; created: boolean }) {
+  if (c.req.header('accept')?.includes('text/event-stream')) {
+    c.header('x-agentq-run-id', run.id);
+    return created ? startOrAbandon(c, run, () => streamNewRun(c, run, async () => void (await enqueueChatTurn(c, run)))) : streamRunEvents(c, run.id);
+  }
+  if (created) await startOrAbandon(c, run, () => enqueueChatTurn(c, run));
+  return c.json({ runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status }, 202);
 }
 
 export const sessionRoutes = new Hono<AppEnv>()
@@ -148,7 +163,7 @@ export const sessionRoutes = new Hono<AppEnv>()
       const user = currentUser(c);
       const session = await getChatSessionFor(c.var.db, id, user.id);
       const started = await regenerateAnswer(c.var.db, { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
-      return c.json(await enqueueRun(c, started), 202);
+      return answerStartedRun(c, started);
     },
   )
   .post(
@@ -162,15 +177,16 @@ export const sessionRoutes = new Hono<AppEnv>()
       const user = currentUser(c);
       const session = await getChatSessionFor(c.var.db, id, user.id);
       const started = await editAndResend(c.var.db, { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
-      return c.json(await enqueueRun(c, started), 202);
+      return answerStartedRun(c, started);
     },
   )
   .post(
     '/:id/runs',
     describeRoute({
       tags: ['chat'],
-      summary: 'Send a message: stores it, enqueues a chat turn and answers 202 at once',
-      description: 'An Idempotency-Key header makes a retried request return the same run. A session has at most one active run (409 names it).',
+      summary: 'Send a message: stores it, enqueues a chat turn and answers 202 at once, or streams the run with Accept: text/event-stream',
+      description:
+        'An Idempotency-Key header makes a retried request return the same run. A session has at most one active run (409 names it). With `Accept: text/event-stream` the answer is the run\'s events (200, as GET /api/runs/{id}/events; the run id in `x-agentq-run-id`) instead of the 202.',
     }),
     validate('param', idParam),
     validate('header', idempotencyHeader),
@@ -182,6 +198,6 @@ export const sessionRoutes = new Hono<AppEnv>()
       // together; the parent is only used once the session proved to be the caller's.
       const [session, parentMessageId] = await Promise.all([getChatSessionFor(c.var.db, id, user.id), lastShownMessageId(c.var.db, id)]);
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      return c.json(await enqueueRun(c, await startChatRun(c.var.db, { userId: user.id, session, input: c.req.valid('json'), idempotencyKey, parentMessageId })), 202);
+      return answerStartedRun(c, await startChatRun(c.var.db, { userId: user.id, session, input: c.req.valid('json'), idempotencyKey, parentMessageId }));
     },
   );
