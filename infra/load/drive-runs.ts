@@ -27,13 +27,13 @@ type Reader = { check: StreamCheck; text: string };
  * Reads one SSE connection to the end, checking sequence numbers as it goes: a repeat is a
  * duplicate, a step back an out-of-order event, and every number never seen up to the last one lost.
  */
+type EventStream = Awaited<ReturnType<typeof openEventStream>>;
+
 async function readStream(
-  client: ApiClient,
-  runId: string,
+  stream: EventStream,
   startedAt: number,
   hooks: { onFirstEvent?: (at: number) => void; onFirstToken?: (at: number) => void; onChunk?: (chunk: RunChunk) => void | Promise<void> },
 ): Promise<Reader> {
-  const stream = await openEventStream(`${client.baseUrl}/api/runs/${runId}/events`, { cookie: client.cookieHeader });
   if (stream.status !== 200) throw new Error(`events ${stream.status}`);
   const seen = new Set<number>();
   let last = 0;
@@ -77,15 +77,21 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
     const session = await postJson(client, '/api/sessions', { title: `load ${index}` });
     if (session.status !== 201) throw new Error(`session ${session.status}`);
     const startedAt = performance.now();
-    const enqueue = await postJson(client, `/api/sessions/${session.body.id}/runs`, { content: `load run ${index}` });
+    const runsPath = `/api/sessions/${session.body.id}/runs`;
+    const body = { content: `load run ${index}` };
+    // One request (the POST answers the run's stream, enqueue time = its head), or 202 then a GET per reader.
+    const posted = options.oneRequest ? await openEventStream(`${client.baseUrl}${runsPath}`, { cookie: client.cookieHeader }, { body }) : undefined;
+    const enqueue = posted ? undefined : await postJson(client, runsPath, body);
     const enqueueMs = performance.now() - startedAt;
-    if (enqueue.status !== 202) throw new Error(`enqueue ${enqueue.status}: ${JSON.stringify(enqueue.body)}`);
-    const runId = enqueue.body.runId as string;
+    if (posted && posted.status !== 200) throw new Error(`enqueue ${posted.status}`);
+    if (enqueue && enqueue.status !== 202) throw new Error(`enqueue ${enqueue.status}: ${JSON.stringify(enqueue.body)}`);
+    const runId = posted ? String(posted.headers['x-agentq-run-id']) : (enqueue!.body.runId as string);
+    const openReader = async (reader: number) => (reader === 0 && posted ? posted : openEventStream(`${client.baseUrl}/api/runs/${runId}/events`, { cookie: client.cookieHeader }));
     const sample: RunSample = { ok: false, startedAt, enqueueMs, tokensDelivered: 0, streams: [] };
     let approveSentAt: number | undefined;
     const subscribers = options.scenario === 'fanout' ? options.subscribers : 1;
-    const readers = Array.from({ length: subscribers }, (_, reader) =>
-      readStream(client, runId, startedAt, {
+    const readers = Array.from({ length: subscribers }, async (_, reader) =>
+      readStream(await openReader(reader), startedAt, {
         onFirstEvent: reader === 0 ? (at) => (sample.firstEventMs = at) : undefined,
         onFirstToken:
           reader === 0

@@ -34,11 +34,16 @@ export async function postJson(client: { baseUrl: string; cookieHeader: string }
 }
 
 /**
- * Opens an SSE stream; `frames` yields each frame with the time its bytes arrived (performance.now()).
- * Resolves once the response head is in; a non-2xx status has no frames.
+ * Opens an SSE stream (a GET, or a POST of `post.body` that answers one); `frames` yields each frame
+ * with the time its bytes arrived (performance.now()). Resolves once the response head is in; a
+ * non-2xx status has no frames.
  */
-export async function openEventStream(url: string, headers: Record<string, string>): Promise<{ status: number; frames: AsyncGenerator<SseFrame & { at: number }> }> {
-  const response = await send(url, { method: 'GET', headers: { accept: 'text/event-stream', ...headers } });
+export async function openEventStream(
+  url: string,
+  headers: Record<string, string>,
+  post?: { body: unknown },
+): Promise<{ status: number; headers: IncomingMessage['headers']; frames: AsyncGenerator<SseFrame & { at: number }> }> {
+  const response = await send(url, { method: post ? 'POST' : 'GET', headers: { accept: 'text/event-stream', ...headers }, body: post ? JSON.stringify(post.body) : undefined });
   const status = response.statusCode ?? 0;
   response.setEncoding('utf8');
   async function* frames() {
@@ -58,5 +63,5 @@ export async function openEventStream(url: string, headers: Record<string, strin
       }
     }
   }
-  return { status, frames: frames() };
+  return { status, headers: response.headers, frames: frames() };
 }

@@ -22,11 +22,13 @@ const optionsSchema = z.object({
   /** Write CPU profiles of the API and worker processes into this folder. */
   profile: z.string().optional(),
   quiet: z.boolean().default(false),
+  /** Start each run with a POST that answers its stream (Accept: text/event-stream) instead of 202 and a GET. */
+  oneRequest: z.boolean().default(false),
 });
 
 export type HarnessOptions = z.infer<typeof optionsSchema>;
 
-/** `npm run loadtest -- --runs N --concurrency C --scenario text|tool|approval|fanout [--workers K] [--subscribers S] [--out FILE]` */
+/** `npm run loadtest -- --runs N --concurrency C --scenario text|tool|approval|fanout [--workers K] [--subscribers S] [--one-request] [--out FILE]` */
 export function parseHarnessOptions(argv: string[]): HarnessOptions {
   const { values } = parseArgs({
     args: argv,
@@ -46,10 +48,11 @@ export function parseHarnessOptions(argv: string[]): HarnessOptions {
       'worker-concurrency': { type: 'string' },
       profile: { type: 'string' },
       quiet: { type: 'boolean' },
+      'one-request': { type: 'boolean' },
     },
     strict: true,
   });
-  const parsed = optionsSchema.safeParse({ ...values, workerConcurrency: values['worker-concurrency'] });
+  const parsed = optionsSchema.safeParse({ ...values, workerConcurrency: values['worker-concurrency'], oneRequest: values['one-request'] });
   if (!parsed.success) {
     throw new Error(`Invalid options:\n${parsed.error.issues.map((issue) => `  --${issue.path.join('.')}: ${issue.message}`).join('\n')}`);
   }
