@@ -6,7 +6,20 @@ import { RunEventHub } from '@agentq/shared/run-stream';
 import type { Logger } from '@agentq/shared/logger';
 import { createUser } from '@agentq/shared/services';
 import { openTestDb, randomPrefix, silentLogger, testDatabaseUrl, testRedisUrl, uniqueEmail } from '@agentq/shared/testing';
+import { llmModels, type Database } from '@agentq/shared/db';
+import { newId } from '@agentq/shared/ids';
 import { createApp, type AppDeps } from './app';
+
+/**
+ * A model a test's chat runs can use that never becomes another test file's default: the test
+ * database is shared by the files running in parallel, and the default is the oldest enabled model,
+ * so this one is dated far in the future.
+ */
+export async function insertBackgroundModel(db: Database, name: string): Promise<string> {
+  const id = newId('model');
+  await db.insert(llmModels).values({ id, name, baseUrl: 'http://127.0.0.1:9/v1', modelId: 'scripted', createdAt: new Date('2999-01-01T00:00:00Z') });
+  return id;
+}
 
 /** The fixed APP_SECRET of test apps, so tests can decrypt what the API stored. */
 export const TEST_APP_SECRET = 'agentq-test-app-secret-0123456789';

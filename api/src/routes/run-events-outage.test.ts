@@ -5,9 +5,8 @@ import { RunEventPublisher } from '@agentq/shared/run-stream';
 import { startPrivateRedis, type PrivateRedis } from '@agentq/shared/testing';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createModel } from '@agentq/shared/services';
 import { eq } from 'drizzle-orm';
-import { createTestApp, TEST_APP_SECRET } from '../testing';
+import { createTestApp, insertBackgroundModel } from '../testing';
 
 // A Redis of this file's own: these tests stop and restart it.
 let server: PrivateRedis;
@@ -108,7 +107,7 @@ describe('run events while Redis restarts', () => {
   }, 60_000);
 
   it('a POST that would stream its new run while Redis is down answers 503 and ends the run failed, so the session is not blocked', async () => {
-    await createModel(t.db, { name: 'Outage test model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'scripted', apiKey: null }, TEST_APP_SECRET);
+    await insertBackgroundModel(t.db, 'Outage test model');
     const session = await (await t.app.request('/api/sessions', { method: 'POST', headers: owner.headers, body: '{}' })).json();
     await server.stop('SIGTERM');
     try {

@@ -5,8 +5,7 @@ import { createWorkerRedis } from '@agentq/shared/redis';
 import { testRedisUrl } from '@agentq/shared/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createModel } from '@agentq/shared/services';
-import { createTestApp, TEST_APP_SECRET } from '../testing';
+import { createTestApp, insertBackgroundModel } from '../testing';
 
 let t: Awaited<ReturnType<typeof createTestApp>>;
 let owner: Awaited<ReturnType<typeof t.signUp>>;
@@ -163,7 +162,7 @@ describe('run events over SSE', () => {
   });
 
   it('streams a run on the POST that starts it (Accept: text/event-stream): the job is enqueued, every event follows, and a retry with the same Idempotency-Key replays the run', async () => {
-    await createModel(t.db, { name: 'Run events test model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'scripted', apiKey: null }, TEST_APP_SECRET);
+    await insertBackgroundModel(t.db, 'Run events test model');
     const session = await (await t.app.request('/api/sessions', { method: 'POST', headers: owner.headers, body: '{}' })).json();
     const post = () =>
       t.app.request(`/api/sessions/${session.id}/runs`, {
