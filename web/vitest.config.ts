@@ -12,6 +12,7 @@ export default mergeConfig(
     test: {
       include: ['tests/**/*.e2e.test.ts', 'src/**/*.test.ts'],
       testTimeout: 60_000,
+      setupFiles: ['tests/setup.ts'],
       fileParallelism: false,
     },
   }),

@@ -20,6 +20,14 @@ export type Stack = {
   stop: () => Promise<void>;
 };
 
+/** The stacks of this test process that have not been stopped, for failure reports. */
+const liveStacks = new Set<Stack>();
+
+/** The last `chars` of every running stack's output: what a failed browser test prints (tests/setup.ts). */
+export function liveStackLogs(chars = 6000): string[] {
+  return [...liveStacks].map((stack) => `--- ${stack.url} (last ${chars} characters of its output) ---\n${stack.logs().slice(-chars)}`);
+}
+
 /**
  * Starts the real all-in-one server (`infra/scripts/start.ts`, built web app) as a child process
  * on a free port, with a database of its own on the test PostgreSQL and a private queue prefix.
@@ -49,7 +57,8 @@ export async function startStack(options: { env?: Record<string, string> } = {})
       DEMO_MODEL: '0',
       // Tests create the tools they need.
       STARTER_TOOLS: '0',
-      LOG_LEVEL: 'warn',
+      // Only printed when a test fails (liveStackLogs): enough to tell a stuck run from a stale page.
+      LOG_LEVEL: 'info',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,6 +69,7 @@ export async function startStack(options: { env?: Record<string, string> } = {})
   const url = `http://127.0.0.1:${port}`;
 
   const stop = async () => {
+    liveStacks.delete(stack);
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -94,7 +104,7 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     return { cookie: adminCookie ?? '', 'content-type': 'application/json' };
   }
 
-  return {
+  const stack: Stack = {
     url,
     databaseUrl,
     admin,
@@ -108,4 +118,6 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     },
     stop,
   };
+  liveStacks.add(stack);
+  return stack;
 }
