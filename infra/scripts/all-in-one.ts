@@ -94,6 +94,7 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
     prefix: env.QUEUE_PREFIX,
     appSecret: env.APP_SECRET,
     approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
+    modelStallTimeoutMs: env.MODEL_STALL_TIMEOUT_MS,
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     logger,
     concurrency: env.WORKER_CONCURRENCY,

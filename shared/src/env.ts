@@ -75,6 +75,8 @@ export const envSchema = z.object({
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(1000).default(15_000),
   /** Default wait for a human decision before an approval expires (counted as denied). */
   APPROVAL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
+  /** A model call that sends nothing this long, before its first output or between two, fails the run (a provider that hung). */
+  MODEL_STALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
   /** How often each worker re-enqueues runs PostgreSQL says are active but Redis has no job for. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),

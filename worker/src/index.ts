@@ -20,6 +20,7 @@ async function main() {
     prefix: keyPrefixFor(redisUrl, env.QUEUE_PREFIX),
     appSecret: env.APP_SECRET!,
     approvalTimeoutMs: env.APPROVAL_TIMEOUT_MS,
+    modelStallTimeoutMs: env.MODEL_STALL_TIMEOUT_MS,
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     logger,
     concurrency: env.WORKER_CONCURRENCY,

@@ -22,6 +22,8 @@ export type WorkerDeps = {
     appSecret: string;
     /** How long an approval waits when neither the tool nor the agent sets a timeout. */
     approvalTimeoutMs: number;
+    /** MODEL_STALL_TIMEOUT_MS: a model call that sends nothing this long fails the run (default 5 minutes). */
+    modelStallTimeoutMs?: number;
     /** MCP_STDIO_COMMANDS: local commands an MCP tool may start. */
     mcpStdioCommands?: string[];
   };

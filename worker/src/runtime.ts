@@ -17,6 +17,7 @@ export type WorkerRuntimeOptions = {
   prefix: string;
   appSecret: string;
   approvalTimeoutMs?: number;
+  modelStallTimeoutMs?: number;
   /** 0 turns the reconciler off (tests that drive it by hand). */
   reconcileIntervalMs?: number;
   logger: Logger;
@@ -68,7 +69,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
     logger: options.logger,
     allowPrivateNetworks: options.allowPrivateNetworks,
     control: new RunControl(subscriber, options.prefix),
-    config: { prefix: options.prefix, appSecret: options.appSecret, approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000, mcpStdioCommands: options.mcpStdioCommands ?? [] },
+    config: { prefix: options.prefix, appSecret: options.appSecret, approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000, modelStallTimeoutMs: options.modelStallTimeoutMs, mcpStdioCommands: options.mcpStdioCommands ?? [] },
   };
   const pool = startWorkers(processors, deps, {
     connection: redis,

@@ -22,6 +22,7 @@ beforeAll(async () => {
   harness = await startAgentHarness([{ text: 'unused' }]);
   server = await startLoopbackServer((request, response) => {
     if (request.url?.startsWith('/cancel-')) void cancelInDatabase(harness.db, request.url.slice('/cancel-'.length)).then(() => response.end('cancelled meanwhile'));
+    else if (request.url?.startsWith('/slow')) setTimeout(() => response.end('slow but fine'), 1800);
     else response.end(`ok ${request.method}`);
   });
 });
@@ -48,6 +49,41 @@ describe('run loop', () => {
     const rebuilt = await rebuildMessage(events);
     expect(textOf(rebuilt)).toBe('Hello there, friend.');
     expect(await persistedParts(run.id)).toEqual(rebuilt.parts);
+  });
+
+  it('fails a run whose model goes quiet, before its first output or mid-answer, with a clear error instead of waiting forever', async () => {
+    harness.deps.config.modelStallTimeoutMs = 1000;
+    const pool = harness.startWorker();
+    try {
+      // A provider that accepted the request and hangs before the first token, then one that stops mid-answer.
+      for (const latency of [{ timeToFirstTokenMs: 30_000 }, { timeToFirstTokenMs: 0, interTokenMs: 30_000 }]) {
+        script([{ text: 'You will not hear the end of this.', latency }]);
+        const run = await harness.createRun('talk to me');
+        await harness.enqueueRun(run.id);
+        const ended = await harness.waitForEnd(run.id);
+        expect(ended, JSON.stringify(latency)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^The model sent nothing for 1 s, so the answer was stopped/) });
+        const statuses = (await harness.events(run.id)).map((event) => event.chunk).filter((chunk) => chunk.type === 'data-run-status');
+        expect(statuses.at(-1)).toMatchObject({ data: { status: 'failed' } });
+      }
+    } finally {
+      await pool.close(5000);
+      delete harness.deps.config.modelStallTimeoutMs;
+    }
+  });
+
+  it('does not take a tool that runs longer than the stall timeout for a quiet model', async () => {
+    harness.deps.config.modelStallTimeoutMs = 1000;
+    const pool = harness.startWorker();
+    try {
+      const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' } });
+      script([{ toolCalls: [{ name: tool.slug, input: { url: `${server.origin}/slow` }, id: 'call_slow' }] }, { text: 'Fetched it.' }]);
+      const run = await harness.createRun('fetch the slow page', [tool]);
+      await harness.enqueueRun(run.id);
+      expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded', steps: 2 });
+    } finally {
+      await pool.close(5000);
+      delete harness.deps.config.modelStallTimeoutMs;
+    }
   });
 
   it('journals every tool call and sends a non-idempotent one with its Idempotency-Key', async () => {

@@ -17,6 +17,8 @@ import { streamStep, type RunProgress, type Usage } from './stream-step';
 import { finishJournaledCalls } from './tool-journal';
 
 const DEFAULT_MAX_STEPS = 8;
+/** A model call may go quiet this long (before its first output, or between two) before the run fails: 5 minutes. */
+const DEFAULT_MODEL_STALL_TIMEOUT_MS = 5 * 60_000;
 export { STEP_LIMIT_NOTE } from '@agentq/shared/events';
 import { STEP_LIMIT_NOTE } from '@agentq/shared/events';
 
@@ -107,6 +109,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
       stream,
       progress,
       fatal: () => fatal,
+      stallTimeoutMs: deps.config.modelStallTimeoutMs ?? DEFAULT_MODEL_STALL_TIMEOUT_MS,
       onStepBoundary: async (current) => cancelIfFlagged((await checkpointer.save({ messages: current, steps: progress.steps, usage: progress.usage })).cancelled),
     });
     history = outcome.messages;

@@ -50,7 +50,43 @@ export type StepCall = {
   onStepBoundary: (messages: ModelMessage[]) => Promise<void>;
   /** What a tool reported as fatal during the call (see build-tool-set onFatal), rethrown instead of the SDK's error text. */
   fatal: () => unknown;
+  /** MODEL_STALL_TIMEOUT_MS: how long the model may send nothing, before its first output of a step or between two. */
+  stallTimeoutMs: number;
 };
+
+/** The model provider stopped sending: the run fails with this instead of waiting forever. */
+export class ModelStalledError extends Error {
+  override name = 'ModelStalledError';
+
+  constructor(ms: number) {
+    super(`The model sent nothing for ${Math.round(ms / 1000)} s, so the answer was stopped. Try again; if it keeps happening, check the model provider.`);
+  }
+}
+
+/**
+ * Fails a step whose model goes quiet. Between two outputs the AI SDK's own `chunkMs` does it;
+ * before a step's first output this does (the SDK's `firstChunkMs` does not fire once the
+ * response head is in and the body stays empty: a provider that accepted the request and then
+ * hung). Armed while a model call waits for its first output, disarmed by it.
+ */
+function stallWatchdog(ms: number) {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const disarm = () => clearTimeout(timer);
+  return {
+    signal: controller.signal,
+    arm: () => {
+      disarm();
+      timer = setTimeout(() => controller.abort(new ModelStalledError(ms)), ms);
+    },
+    disarm,
+    /** Where a part says the model call started or ended sending. */
+    onPart: (part: TextStreamPart<ToolSet>, arm: () => void) => {
+      if (part.type === 'start-step') disarm();
+      if (part.type === 'finish-step') arm();
+    },
+  };
+}
 
 export type StepOutcome = {
   finishReason: string | undefined;
@@ -65,6 +101,8 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   const inputs = new Map<string, { toolName: string; input: unknown }>();
   const approvalRequests: { sdkApprovalId: string; toolCallId: string }[] = [];
   const reasoningStarted = new Map<string, number>();
+  const stall = stallWatchdog(call.stallTimeoutMs);
+  stall.arm();
   const result = streamText({
     model: call.model,
     instructions: call.instructions,
@@ -72,7 +110,8 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
     tools: call.tools,
     toolApproval: toolApproval as never,
     stopWhen: isStepCount(call.stepBudget),
-    abortSignal: call.signal,
+    abortSignal: AbortSignal.any([call.signal, stall.signal]),
+    timeout: { chunkMs: call.stallTimeoutMs },
     providerOptions: call.providerOptions,
     prepareStep: async ({ messages, stepNumber }) => {
       if (stepNumber > 0) await call.onStepBoundary(messages as ModelMessage[]);
@@ -85,22 +124,30 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
       stream.timeline.stepEnded(step);
     },
   });
-  for await (const chunk of uiChunks(result.stream)) {
-    if (call.fatal()) throw call.fatal();
-    if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
-    if (chunk.type === 'reasoning-end') {
-      const started = reasoningStarted.get(chunk.id);
-      const durationMs = started === undefined ? undefined : Math.round(performance.now() - started);
-      stream.emit({ ...chunk, providerMetadata: { ...chunk.providerMetadata, agentq: { durationMs: durationMs ?? 0 } } });
-      continue;
+  try {
+    for await (const chunk of uiChunks(result.stream, (part) => stall.onPart(part, stall.arm))) {
+      if (call.fatal()) throw call.fatal();
+      if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
+      if (chunk.type === 'reasoning-end') {
+        const started = reasoningStarted.get(chunk.id);
+        const durationMs = started === undefined ? undefined : Math.round(performance.now() - started);
+        stream.emit({ ...chunk, providerMetadata: { ...chunk.providerMetadata, agentq: { durationMs: durationMs ?? 0 } } });
+        continue;
+      }
+      if (chunk.type === 'tool-input-available') inputs.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
+      if (chunk.type === 'tool-approval-request') approvalRequests.push({ sdkApprovalId: chunk.approvalId, toolCallId: chunk.toolCallId });
+      if (chunk.type === 'error') throw call.fatal() ?? new Error(chunk.errorText);
+      stream.emit(chunk);
     }
-    if (chunk.type === 'tool-input-available') inputs.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
-    if (chunk.type === 'tool-approval-request') approvalRequests.push({ sdkApprovalId: chunk.approvalId, toolCallId: chunk.toolCallId });
-    if (chunk.type === 'error') throw call.fatal() ?? new Error(chunk.errorText);
-    stream.emit(chunk);
+  } finally {
+    stall.disarm();
   }
   if (call.fatal()) throw call.fatal();
-  const finalStep = await result.finalStep;
+  if (stall.signal.aborted) throw stall.signal.reason;
+  const finalStep = await Promise.resolve(result.finalStep).catch((error: unknown) => {
+    // The SDK's chunkMs: "Chunk timeout of … exceeded" (a DOMException), said as the run says it.
+    throw error instanceof Error && error.name === 'TimeoutError' && !call.signal.aborted ? new ModelStalledError(call.stallTimeoutMs) : error;
+  });
   const responseMessages = (await result.responseMessages) as ModelMessage[];
   return {
     finishReason: finalStep.finishReason,
@@ -118,9 +165,10 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
  * which a run does not use. Kept from it: a tool call the SDK rejected as invalid is reported
  * once, as its tool-input-error, not again as a tool-output-error.
  */
-async function* uiChunks(parts: AsyncIterable<TextStreamPart<ToolSet>>): AsyncGenerator<RunChunk> {
+async function* uiChunks(parts: AsyncIterable<TextStreamPart<ToolSet>>, onPart: (part: TextStreamPart<ToolSet>) => void): AsyncGenerator<RunChunk> {
   const invalidToolCallIds = new Set<string>();
   for await (const part of parts) {
+    onPart(part);
     if (part.type === 'tool-call' && part.invalid) invalidToolCallIds.add(part.toolCallId);
     if (part.type === 'tool-error' && !part.providerExecuted && invalidToolCallIds.delete(part.toolCallId)) continue;
     const chunk = toUIMessageChunk(part, { sendStart: false, sendFinish: false, sendReasoning: true, onError: errorText });
