@@ -1,6 +1,6 @@
 import { messages, runs } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
-import { createModel } from '@agentq/shared/services';
+import { createModel, settleChatRun } from '@agentq/shared/services';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_APP_SECRET } from '../testing';
@@ -48,6 +48,34 @@ async function thread(sessionId: string): Promise<Thread> {
 const texts = (detail: Thread) => detail.messages.map((message) => `${message.role}:${message.parts[0]?.text}`);
 
 describe('chat sessions', () => {
+  it('reads a session consistently while its run ends: a run shown ended has its answer, else it is still followed live', async () => {
+    // The worker ends a run in one statement (status and answer together); a page reading the
+    // session meanwhile must never see the run ended without its answer: that page showed
+    // "No answer." for a run that had answered, or a run stuck at "running" with nothing following it.
+    const inconsistent: string[] = [];
+    for (let round = 0; round < 40; round++) {
+      const session = await newSession();
+      const runId = await send(session.id, `question ${round}`);
+      await t.db.update(runs).set({ status: 'running' }).where(eq(runs.id, runId));
+      const [run] = await t.db.select().from(runs).where(eq(runs.id, runId));
+      const reads = Array.from({ length: 6 }, async (_, index) => {
+        await new Promise((resolve) => setTimeout(resolve, index));
+        const detail = (await (await request('GET', `/api/sessions/${session.id}`, owner)).json()) as Thread & { runs: { id: string; status: string }[] };
+        const answered = detail.messages.some((message) => message.role === 'assistant');
+        const shownStatus = detail.runs.find((entry) => entry.id === runId)?.status;
+        if (detail.activeRunId !== runId && !answered) inconsistent.push(`round ${round}: no active run, no answer, run ${shownStatus}`);
+        if (shownStatus !== 'running' && !answered) inconsistent.push(`round ${round}: run ${shownStatus} without its answer`);
+      });
+      const settle = (async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        const checkpoint = { messages: [], steps: 1 };
+        await settleChatRun(t.db, run!, { status: 'succeeded', fields: { finishReason: 'stop', error: null, hitStepLimit: false, steps: 1, usage: {}, checkpoint }, parts: [{ type: 'text', text: 'the answer' }] });
+      })();
+      await Promise.all([...reads, settle]);
+    }
+    expect(inconsistent).toEqual([]);
+  });
+
   it('names a session from its first question (cleaned, cut at a word), not the raw message', async () => {
     const session = await newSession();
     expect(session.title).toBe('New chat');

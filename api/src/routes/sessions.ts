@@ -63,14 +63,18 @@ export const chatOptionRoutes = new Hono<AppEnv>().get(
 /** A session as the chat page reads it: the shown branch of messages with their versions, the runs' outcomes, the active run. */
 async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: string) {
   const session = await getChatSessionFor(c.var.db, sessionId, userId);
-  const [messageRows, activeRun, runRows] = await Promise.all([
-    listThreadMessages(c.var.db, session.id),
+  // The runs first, then the messages: a run ends with its status and its answer in one statement,
+  // so a run read as ended has its answer in the messages read after it, and a run read as active is
+  // followed live whatever the messages say. Read together, a run ending in between was shown ended
+  // without its answer ("No answer.") or as running with nothing following it.
+  const [activeRun, runRows] = await Promise.all([
     getActiveRun(c.var.db, session.id),
     c.var.db
       .select({ id: runs.id, status: runs.status, error: runs.error, finishReason: runs.finishReason, hitStepLimit: runs.hitStepLimit, steps: runs.steps })
       .from(runs)
       .where(eq(runs.sessionId, session.id)),
   ]);
+  const messageRows = await listThreadMessages(c.var.db, session.id);
   return {
     ...session,
     messages: messageRows,
