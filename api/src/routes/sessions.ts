@@ -108,7 +108,9 @@ const enqueueChatTurn = (c: Context<AppEnv>, run: Run) => enqueue(c.var.queues, 
 async function answerStartedRun(c: Context<AppEnv>, { run, created }: { run: Run; created: boolean }) {
   if (c.req.header('accept')?.includes('text/event-stream')) {
     c.header('x-agentq-run-id', run.id);
-    return created ? startOrAbandon(c, run, () => streamNewRun(c, run, async () => void (await enqueueChatTurn(c, run)))) : streamRunEvents(c, run.id);
+    const streamed = await (created ? startOrAbandon(c, run, () => streamNewRun(c, run, async () => void (await enqueueChatTurn(c, run)))) : streamRunEvents(c, run.id));
+    // Typed away from the route's output: the RPC types the web client derives describe the JSON answer.
+    return streamed as never;
   }
   if (created) await startOrAbandon(c, run, () => enqueueChatTurn(c, run));
   return c.json({ runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status }, 202);

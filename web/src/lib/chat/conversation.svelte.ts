@@ -17,7 +17,11 @@ import {
   type StartRunBody,
 } from './sessions-api.ts';
 
-export type UserEntry = { kind: 'user'; id: string; text: string; pending: boolean; versions?: MessageVersions | undefined };
+/**
+ * A question. `local`: shown from what was sent, not read back yet; its id is a placeholder, so it
+ * has no actions (an edit begun on it would vanish with the read that replaces it).
+ */
+export type UserEntry = { kind: 'user'; id: string; text: string; pending: boolean; local?: boolean; versions?: MessageVersions | undefined };
 
 /** An assistant turn: a stored message with its run's outcome, or a live `RunStream`. */
 export type AssistantEntry = {
@@ -153,7 +157,7 @@ export class Conversation {
     this.sending = true;
     this.sendError = undefined;
     this.stopError = undefined;
-    const userEntry: UserEntry = { kind: 'user', id: `pending-${++this.#pendingCount}`, text: body.content, pending: true };
+    const userEntry: UserEntry = { kind: 'user', id: `pending-${++this.#pendingCount}`, text: body.content, pending: true, local: true };
     this.entries = [...this.entries, userEntry];
     try {
       const started = await startRun(this.sessionId, body);
