@@ -73,15 +73,16 @@ function stallWatchdog(ms: number) {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const disarm = () => clearTimeout(timer);
+  const arm = () => {
+    disarm();
+    timer = setTimeout(() => controller.abort(new ModelStalledError(ms)), ms);
+  };
   return {
     signal: controller.signal,
-    arm: () => {
-      disarm();
-      timer = setTimeout(() => controller.abort(new ModelStalledError(ms)), ms);
-    },
+    arm,
     disarm,
     /** Where a part says the model call started or ended sending. */
-    onPart: (part: TextStreamPart<ToolSet>, arm: () => void) => {
+    onPart: (part: TextStreamPart<ToolSet>) => {
       if (part.type === 'start-step') disarm();
       if (part.type === 'finish-step') arm();
     },
@@ -125,7 +126,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
     },
   });
   try {
-    for await (const chunk of uiChunks(result.stream, (part) => stall.onPart(part, stall.arm))) {
+    for await (const chunk of uiChunks(result.stream, stall.onPart)) {
       if (call.fatal()) throw call.fatal();
       if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
       if (chunk.type === 'reasoning-end') {
