@@ -23,9 +23,19 @@ export type Stack = {
 /** The stacks of this test process that have not been stopped, for failure reports. */
 const liveStacks = new Set<Stack>();
 
-/** The last `chars` of every running stack's output: what a failed browser test prints (tests/setup.ts). */
+/** Requests a page repeats on a timer (the approvals badge): they would fill the tail and say nothing. */
+const POLLING = /"route":"\/api\/approvals\/count".*"status":200/;
+
+/** The last `chars` of every running stack's output, polling left out: what a failed browser test prints (tests/setup.ts). */
 export function liveStackLogs(chars = 6000): string[] {
-  return [...liveStacks].map((stack) => `--- ${stack.url} (last ${chars} characters of its output) ---\n${stack.logs().slice(-chars)}`);
+  return [...liveStacks].map((stack) => {
+    const output = stack
+      .logs()
+      .split('\n')
+      .filter((line) => !POLLING.test(line))
+      .join('\n');
+    return `--- ${stack.url} (last ${chars} characters of its output, without badge polling) ---\n${output.slice(-chars)}`;
+  });
 }
 
 /**

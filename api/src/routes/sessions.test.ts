@@ -51,7 +51,8 @@ describe('chat sessions', () => {
   it('reads a session consistently while its run ends: a run shown ended has its answer, else it is still followed live', async () => {
     // The worker ends a run in one statement (status and answer together); a page reading the
     // session meanwhile must never see the run ended without its answer: that page showed
-    // "No answer." for a run that had answered, or a run stuck at "running" with nothing following it.
+    // "No answer." for a run that had answered, or a run stuck at "running" with nothing following it
+    // (also when the active run and the runs' outcomes were read apart, in two statements).
     const inconsistent: string[] = [];
     for (let round = 0; round < 40; round++) {
       const session = await newSession();
@@ -65,6 +66,7 @@ describe('chat sessions', () => {
         const shownStatus = detail.runs.find((entry) => entry.id === runId)?.status;
         if (detail.activeRunId !== runId && !answered) inconsistent.push(`round ${round}: no active run, no answer, run ${shownStatus}`);
         if (shownStatus !== 'running' && !answered) inconsistent.push(`round ${round}: run ${shownStatus} without its answer`);
+        if (detail.activeRunId !== runId && shownStatus === 'running') inconsistent.push(`round ${round}: no active run, but the run's outcome says running`);
       });
       const settle = (async () => {
         await new Promise((resolve) => setTimeout(resolve, 2));

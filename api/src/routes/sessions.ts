@@ -4,7 +4,6 @@ import {
   createSessionInputSchema,
   deleteChatSession,
   editAndResend,
-  getActiveRun,
   getChatSessionFor,
   getDefaultModel,
   lastShownMessageId,
@@ -26,7 +25,7 @@ import {
   type Run,
 } from '@agentq/shared/services';
 import type { Context } from 'hono';
-import { runs } from '@agentq/shared/db';
+import { ACTIVE_RUN_STATUSES, runs } from '@agentq/shared/db';
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
@@ -66,14 +65,14 @@ async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: stri
   // The runs first, then the messages: a run ends with its status and its answer in one statement,
   // so a run read as ended has its answer in the messages read after it, and a run read as active is
   // followed live whatever the messages say. Read together, a run ending in between was shown ended
-  // without its answer ("No answer.") or as running with nothing following it.
-  const [activeRun, runRows] = await Promise.all([
-    getActiveRun(c.var.db, session.id),
-    c.var.db
-      .select({ id: runs.id, status: runs.status, error: runs.error, finishReason: runs.finishReason, hitStepLimit: runs.hitStepLimit, steps: runs.steps })
-      .from(runs)
-      .where(eq(runs.sessionId, session.id)),
-  ]);
+  // without its answer ("No answer.") or as running with nothing following it. The active run is
+  // one of the rows read, not a second statement: read apart, it could be gone while its outcome
+  // still said running, and the page showed "running" for good.
+  const runRows = await c.var.db
+    .select({ id: runs.id, status: runs.status, error: runs.error, finishReason: runs.finishReason, hitStepLimit: runs.hitStepLimit, steps: runs.steps, replyToMessageId: runs.replyToMessageId })
+    .from(runs)
+    .where(eq(runs.sessionId, session.id));
+  const activeRun = runRows.find((run) => (ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status));
   const messageRows = await listThreadMessages(c.var.db, session.id);
   return {
     ...session,
@@ -81,7 +80,7 @@ async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: stri
     activeRunId: activeRun?.id ?? null,
     /** The question the active run answers: a regenerated answer replaces what follows it while it streams. */
     activeRunReplyTo: activeRun?.replyToMessageId ?? null,
-    runs: runRows,
+    runs: runRows.map(({ replyToMessageId: _, ...outcome }) => outcome),
   };
 }
 
