@@ -4,7 +4,7 @@ import { createJobWaiter, createQueues } from '@agentq/shared/queues';
 import { createApiRedis, createWorkerRedis } from '@agentq/shared/redis';
 import { RunEventHub } from '@agentq/shared/run-stream';
 import type { Logger } from '@agentq/shared/logger';
-import { createUser } from '@agentq/shared/services';
+import { createUser, startConfigCache } from '@agentq/shared/services';
 import { openTestDb, randomPrefix, silentLogger, testDatabaseUrl, testRedisUrl, uniqueEmail } from '@agentq/shared/testing';
 import { llmModels, type Database } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
@@ -24,9 +24,21 @@ export async function insertBackgroundModel(db: Database, name: string): Promise
 /** The fixed APP_SECRET of test apps, so tests can decrypt what the API stored. */
 export const TEST_APP_SECRET = 'agentq-test-app-secret-0123456789';
 
-/** The real app on the real test database and Redis, with a queue prefix of its own. */
+/**
+ * The real app on the real test database and Redis, with a queue prefix of its own. `configCache`
+ * reads models, agents, tools and sessions through the per-process cache, as the API runtime does
+ * (off by default: tests that write rows behind the services' back expect to see them).
+ */
 export async function createTestApp(
-  options: { redisUrl?: string; sseHeartbeatSeconds?: number; metricsToken?: string; logger?: Logger; config?: Partial<AppDeps['config']>; allowPrivateNetworks?: boolean } = {},
+  options: {
+    redisUrl?: string;
+    sseHeartbeatSeconds?: number;
+    metricsToken?: string;
+    logger?: Logger;
+    config?: Partial<AppDeps['config']>;
+    allowPrivateNetworks?: boolean;
+    configCache?: boolean;
+  } = {},
 ) {
   const database = await openTestDb();
   const redis = createApiRedis(options.redisUrl ?? testRedisUrl());
@@ -37,6 +49,8 @@ export async function createTestApp(
   const subscriber = createWorkerRedis(options.redisUrl ?? testRedisUrl());
   subscriber.on('error', () => {});
   const runEvents = new RunEventHub(subscriber, prefix);
+  const cacheSubscriber = options.configCache ? createWorkerRedis(options.redisUrl ?? testRedisUrl()) : undefined;
+  const configCache = cacheSubscriber ? await startConfigCache(database.db, { publisher: redis, subscriber: cacheSubscriber, prefix }) : undefined;
   const app = createApp({
     db: database.db,
     redis,
@@ -73,7 +87,10 @@ export async function createTestApp(
     prefix,
     signUp,
     startWorker: (env: Record<string, string> = {}) => startWorkerProcess(prefix, env),
+    configCache: configCache?.cache,
     close: async () => {
+      await configCache?.close();
+      cacheSubscriber?.disconnect();
       await jobs.close();
       subscriber.disconnect();
       await queues.close();

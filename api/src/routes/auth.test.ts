@@ -6,7 +6,8 @@ import { createTestApp } from '../testing';
 
 let t: Awaited<ReturnType<typeof createTestApp>>;
 beforeAll(async () => {
-  t = await createTestApp();
+  // Sessions are read through the auth cache, as the API runtime reads them.
+  t = await createTestApp({ configCache: true });
 });
 afterAll(() => t.close());
 

@@ -31,6 +31,8 @@ let admin: Awaited<ReturnType<typeof t.signUp>>;
 
 beforeAll(async () => {
   t = await createTestApp({
+    // Sessions through the auth cache, as the API runtime reads them: revocation must hold there.
+    configCache: true,
     logger: createLogger({ level: 'info', name: 'agentq-api', destination }),
     config: { loginThrottle: { maxPerAccount: 5, maxPerAddress: 12, windowSeconds: 120 } },
   });

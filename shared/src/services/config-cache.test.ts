@@ -2,12 +2,13 @@ import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, DbHandle } from '../db/client';
-import { llmModels } from '../db/schema';
+import { llmModels, sessions, users } from '../db/schema';
 import { openTestDb, randomPrefix, testRedisUrl } from '../testing';
 import { createAgent, getAgent, resolveAgentTools, updateAgent } from './agents';
 import { ConfigCache, startConfigCache } from './config-cache';
 import { createModel, getModelWithKey, updateModel } from './models';
 import { createToolInputSchema, createTool as createToolRow, getTool, updateTool, type CreateToolInput } from './tools';
+import { changeOwnPassword, createSession, createUser, deleteSession, deleteUser, hashSecret, resolveSession, updateProfile, updateUser } from './users';
 
 const createTool = (db: Database, input: Partial<CreateToolInput> & { name: string; slug: string; type: string }) => createToolRow(db, createToolInputSchema.parse(input));
 
@@ -97,6 +98,87 @@ describe('config cache across processes', () => {
     // Inserted behind the cache's back: no invalidation at all, and still found (a miss reloads once).
     const created = await createTool(direct.db, { name: 'Fresh', slug: `fresh_${Date.now()}`, type: 'calculator', config: {} });
     expect((await getTool(b.database.db, created.id)).slug).toBe(created.slug);
+  });
+});
+
+describe('auth cache across processes', () => {
+  const prefix = randomPrefix('auth');
+  let a: Process;
+  let b: Process;
+  let direct: DbHandle;
+  const newUser = (role: 'admin' | 'user' = 'user') =>
+    createUser(direct.db, { email: `cache-${Math.random().toString(36).slice(2, 10)}@test.local`, name: 'Cached', password: 'cache-password-123', role });
+  /** B has read (and cached) the session; a write behind the services' back proves B's reads come from memory. */
+  async function cachedInB(token: string, userId: string) {
+    expect((await resolveSession(b.database.db, token))?.id).toBe(userId);
+    const loads = b.cache.stats.loads;
+    await direct.db.update(users).set({ name: 'Renamed behind the cache' }).where(eq(users.id, userId));
+    expect((await resolveSession(b.database.db, token))?.name).toBe('Cached');
+    expect(b.cache.stats.loads).toBe(loads);
+  }
+
+  beforeAll(async () => {
+    [a, b, direct] = await Promise.all([startProcess(prefix), startProcess(prefix), openTestDb()]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close(), direct?.close()]);
+  });
+
+  it('signing out through one process ends the session in the other at once', async () => {
+    const user = await newUser();
+    const { token } = await createSession(direct.db, user.id);
+    await cachedInB(token, user.id);
+    await deleteSession(a.database.db, token);
+    await expect.poll(() => resolveSession(b.database.db, token), { timeout: 2_000 }).toBeNull();
+  });
+
+  it('disabling, demoting, a password change or deleting the user: the other process follows', async () => {
+    const admin = await newUser('admin');
+    const disabled = await newUser();
+    const disabledSession = await createSession(direct.db, disabled.id);
+    await cachedInB(disabledSession.token, disabled.id);
+    await updateUser(a.database.db, disabled.id, { disabled: true }, admin.id);
+    await expect.poll(() => resolveSession(b.database.db, disabledSession.token), { timeout: 2_000 }).toBeNull();
+
+    const demoted = await newUser('admin');
+    const demotedSession = await createSession(direct.db, demoted.id);
+    await cachedInB(demotedSession.token, demoted.id);
+    await updateUser(a.database.db, demoted.id, { role: 'user' }, admin.id);
+    await expect.poll(async () => (await resolveSession(b.database.db, demotedSession.token))?.role, { timeout: 2_000 }).toBe('user');
+
+    const changer = await newUser();
+    const [own, other] = [await createSession(direct.db, changer.id), await createSession(direct.db, changer.id)];
+    await cachedInB(other.token, changer.id);
+    await changeOwnPassword(a.database.db, changer.id, { currentPassword: 'cache-password-123', newPassword: 'cache-password-456' }, own.token);
+    await expect.poll(() => resolveSession(b.database.db, other.token), { timeout: 2_000 }).toBeNull();
+    expect((await resolveSession(b.database.db, own.token))?.id).toBe(changer.id);
+
+    const renamed = await newUser();
+    const renamedSession = await createSession(direct.db, renamed.id);
+    await cachedInB(renamedSession.token, renamed.id);
+    await updateProfile(a.database.db, renamed.id, { name: 'New name' });
+    await expect.poll(async () => (await resolveSession(b.database.db, renamedSession.token))?.name, { timeout: 2_000 }).toBe('New name');
+
+    const deleted = await newUser();
+    const deletedSession = await createSession(direct.db, deleted.id);
+    await cachedInB(deletedSession.token, deleted.id);
+    await deleteUser(a.database.db, deleted.id, admin.id);
+    await expect.poll(() => resolveSession(b.database.db, deletedSession.token), { timeout: 2_000 }).toBeNull();
+  });
+
+  it('a cached session stops working when it expires, and unknown tokens are not kept', async () => {
+    const user = await newUser();
+    const { token } = await createSession(direct.db, user.id, 400);
+    expect((await resolveSession(b.database.db, token))?.id).toBe(user.id);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    expect(await resolveSession(b.database.db, token)).toBeNull();
+
+    // A session that did not exist when first asked for works as soon as it does (no cached "no").
+    const later = 'not-yet-a-session-token';
+    expect(await resolveSession(b.database.db, later)).toBeNull();
+    await direct.db.insert(sessions).values({ id: `ses_${Date.now()}`, userId: user.id, tokenHash: hashSecret(later), expiresAt: new Date(Date.now() + 60_000) });
+    expect((await resolveSession(b.database.db, later))?.id).toBe(user.id);
   });
 });
 

@@ -2,12 +2,20 @@ import type { Redis } from 'ioredis';
 import type { Database } from '../db/client';
 
 /**
- * What rarely changes and every run reads: models, agents (with their tool associations) and tool
- * instances. Admins edit them; runs read them several times each. One snapshot of the whole set
- * is cached per process and dropped on any change, so there is no cascade to get wrong (deleting a
- * model clears agents' model, deleting a tool their associations).
+ * What rarely changes and is read all the time, each scope dropped whole on any change to it, so
+ * there is no cascade to get wrong:
+ * - `agent-config`: models, agents (with their tool associations) and tool instances, one snapshot
+ *   (deleting a model clears agents' model, deleting a tool their associations). Admins edit them;
+ *   runs read them several times each.
+ * - `auth`: the user behind each session cookie, keyed by the token's hash. Every request reads it;
+ *   a sign-out, a revocation or any change to a user drops them all.
  */
-export type ConfigScope = 'agent-config';
+export type ConfigScope = 'agent-config' | 'auth';
+
+/** How long an entry may serve without a reload, whatever invalidations say (the safety net). */
+const TTL_MS: Record<ConfigScope, number> = { 'agent-config': 60_000, auth: 15_000 };
+/** Keyed scopes hold at most this many entries; the oldest go first. */
+const MAX_KEYS = 10_000;
 
 export type ConfigCacheOptions = {
   /** Publishes invalidations (a normal command connection). */
@@ -15,7 +23,7 @@ export type ConfigCacheOptions = {
   /** A connection this cache puts into subscriber mode; not shared with other commands. */
   subscriber: Redis;
   prefix: string;
-  /** Safety net for an invalidation lost while Redis was unreachable from the writer (default 60 s). */
+  /** Safety net for an invalidation lost while Redis was unreachable from the writer (default per scope: 60 s, auth 15 s). */
   ttlMs?: number;
   onError?: (error: unknown) => void;
 };
@@ -35,7 +43,8 @@ const channelOf = (prefix: string) => `${prefix}:config-invalidate`;
  */
 export class ConfigCache {
   readonly #options: ConfigCacheOptions;
-  readonly #entries = new Map<ConfigScope, Entry>();
+  /** Per scope, its entries by key ('' for a scope cached as one value). */
+  readonly #entries = new Map<ConfigScope, Map<string, Entry>>();
   readonly #versions = new Map<ConfigScope, number>();
   readonly #channel: string;
   #subscribed: Promise<void> | undefined;
@@ -65,15 +74,17 @@ export class ConfigCache {
     return this.#subscribed;
   }
 
-  /** The cached value of `scope`, loading it once for all concurrent callers. */
-  async get<T>(scope: ConfigScope, load: () => Promise<T>): Promise<T> {
+  /** The cached value of `scope` (of its entry `key`), loading it once for all concurrent callers. */
+  async get<T>(scope: ConfigScope, load: () => Promise<T>, key = ''): Promise<T> {
     if (!this.#live) {
       // Before the subscription is confirmed a cached value could miss an invalidation.
       if (this.#subscribed && !this.#closed) await this.#subscribed.then(() => (this.#live = true)).catch(() => {});
       if (!this.#live) return load();
     }
-    const ttlMs = this.#options.ttlMs ?? 60_000;
-    const entry = this.#entries.get(scope);
+    const ttlMs = this.#options.ttlMs ?? TTL_MS[scope];
+    let entries = this.#entries.get(scope);
+    if (!entries) this.#entries.set(scope, (entries = new Map()));
+    const entry = entries.get(key);
     if (entry && performance.now() - entry.loadedAt < ttlMs) {
       this.stats.hits++;
       return entry.value as Promise<T>;
@@ -82,17 +93,25 @@ export class ConfigCache {
     const version = this.#versions.get(scope) ?? 0;
     const value = load().then(deepFreeze);
     const created: Entry = { value, loadedAt: performance.now() };
-    this.#entries.set(scope, created);
+    entries.delete(key);
+    entries.set(key, created);
+    if (entries.size > MAX_KEYS) entries.delete(entries.keys().next().value!);
+    const current = () => this.#entries.get(scope)?.get(key) === created;
     value.then(
       () => {
         // An invalidation arrived while loading: the value may predate the change.
-        if ((this.#versions.get(scope) ?? 0) !== version && this.#entries.get(scope) === created) this.#entries.delete(scope);
+        if ((this.#versions.get(scope) ?? 0) !== version && current()) this.#entries.get(scope)!.delete(key);
       },
       () => {
-        if (this.#entries.get(scope) === created) this.#entries.delete(scope);
+        if (current()) this.#entries.get(scope)!.delete(key);
       },
     );
     return value;
+  }
+
+  /** Forgets one entry here (a value not worth keeping, such as an unknown or expired session). */
+  forget(scope: ConfigScope, key = ''): void {
+    this.#entries.get(scope)?.delete(key);
   }
 
   /** Drops `scopes` here and tells every other process. Call after the change is committed. */
@@ -146,10 +165,15 @@ export function detachConfigCache(db: Database): void {
   attached.delete(db);
 }
 
-/** The loader's value, from the cache attached to `db` if any. */
-export function cachedConfig<T>(db: Database, scope: ConfigScope, load: () => Promise<T>): Promise<T> {
+/** The loader's value (of entry `key` of a keyed scope), from the cache attached to `db` if any. */
+export function cachedConfig<T>(db: Database, scope: ConfigScope, load: () => Promise<T>, key?: string): Promise<T> {
   const cache = attached.get(db);
-  return cache ? cache.get(scope, load) : load();
+  return cache ? cache.get(scope, load, key) : load();
+}
+
+/** Forgets one entry in this process's copy. */
+export function forgetCachedConfig(db: Database, scope: ConfigScope, key?: string): void {
+  attached.get(db)?.forget(scope, key);
 }
 
 /** Forgets this process's copy (not others'); false when no cache is attached. */
@@ -159,7 +183,7 @@ export function dropLocalConfig(db: Database, scopes: ConfigScope[] = ['agent-co
   return cache !== undefined;
 }
 
-/** Call after a committed change to models, agents or tools. */
+/** Call after a committed change to models, agents or tools (the default scope), or to users and sessions (`auth`). */
 export async function invalidateConfig(db: Database, scopes: ConfigScope[] = ['agent-config']): Promise<void> {
   await attached.get(db)?.invalidate(scopes);
 }

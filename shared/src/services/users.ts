@@ -13,6 +13,7 @@ import {
 } from '../api-types/users';
 import { apiTokens, auditEvents, sessions, USER_ROLES, users } from '../db/schema';
 import { newId } from '../ids';
+import { cachedConfig, forgetCachedConfig, invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { hashPassword, verifyPassword } from './passwords';
 
@@ -104,7 +105,7 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
   }
   // The new password (or the disabled flag), the revocation and the audit row commit together: a
   // failure half-way never leaves old cookies or tokens working with a reset password.
-  return db.transaction(async (tx) => {
+  const updated = await db.transaction(async (tx) => {
     const [row] = Object.keys(changes).length
       ? await tx.update(users).set(changes).where(eq(users.id, id)).returning()
       : await tx.select().from(users).where(eq(users.id, id));
@@ -120,6 +121,9 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
     });
     return toPublicUser(row);
   });
+  // After the commit: a session read in between would otherwise be cached with the old user.
+  await invalidateConfig(db, ['auth']);
+  return updated;
 }
 
 /** The signed-in user's own name and UI language. */
@@ -131,6 +135,7 @@ export async function updateProfile(db: Database, userId: string, input: UpdateP
     ? await db.update(users).set(changes).where(eq(users.id, userId)).returning()
     : await db.select().from(users).where(eq(users.id, userId));
   if (!row) throw new NotFoundError('User', userId);
+  await invalidateConfig(db, ['auth']);
   return toPublicUser(row);
 }
 
@@ -145,9 +150,10 @@ export class WrongPasswordError extends InvalidInputError {
 /**
  * Ends every session and API token of a user; `keepSessionToken` spares the session that asked
  * (a self-service password change keeps its own browser signed in). Returns how many were revoked.
+ * Inside a caller's transaction (`db` a `tx`), the caller drops the cached sessions after its commit.
  */
 export async function revokeCredentials(db: Database, userId: string, keepSessionToken?: string): Promise<{ sessions: number; apiTokens: number }> {
-  return db.transaction(async (tx) => {
+  const revoked = await db.transaction(async (tx) => {
     const sessionFilter = keepSessionToken
       ? and(eq(sessions.userId, userId), ne(sessions.tokenHash, hashSecret(keepSessionToken)))
       : eq(sessions.userId, userId);
@@ -155,6 +161,8 @@ export async function revokeCredentials(db: Database, userId: string, keepSessio
     const endedTokens = await tx.delete(apiTokens).where(eq(apiTokens.userId, userId)).returning({ id: apiTokens.id });
     return { sessions: endedSessions.length, apiTokens: endedTokens.length };
   });
+  await invalidateConfig(db, ['auth']);
+  return revoked;
 }
 
 /**
@@ -169,18 +177,21 @@ export async function changeOwnPassword(db: Database, userId: string, input: Cha
   }
   const passwordHash = await hashPassword(input.newPassword);
   // The new password and the revocation commit together (see updateUser).
-  return db.transaction(async (tx) => {
+  const revoked = await db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
     const revoked = await revokeCredentials(tx, userId, keepSessionToken);
     await tx.insert(auditEvents).values({ actorUserId: userId, action: 'user.password-change', targetType: 'user', targetId: userId, details: { revoked } });
     return revoked;
   });
+  await invalidateConfig(db, ['auth']);
+  return revoked;
 }
 
 export async function deleteUser(db: Database, id: string, actorUserId: string): Promise<void> {
   if (id === actorUserId) throw new ConflictError('You cannot delete your own account');
   const deleted = await db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
   if (deleted.length === 0) throw new NotFoundError('User', id);
+  await invalidateConfig(db, ['auth']);
   await db.insert(auditEvents).values({ actorUserId, action: 'user.delete', targetType: 'user', targetId: id });
 }
 
@@ -204,21 +215,36 @@ export async function createSession(db: Database, userId: string, ttlMs = SESSIO
 /** Every request with a cookie asks this: prepared once. */
 const userOfSession = preparedQuery((db) =>
   db
-    .select({ user: users })
+    .select({ user: users, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), gt(sessions.expiresAt, sql.placeholder('now')), isNull(users.disabledAt)))
     .prepare('user_of_session'),
 );
 
-export async function resolveSession(db: Database, token: string): Promise<PublicUser | null> {
+/** A session's user and when the session ends, as the auth cache keeps them. */
+async function loadSession(db: Database, tokenHash: string): Promise<{ user: PublicUser; expiresAt: number } | null> {
   // Placeholder values skip the column's mapping to the driver: the time goes as text, as drizzle would send it.
-  const [row] = await userOfSession(db).execute({ tokenHash: hashSecret(token), now: new Date().toISOString() });
-  return row ? toPublicUser(row.user) : null;
+  const [row] = await userOfSession(db).execute({ tokenHash, now: new Date().toISOString() });
+  return row ? { user: toPublicUser(row.user), expiresAt: row.expiresAt.getTime() } : null;
+}
+
+/**
+ * The user signed in with this session cookie, or null. Read through the `auth` cache (every
+ * request asks; a sign-out, revocation or user change drops it in every process), keyed by the
+ * token's hash; unknown and expired sessions are not kept.
+ */
+export async function resolveSession(db: Database, token: string): Promise<PublicUser | null> {
+  const tokenHash = hashSecret(token);
+  const found = await cachedConfig(db, 'auth', () => loadSession(db, tokenHash), tokenHash);
+  if (found && found.expiresAt > Date.now()) return found.user;
+  forgetCachedConfig(db, 'auth', tokenHash);
+  return null;
 }
 
 export async function deleteSession(db: Database, token: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.tokenHash, hashSecret(token)));
+  await invalidateConfig(db, ['auth']);
 }
 
 /** Creates an API token; the secret is in the return value and nowhere else. */
@@ -249,18 +275,23 @@ export async function revokeApiToken(db: Database, userId: string, id: string): 
   await db.insert(auditEvents).values({ actorUserId: userId, action: 'api-token.revoke', targetType: 'api-token', targetId: id });
 }
 
+/** How stale a token's "last used" may get: a client sending many requests writes it once a minute, not on each. */
+const LAST_USED_PRECISION_MS = 60_000;
+
 /** The user behind a bearer token, or null when unknown, revoked or expired. */
 export async function resolveApiToken(db: Database, token: string): Promise<PublicUser | null> {
   if (!token.startsWith(API_TOKEN_PREFIX)) return null;
   const [row] = await db
-    .select({ user: users, tokenId: apiTokens.id })
+    .select({ user: users, tokenId: apiTokens.id, lastUsedAt: apiTokens.lastUsedAt })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
     .where(
       and(eq(apiTokens.tokenHash, hashSecret(token)), or(isNull(apiTokens.expiresAt), gt(apiTokens.expiresAt, new Date())), isNull(users.disabledAt)),
     );
   if (!row) return null;
-  await db.update(apiTokens).set({ lastUsedAt: new Date() }).where(eq(apiTokens.id, row.tokenId));
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() >= LAST_USED_PRECISION_MS) {
+    await db.update(apiTokens).set({ lastUsedAt: new Date() }).where(eq(apiTokens.id, row.tokenId));
+  }
   return toPublicUser(row.user);
 }
 
