@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { openAPIRouteHandler } from 'hono-openapi';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps, AppEnv } from './deps';
 import { ApiError, handleError } from './errors';
 import { identify } from './middleware/auth';
+import { bodySizeLimit } from './middleware/body-size-limit';
 import { jsonBody } from './middleware/json-body';
 import { securityHeaders } from './middleware/security-headers';
 import { observeRequests } from './middleware/observe-requests';
@@ -74,15 +74,7 @@ export function createApp(deps: AppDeps) {
   app.use(observeRequests(metrics));
   // Every body the API reads (its routes and the queue board's): the size limit (413), then the one
   // JSON parser, depth-limited, parsed once and handed to the validators (and to bull-board).
-  const bodyLimits = [
-    bodyLimit({
-      maxSize: deps.config.bodyLimitBytes,
-      onError: () => {
-        throw new ApiError(413, 'payload_too_large', `Request body exceeds ${deps.config.bodyLimitBytes} bytes`);
-      },
-    }),
-    jsonBody(deps.config.jsonMaxDepth),
-  ];
+  const bodyLimits = [bodySizeLimit(deps.config.bodyLimitBytes), jsonBody(deps.config.jsonMaxDepth)];
   app.use('/api/*', ...bodyLimits);
   app.use('/api/*', sameOriginWrites);
   app.use('/api/*', identify);
