@@ -62,7 +62,7 @@ export function handleError(error: Error, c: Context<AppEnv>) {
   if (error instanceof ForbiddenError) return render(c, 403, { error: { code: 'forbidden', message: error.message } });
   if (error instanceof InvalidInputError) return render(c, 400, { error: { code: 'validation_failed', message: error.message, issues: error.issues } });
   if (isDependencyDown(error)) {
-    c.var.logger?.warn({ err: error, requestId: c.var.requestId }, 'dependency unavailable');
+    c.get('logger')?.warn({ err: error, requestId: c.get('requestId') }, 'dependency unavailable');
     // Redis/PostgreSQL restarts take seconds: tell clients (and EventSource-style retry loops) when to come back.
     c.header('retry-after', String(RETRY_AFTER_SECONDS));
     return render(c, 503, { error: { code: 'service_unavailable', message: 'A backing service is unavailable; try again shortly' } });
@@ -74,6 +74,6 @@ export function handleError(error: Error, c: Context<AppEnv>) {
   }
   if (pgCode === '23505') return render(c, 409, { error: { code: 'conflict', message: 'A resource with these values already exists' } });
   if (pgCode === '23503') return render(c, 409, { error: { code: 'conflict', message: 'A referenced resource does not exist or is still in use' } });
-  c.var.logger?.error({ err: error, requestId: c.var.requestId, path: c.req.path }, 'unhandled error');
+  c.get('logger')?.error({ err: error, requestId: c.get('requestId'), path: c.req.path }, 'unhandled error');
   return render(c, 500, { error: { code: 'internal', message: 'Internal server error' } });
 }

@@ -22,11 +22,11 @@ export const identify: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(asyn
   const token = bearerToken(c);
   let user: AuthUser | null = null;
   if (token !== undefined) {
-    user = await resolveApiToken(c.var.db, token);
+    user = await resolveApiToken(c.get('db'), token);
     c.set('credential', user ? { kind: 'api-token' } : null);
   } else {
     const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie) user = await resolveSession(c.var.db, cookie);
+    if (cookie) user = await resolveSession(c.get('db'), cookie);
     c.set('credential', user && cookie ? { kind: 'session', token: cookie } : null);
   }
   c.set('user', user);
@@ -35,20 +35,21 @@ export const identify: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(asyn
 
 /** 401 unless someone is signed in. */
 export const requireUser: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(async function requireUser(c, next) {
-  if (!c.var.user) throw new ApiError(401, 'unauthorized', 'Sign in or send an API token (Authorization: Bearer ...)');
+  if (!c.get('user')) throw new ApiError(401, 'unauthorized', 'Sign in or send an API token (Authorization: Bearer ...)');
   await next();
 });
 
 /** 401 when anonymous, 403 for a signed-in non-admin. */
 export const requireAdmin: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(async function requireAdmin(c, next) {
-  if (!c.var.user) throw new ApiError(401, 'unauthorized', 'Sign in or send an API token (Authorization: Bearer ...)');
-  if (c.var.user.role !== 'admin') throw new ApiError(403, 'forbidden', 'This requires an administrator');
+  const user = c.get('user');
+  if (!user) throw new ApiError(401, 'unauthorized', 'Sign in or send an API token (Authorization: Bearer ...)');
+  if (user.role !== 'admin') throw new ApiError(403, 'forbidden', 'This requires an administrator');
   await next();
 });
 
 /** The signed-in user inside a handler behind `requireUser`. */
 export function currentUser(c: Context<AppEnv>): AuthUser {
-  const user = c.var.user;
+  const user = c.get('user');
   if (!user) throw new ApiError(401, 'unauthorized', 'Not signed in');
   return user;
 }

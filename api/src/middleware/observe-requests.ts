@@ -30,14 +30,14 @@ export function routeLabel(c: Context): string {
 export function observeRequests(metrics: AppMetrics): MiddlewareHandler<AppEnv> {
   return createMiddleware<AppEnv>(async function observeRequests(c, next) {
     const started = performance.now();
-    c.header('x-request-id', c.var.requestId);
+    c.header('x-request-id', c.get('requestId'));
     await next();
     const seconds = (performance.now() - started) / 1000;
     const route = routeLabel(c);
     const status = c.res.status;
     metrics.observeRequest({ method: c.req.method, route, status }, seconds);
-    const line = { requestId: c.var.requestId, method: c.req.method, route, path: c.req.path, status, durationMs: Math.round(seconds * 1000), userId: c.var.user?.id };
-    if (isQuiet(c.req.method, route)) c.var.logger.debug(line, 'request');
-    else c.var.logger.info(line, 'request');
+    const line = { requestId: c.get('requestId'), method: c.req.method, route, path: c.req.path, status, durationMs: Math.round(seconds * 1000), userId: c.get('user')?.id };
+    if (isQuiet(c.req.method, route)) c.get('logger').debug(line, 'request');
+    else c.get('logger').info(line, 'request');
   });
 }

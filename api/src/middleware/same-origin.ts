@@ -21,7 +21,7 @@ function isForeignWrite(c: Context<AppEnv>): boolean {
     const originHost = hostOf(origin);
     if (!originHost) return true;
     const host = c.req.header('x-forwarded-host') ?? c.req.header('host');
-    const publicOrigin = c.var.config.publicOrigin;
+    const publicOrigin = c.get('config').publicOrigin;
     return originHost !== host && !(publicOrigin && hostOf(publicOrigin) === originHost);
   }
   // No Origin: a program, or an old browser; Fetch Metadata still tells a browser's cross-site request apart.

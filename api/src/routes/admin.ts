@@ -47,10 +47,10 @@ export const adminRoutes = new Hono<AppEnv>()
     async (c) => {
       const { minutes, failedLimit } = c.req.valid('query');
       const [queues, throughput, workers, failedJobs] = await Promise.all([
-        queueOverview(c.var.db, c.var.queues),
-        queueThroughput(c.var.queues, minutes),
+        queueOverview(c.get('db'), c.get('queues')),
+        queueThroughput(c.get('queues'), minutes),
         workersView(c.var),
-        listFailedJobs(c.var.queues, { limit: failedLimit }),
+        listFailedJobs(c.get('queues'), { limit: failedLimit }),
       ]);
       return c.json({ queues, throughput, workers, failedJobs, at: new Date().toISOString() });
     },
@@ -61,13 +61,13 @@ export const adminRoutes = new Hono<AppEnv>()
       tags: ['operations'],
       summary: 'Job counts per queue: waiting, active, delayed, parked for approval, failed, completed (states partition the jobs; parked = runs awaiting approval)',
     }),
-    async (c) => c.json({ items: await queueOverview(c.var.db, c.var.queues) }),
+    async (c) => c.json({ items: await queueOverview(c.get('db'), c.get('queues')) }),
   )
   .get(
     '/throughput',
     describeRoute({ tags: ['operations'], summary: 'Completed and failed jobs per minute for each queue over the last `minutes` minutes, oldest first' }),
     validate('query', throughputQuery),
-    async (c) => c.json(await queueThroughput(c.var.queues, c.req.valid('query').minutes)),
+    async (c) => c.json(await queueThroughput(c.get('queues'), c.req.valid('query').minutes)),
   )
   .get(
     '/workers',
@@ -78,7 +78,7 @@ export const adminRoutes = new Hono<AppEnv>()
     '/jobs/failed',
     describeRoute({ tags: ['operations'], summary: 'Most recently failed jobs across queues (or one queue), newest first' }),
     validate('query', failedQuery),
-    async (c) => c.json(await listFailedJobs(c.var.queues, c.req.valid('query'))),
+    async (c) => c.json(await listFailedJobs(c.get('queues'), c.req.valid('query'))),
   )
   .post(
     '/jobs/:queue/:id/retry',
@@ -86,7 +86,7 @@ export const adminRoutes = new Hono<AppEnv>()
     validate('param', jobParam),
     async (c) => {
       const { queue, id } = c.req.valid('param');
-      return c.json(await retryFailedJob(c.var.queues, queue, id));
+      return c.json(await retryFailedJob(c.get('queues'), queue, id));
     },
   )
   .delete(
@@ -95,7 +95,7 @@ export const adminRoutes = new Hono<AppEnv>()
     validate('param', jobParam),
     async (c) => {
       const { queue, id } = c.req.valid('param');
-      await discardFailedJob(c.var.queues, queue, id);
+      await discardFailedJob(c.get('queues'), queue, id);
       return c.body(null, 204);
     },
   )
@@ -103,11 +103,11 @@ export const adminRoutes = new Hono<AppEnv>()
     '/runs',
     describeRoute({ tags: ['operations'], summary: "Every user's runs, newest first: status, owner email, agent, created, duration, steps, tokens; filter by status, kind and user" }),
     validate('query', adminRunsQuerySchema),
-    async (c) => c.json(await listAdminRuns(c.var.db, c.req.valid('query'))),
+    async (c) => c.json(await listAdminRuns(c.get('db'), c.req.valid('query'))),
   )
   .get(
     '/runs/:id',
     describeRoute({ tags: ['operations'], summary: 'One run for operators: the run, its step timeline (model latency, tokens, tool calls, approval waits), tool logs and approvals' }),
     validate('param', idParam),
-    async (c) => c.json(await adminRunDetail(c.var.db, c.req.valid('param').id)),
+    async (c) => c.json(await adminRunDetail(c.get('db'), c.req.valid('param').id)),
   );

@@ -20,13 +20,13 @@ const idParam = z.object({ id: z.string().min(1).max(100) });
 export const approvalRoutes = new Hono<AppEnv>()
   .use(requireUser)
   .get('/', describeRoute({ tags: ['approvals'], summary: 'Your approvals (an admin sees all); filter by status and run' }), validate('query', approvalQuerySchema), async (c) =>
-    c.json({ items: await listApprovals(c.var.db, currentUser(c), c.req.valid('query')) }),
+    c.json({ items: await listApprovals(c.get('db'), currentUser(c), c.req.valid('query')) }),
   )
   .get('/count', describeRoute({ tags: ['approvals'], summary: 'How many approvals wait for you (the navigation badge)' }), async (c) =>
-    c.json({ pending: await countPendingApprovals(c.var.db, currentUser(c)) }),
+    c.json({ pending: await countPendingApprovals(c.get('db'), currentUser(c)) }),
   )
   .get('/:id', describeRoute({ tags: ['approvals'], summary: 'One approval (owner or admin)' }), validate('param', idParam), async (c) =>
-    c.json(await getApprovalFor(c.var.db, c.req.valid('param').id, currentUser(c))),
+    c.json(await getApprovalFor(c.get('db'), c.req.valid('param').id, currentUser(c))),
   )
   .post(
     '/:id',
@@ -39,9 +39,9 @@ export const approvalRoutes = new Hono<AppEnv>()
     validate('param', idParam),
     validate('json', decideApprovalInputSchema),
     async (c) => {
-      const approval = await decideApproval(c.var.db, c.req.valid('param').id, currentUser(c), c.req.valid('json'));
-      const run = await getRun(c.var.db, approval.runId);
-      await wakeParkedRun(c.var.queues, run, c.var.logger);
+      const approval = await decideApproval(c.get('db'), c.req.valid('param').id, currentUser(c), c.req.valid('json'));
+      const run = await getRun(c.get('db'), approval.runId);
+      await wakeParkedRun(c.get('queues'), run, c.get('logger'));
       return c.json(approval);
     },
   );

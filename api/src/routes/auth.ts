@@ -30,27 +30,27 @@ export const authRoutes = new Hono<AppEnv>()
   .post('/login', describeRoute({ tags: ['auth'], summary: 'Sign in; sets the session cookie' }), validate('json', loginSchema), async (c) => {
     const { email, password } = c.req.valid('json');
     const address = clientAddress(c);
-    const attempt = await beginLoginAttempt(c.var.redis, c.var.queues.prefix, { email, address }, c.var.config.loginThrottle);
+    const attempt = await beginLoginAttempt(c.get('redis'), c.get('queues').prefix, { email, address }, c.get('config').loginThrottle);
     if (!attempt.allowed) {
-      c.var.metrics.observeLoginFailure('throttled');
-      c.var.logger.warn({ requestId: c.var.requestId, email, clientAddress: address, scope: attempt.scope, retryAfterSeconds: attempt.retryAfterSeconds }, 'sign-in throttled');
+      c.get('metrics').observeLoginFailure('throttled');
+      c.get('logger').warn({ requestId: c.get('requestId'), email, clientAddress: address, scope: attempt.scope, retryAfterSeconds: attempt.retryAfterSeconds }, 'sign-in throttled');
       c.header('retry-after', String(attempt.retryAfterSeconds));
       throw new ApiError(429, 'too_many_attempts', `Too many failed sign-ins. Try again in ${describeWait(attempt.retryAfterSeconds)}.`, {
         details: { retryAfterSeconds: attempt.retryAfterSeconds },
       });
     }
-    const user = await authenticate(c.var.db, email, password);
+    const user = await authenticate(c.get('db'), email, password);
     if (!user) {
-      c.var.metrics.observeLoginFailure('invalid_credentials');
-      c.var.logger.warn({ requestId: c.var.requestId, email, clientAddress: address }, 'sign-in failed: wrong email or password');
+      c.get('metrics').observeLoginFailure('invalid_credentials');
+      c.get('logger').warn({ requestId: c.get('requestId'), email, clientAddress: address }, 'sign-in failed: wrong email or password');
       throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect');
     }
     await attempt.succeeded();
-    const session = await createSession(c.var.db, user.id);
+    const session = await createSession(c.get('db'), user.id);
     setCookie(c, SESSION_COOKIE, session.token, {
       httpOnly: true,
       sameSite: 'Lax',
-      secure: c.var.config.secureCookies,
+      secure: c.get('config').secureCookies,
       path: '/',
       maxAge: Math.floor(SESSION_TTL_MS / 1000),
     });
@@ -58,7 +58,7 @@ export const authRoutes = new Hono<AppEnv>()
   })
   .post('/logout', describeRoute({ tags: ['auth'], summary: 'Sign out; ends the session' }), async (c) => {
     const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie) await deleteSession(c.var.db, cookie);
+    if (cookie) await deleteSession(c.get('db'), cookie);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.body(null, 204);
   })
@@ -71,25 +71,25 @@ export const authRoutes = new Hono<AppEnv>()
     requireUser,
     validate('json', changePasswordInputSchema),
     async (c) => {
-      const credential = c.var.credential;
+      const credential = c.get('credential');
       const keep = credential?.kind === 'session' ? credential.token : undefined;
-      const revoked = await changeOwnPassword(c.var.db, currentUser(c).id, c.req.valid('json'), keep);
+      const revoked = await changeOwnPassword(c.get('db'), currentUser(c).id, c.req.valid('json'), keep);
       return c.json({ revoked });
     },
   )
   .get('/me', describeRoute({ tags: ['auth'], summary: 'The signed-in user' }), requireUser, (c) => c.json({ user: currentUser(c) }))
   .patch('/me', describeRoute({ tags: ['auth'], summary: 'Change your own name or UI language' }), requireUser, validate('json', updateProfileInputSchema), async (c) => {
-    return c.json({ user: await updateProfile(c.var.db, currentUser(c).id, c.req.valid('json')) });
+    return c.json({ user: await updateProfile(c.get('db'), currentUser(c).id, c.req.valid('json')) });
   })
   .post('/tokens', describeRoute({ tags: ['auth'], summary: 'Create an API token (the secret is shown once)' }), requireUser, validate('json', createApiTokenInputSchema), async (c) => {
-    const token = await createApiToken(c.var.db, currentUser(c).id, c.req.valid('json'));
+    const token = await createApiToken(c.get('db'), currentUser(c).id, c.req.valid('json'));
     return c.json(token, 201);
   })
   .get('/tokens', describeRoute({ tags: ['auth'], summary: 'List your API tokens (no secrets)' }), requireUser, async (c) => {
-    return c.json({ items: await listApiTokens(c.var.db, currentUser(c).id) });
+    return c.json({ items: await listApiTokens(c.get('db'), currentUser(c).id) });
   })
   .delete('/tokens/:id', describeRoute({ tags: ['auth'], summary: 'Revoke an API token' }), requireUser, validate('param', tokenIdSchema), async (c) => {
-    await revokeApiToken(c.var.db, currentUser(c).id, c.req.valid('param').id);
+    await revokeApiToken(c.get('db'), currentUser(c).id, c.req.valid('param').id);
     return c.body(null, 204);
   });
 

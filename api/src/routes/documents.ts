@@ -50,7 +50,7 @@ export const documentRoutes = new Hono<AppEnv>()
     async (c) => {
       const { cursor, ...query } = c.req.valid('query');
       const options = { ...query, offset: cursor === undefined ? query.offset : Number(cursor) };
-      const page = options.q ? await searchDocuments(c.var.db, actorOf(c), { ...options, q: options.q }) : await listDocuments(c.var.db, actorOf(c), options);
+      const page = options.q ? await searchDocuments(c.get('db'), actorOf(c), { ...options, q: options.q }) : await listDocuments(c.get('db'), actorOf(c), options);
       return c.json({ items: page.items, total: page.total, nextCursor: page.nextOffset === null ? null : String(page.nextOffset) });
     },
   )
@@ -58,10 +58,10 @@ export const documentRoutes = new Hono<AppEnv>()
     '/',
     describeRoute({ tags: ['documents'], summary: 'Create a document (type defaults to document); the summary defaults to the start of the content' }),
     validate('json', createDocumentInputSchema),
-    async (c) => c.json(toDocumentView(await createDocument(c.var.db, actorOf(c), c.req.valid('json'))), 201),
+    async (c) => c.json(toDocumentView(await createDocument(c.get('db'), actorOf(c), c.req.valid('json'))), 201),
   )
   .get('/:id', describeRoute({ tags: ['documents'], summary: 'One of your documents with its content' }), validate('param', idParam), async (c) =>
-    c.json(toDocumentView(await getDocument(c.var.db, actorOf(c), c.req.valid('param').id))),
+    c.json(toDocumentView(await getDocument(c.get('db'), actorOf(c), c.req.valid('param').id))),
   )
   .put(
     '/:id',
@@ -72,17 +72,17 @@ export const documentRoutes = new Hono<AppEnv>()
     }),
     validate('param', idParam),
     validate('json', updateDocumentInputSchema),
-    async (c) => c.json(toDocumentView(await updateDocument(c.var.db, actorOf(c), c.req.valid('param').id, c.req.valid('json')))),
+    async (c) => c.json(toDocumentView(await updateDocument(c.get('db'), actorOf(c), c.req.valid('param').id, c.req.valid('json')))),
   )
   .delete('/:id', describeRoute({ tags: ['documents'], summary: 'Delete a document and its history' }), validate('param', idParam), async (c) => {
-    await deleteDocument(c.var.db, actorOf(c), c.req.valid('param').id);
+    await deleteDocument(c.get('db'), actorOf(c), c.req.valid('param').id);
     return c.body(null, 204);
   })
   .get(
     '/:id/revisions',
     describeRoute({ tags: ['documents'], summary: 'Every version of a document, newest first, with who (user or run) made it and when' }),
     validate('param', idParam),
-    async (c) => c.json({ items: await listDocumentRevisions(c.var.db, actorOf(c), c.req.valid('param').id) }),
+    async (c) => c.json({ items: await listDocumentRevisions(c.get('db'), actorOf(c), c.req.valid('param').id) }),
   )
   .post(
     '/:id/restore',
@@ -91,6 +91,6 @@ export const documentRoutes = new Hono<AppEnv>()
     validate('json', restoreBody),
     async (c) => {
       const { version, expectedVersion } = c.req.valid('json');
-      return c.json(toDocumentView(await restoreDocumentRevision(c.var.db, actorOf(c), c.req.valid('param').id, version, { expectedVersion })));
+      return c.json(toDocumentView(await restoreDocumentRevision(c.get('db'), actorOf(c), c.req.valid('param').id, version, { expectedVersion })));
     },
   );

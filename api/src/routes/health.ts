@@ -36,10 +36,10 @@ export const healthRoutes = new Hono<AppEnv>()
     async (c) => {
       let workerCount = 0;
       const [database, redis, workerProbe] = await Promise.all([
-        probe(() => c.var.db.execute(sql`select 1`)),
-        probe(() => c.var.redis.ping()),
+        probe(() => c.get('db').execute(sql`select 1`)),
+        probe(() => c.get('redis').ping()),
         probe(async () => {
-          workerCount = (await listWorkerHeartbeats(c.var.redis, c.var.queues.prefix)).length;
+          workerCount = (await listWorkerHeartbeats(c.get('redis'), c.get('queues').prefix)).length;
         }),
       ]);
       const ready = database.ok && redis.ok;

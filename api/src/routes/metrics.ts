@@ -13,11 +13,12 @@ function sameSecret(given: string, expected: string): boolean {
 
 /** Prometheus may scrape with `Authorization: Bearer <METRICS_TOKEN>`; otherwise an admin session or admin API token. */
 const metricsAccess = createMiddleware<AppEnv>(async function metricsAccess(c, next) {
-  const token = c.var.config.metricsToken;
+  const token = c.get('config').metricsToken;
   const header = c.req.header('authorization');
   if (token && header?.toLowerCase().startsWith('bearer ') && sameSecret(header.slice(7).trim(), token)) return next();
-  if (!c.var.user) throw new ApiError(401, 'unauthorized', 'Send Authorization: Bearer <METRICS_TOKEN>, or sign in as an administrator');
-  if (c.var.user.role !== 'admin') throw new ApiError(403, 'forbidden', 'Metrics are for administrators');
+  const user = c.get('user');
+  if (!user) throw new ApiError(401, 'unauthorized', 'Send Authorization: Bearer <METRICS_TOKEN>, or sign in as an administrator');
+  if (user.role !== 'admin') throw new ApiError(403, 'forbidden', 'Metrics are for administrators');
   return next();
 });
 

@@ -12,7 +12,7 @@ export const QUEUE_BOARD_PATH = '/admin/queues';
 
 /** Admins only. A browser that is not signed in is sent to the login page and back; a non-admin's browser to the 403 page. */
 export const queueBoardAccess = createMiddleware<AppEnv>(async function queueBoardAccess(c, next) {
-  const user = c.var.user;
+  const user = c.get('user');
   if (!user) {
     if (c.req.method === 'GET' && (c.req.header('accept') ?? '').includes('text/html')) {
       return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 302);

@@ -60,7 +60,7 @@ const END_GRACE_HEARTBEATS = 4;
  * sequence number; closes after `finish`. A finished run whose stream expired is replayed from its message.
  */
 export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
-  const run = await getRunFor(c.var.db, runId, currentUser(c));
+  const run = await getRunFor(c.get('db'), runId, currentUser(c));
   return followRunOverSse(c, run, parseLastEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId')));
 }
 
@@ -104,7 +104,7 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
   // its start (expired, trimmed, Redis lost it) does the end need a second look at the database,
   // taken after the subscribe. A queued run's stream is usually still empty (a client subscribing
   // right after its POST), so its second look goes out with the stream reads: one round trip, not two.
-  const secondLook = () => getRunFor(c.var.db, run.id, currentUser(c));
+  const secondLook = () => getRunFor(c.get('db'), run.id, currentUser(c));
   /** What is stored after `afterSeq`, the first seq the stream still holds, and whether the run has ended. */
   async function readWhereToStart(): Promise<[RunEvent[], number, boolean]> {
     let earlyLook: ReturnType<typeof secondLook> | undefined;
@@ -183,8 +183,8 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
         // The stream expired or was trimmed. A fresh reader gets the persisted message; a reader that
         // already saw part of the run cannot be continued from it (other numbering), so it is told the run is over.
         if (afterSeq === 0) {
-          const [message] = await c.var.db.select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
-          const finalRun = await getRunFor(c.var.db, run.id, currentUser(c));
+          const [message] = await c.get('db').select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
+          const finalRun = await getRunFor(c.get('db'), run.id, currentUser(c));
           await send(replayFromMessage(finalRun, message?.parts ?? []));
         }
         await stream.write('data: [DONE]\n\n');
@@ -216,7 +216,7 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
         if (Date.now() >= endBy) {
           // The stream's end never came: the database's outcome ends it, numbered on from what was sent.
           await readStored();
-          if (!finished) await send(numbered(run.id, endChunks(await getRunFor(c.var.db, run.id, currentUser(c))), lastSent));
+          if (!finished) await send(numbered(run.id, endChunks(await getRunFor(c.get('db'), run.id, currentUser(c))), lastSent));
           break;
         }
         const waitMs = Math.min(endBy - Date.now(), needsRead ? Math.min(500, heartbeatMs) : Math.max(0, heartbeatMs - (Date.now() - lastWriteAt)));

@@ -15,7 +15,7 @@ const idParam = z.object({ id: z.string().min(1).max(100) });
 export const runRoutes = new Hono<AppEnv>()
   .use(requireUser)
   .get('/:id', describeRoute({ tags: ['runs'], summary: "A run's status, result and usage (owner or admin)" }), validate('param', idParam), async (c) =>
-    c.json(toRunView(await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c)))),
+    c.json(toRunView(await getRunFor(c.get('db'), c.req.valid('param').id, currentUser(c)))),
   )
   .get(
     '/:id/events',
@@ -37,21 +37,21 @@ export const runRoutes = new Hono<AppEnv>()
     }),
     validate('param', idParam),
     async (c) => {
-      const run = await getRunFor(c.var.db, c.req.valid('param').id, currentUser(c));
+      const run = await getRunFor(c.get('db'), c.req.valid('param').id, currentUser(c));
       if (run.status === 'cancelled') return c.json(toRunView(run), 202);
       if (isTerminal(run.status)) throw new ApiError(409, 'run_finished', `Run ${run.id} already ${run.status}`);
-      const cancelled = await transitionRun(c.var.db, run.id, 'cancelled', { finishReason: 'cancelled' });
+      const cancelled = await transitionRun(c.get('db'), run.id, 'cancelled', { finishReason: 'cancelled' });
       // A run that finished between our read and the update keeps its real outcome.
       if (!cancelled.ok && cancelled.reason === 'not-allowed' && cancelled.status !== 'cancelled') {
         throw new ApiError(409, 'run_finished', `Run ${run.id} already ${cancelled.status}`);
       }
       // Best effort from here on: the cancel is stored, and whoever holds the run also checks PostgreSQL.
-      await publishCancel(c.var.redis, c.var.queues.prefix, run.id).catch((error) => {
+      await publishCancel(c.get('redis'), c.get('queues').prefix, run.id).catch((error) => {
         if (!isDependencyDown(error)) throw error;
-        c.var.logger.warn({ runId: run.id, err: error }, 'cancel stored but not broadcast (Redis unavailable)');
+        c.get('logger').warn({ runId: run.id, err: error }, 'cancel stored but not broadcast (Redis unavailable)');
       });
       // A parked or queued run wakes up, sees it was cancelled and closes its stream.
-      await wakeParkedRun(c.var.queues, run, c.var.logger);
-      return c.json(toRunView(await getRunFor(c.var.db, run.id, currentUser(c))), 202);
+      await wakeParkedRun(c.get('queues'), run, c.get('logger'));
+      return c.json(toRunView(await getRunFor(c.get('db'), run.id, currentUser(c))), 202);
     },
   );

@@ -5,8 +5,8 @@ import {
   deleteChatSession,
   editAndResend,
   getChatSessionFor,
+  getChatSessionWithLastShown,
   getDefaultModel,
-  lastShownMessageId,
   isDependencyDown,
   listAgents,
   listModels,
@@ -50,7 +50,7 @@ export const chatOptionRoutes = new Hono<AppEnv>().get(
   describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only) and which model is the default' }),
   requireUser,
   async (c) => {
-    const [models, agents, defaultModel] = await Promise.all([listModels(c.var.db, { enabled: true }), listAgents(c.var.db), getDefaultModel(c.var.db)]);
+    const [models, agents, defaultModel] = await Promise.all([listModels(c.get('db'), { enabled: true }), listAgents(c.get('db')), getDefaultModel(c.get('db'))]);
     return c.json({
       defaultModelId: defaultModel?.id ?? null,
       models: models.map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, isDefault: model.id === defaultModel?.id })),
@@ -61,19 +61,19 @@ export const chatOptionRoutes = new Hono<AppEnv>().get(
 
 /** A session as the chat page reads it: the shown branch of messages with their versions, the runs' outcomes, the active run. */
 async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: string) {
-  const session = await getChatSessionFor(c.var.db, sessionId, userId);
+  const session = await getChatSessionFor(c.get('db'), sessionId, userId);
   // The runs first, then the messages: a run ends with its status and its answer in one statement,
   // so a run read as ended has its answer in the messages read after it, and a run read as active is
   // followed live whatever the messages say. Read together, a run ending in between was shown ended
   // without its answer ("No answer.") or as running with nothing following it. The active run is
   // one of the rows read, not a second statement: read apart, it could be gone while its outcome
   // still said running, and the page showed "running" for good.
-  const runRows = await c.var.db
+  const runRows = await c.get('db')
     .select({ id: runs.id, status: runs.status, error: runs.error, finishReason: runs.finishReason, hitStepLimit: runs.hitStepLimit, steps: runs.steps, replyToMessageId: runs.replyToMessageId })
     .from(runs)
     .where(eq(runs.sessionId, session.id));
   const activeRun = runRows.find((run) => (ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status));
-  const messageRows = await listThreadMessages(c.var.db, session.id);
+  const messageRows = await listThreadMessages(c.get('db'), session.id);
   return {
     ...session,
     messages: messageRows,
@@ -90,13 +90,13 @@ async function startOrAbandon<T>(c: Context<AppEnv>, run: Run, start: () => Prom
     return await start();
   } catch (error) {
     // Nothing will run it: end the run so the session is not blocked, then report the outage.
-    await transitionRun(c.var.db, run.id, 'failed', { error: 'Could not enqueue the run (queue unavailable)' });
+    await transitionRun(c.get('db'), run.id, 'failed', { error: 'Could not enqueue the run (queue unavailable)' });
     if (isDependencyDown(error)) throw new ApiError(503, 'service_unavailable', 'The queue is unavailable; try again shortly');
     throw error;
   }
 }
 
-const enqueueChatTurn = (c: Context<AppEnv>, run: Run) => enqueue(c.var.queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
+const enqueueChatTurn = (c: Context<AppEnv>, run: Run) => enqueue(c.get('queues'), 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
 
 /**
  * Answers a started run: 202 with where to follow it, or, when the request accepts
@@ -118,10 +118,10 @@ async function answerStartedRun(c: Context<AppEnv>, { run, created }: { run: Run
 export const sessionRoutes = new Hono<AppEnv>()
   .use(requireUser)
   .post('/', describeRoute({ tags: ['chat'], summary: 'Start a chat session' }), validate('json', createSessionInputSchema), async (c) =>
-    c.json(await createChatSession(c.var.db, currentUser(c).id, c.req.valid('json')), 201),
+    c.json(await createChatSession(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
   )
   .get('/', describeRoute({ tags: ['chat'], summary: 'Your chat sessions, most recent first' }), async (c) =>
-    c.json({ items: await listChatSessions(c.var.db, currentUser(c).id) }),
+    c.json({ items: await listChatSessions(c.get('db'), currentUser(c).id) }),
   )
   .get(
     '/search',
@@ -131,18 +131,18 @@ export const sessionRoutes = new Hono<AppEnv>()
       description: 'English words match stemmed (full-text); every term also matches as a substring, so Chinese or Japanese words are found inside sentences. Titles and the best message snippet come as segments with the matches marked.',
     }),
     validate('query', searchSessionsQuerySchema),
-    async (c) => c.json({ items: await searchChatSessions(c.var.db, currentUser(c).id, c.req.valid('query')) }),
+    async (c) => c.json({ items: await searchChatSessions(c.get('db'), currentUser(c).id, c.req.valid('query')) }),
   )
   .get('/:id', describeRoute({ tags: ['chat'], summary: 'A session with the shown branch of its messages (UI parts, versions), its runs\' outcomes and its active run' }), validate('param', idParam), async (c) =>
     c.json(await sessionDetail(c, c.req.valid('param').id, currentUser(c).id)),
   )
   .patch('/:id', describeRoute({ tags: ['chat'], summary: 'Rename a session' }), validate('param', idParam), validate('json', renameSessionInputSchema), async (c) => {
-    const session = await getChatSessionFor(c.var.db, c.req.valid('param').id, currentUser(c).id);
-    return c.json(await renameChatSession(c.var.db, session, c.req.valid('json').title));
+    const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
+    return c.json(await renameChatSession(c.get('db'), session, c.req.valid('json').title));
   })
   .delete('/:id', describeRoute({ tags: ['chat'], summary: 'Delete a session with its messages (409 while a run is going)' }), validate('param', idParam), async (c) => {
-    const session = await getChatSessionFor(c.var.db, c.req.valid('param').id, currentUser(c).id);
-    await deleteChatSession(c.var.db, session);
+    const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
+    await deleteChatSession(c.get('db'), session);
     return c.body(null, 204);
   })
   .post(
@@ -152,8 +152,8 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const { id, messageId } = c.req.valid('param');
       const user = currentUser(c);
-      const session = await getChatSessionFor(c.var.db, id, user.id);
-      await selectMessageVersion(c.var.db, session, messageId);
+      const session = await getChatSessionFor(c.get('db'), id, user.id);
+      await selectMessageVersion(c.get('db'), session, messageId);
       return c.json(await sessionDetail(c, session.id, user.id));
     },
   )
@@ -166,8 +166,8 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const { id, messageId } = c.req.valid('param');
       const user = currentUser(c);
-      const session = await getChatSessionFor(c.var.db, id, user.id);
-      const started = await regenerateAnswer(c.var.db, { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      const session = await getChatSessionFor(c.get('db'), id, user.id);
+      const started = await regenerateAnswer(c.get('db'), { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
     },
   )
@@ -180,8 +180,8 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const { id, messageId } = c.req.valid('param');
       const user = currentUser(c);
-      const session = await getChatSessionFor(c.var.db, id, user.id);
-      const started = await editAndResend(c.var.db, { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      const session = await getChatSessionFor(c.get('db'), id, user.id);
+      const started = await editAndResend(c.get('db'), { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
     },
   )
@@ -199,10 +199,9 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const user = currentUser(c);
       const { id } = c.req.valid('param');
-      // The owner check and the shown branch's last message (the new question's parent) are read
-      // together; the parent is only used once the session proved to be the caller's.
-      const [session, parentMessageId] = await Promise.all([getChatSessionFor(c.var.db, id, user.id), lastShownMessageId(c.var.db, id)]);
+      // The owner check and the shown branch's last message (the new question's parent): one statement.
+      const { session, lastShownMessageId: parentMessageId } = await getChatSessionWithLastShown(c.get('db'), id, user.id);
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      return answerStartedRun(c, await startChatRun(c.var.db, { userId: user.id, session, input: c.req.valid('json'), idempotencyKey, parentMessageId }));
+      return answerStartedRun(c, await startChatRun(c.get('db'), { userId: user.id, session, input: c.req.valid('json'), idempotencyKey, parentMessageId }));
     },
   );

@@ -48,31 +48,31 @@ export const toolTypeRoutes = new Hono<AppEnv>().get(
 );
 
 function discoveryOptions(c: Context<AppEnv>) {
-  const { appSecret, allowPrivateNetworks, mcpStdioCommands } = c.var.config;
+  const { appSecret, allowPrivateNetworks, mcpStdioCommands } = c.get('config');
   return { appSecret, allowPrivateNetworks: allowPrivateNetworks ?? false, services: { mcpStdioCommands: mcpStdioCommands ?? [] } };
 }
 
 function view(c: Context<AppEnv>, tool: Parameters<typeof toToolView>[0]) {
-  return toToolView(tool, { appSecret: c.var.config.appSecret });
+  return toToolView(tool, { appSecret: c.get('config').appSecret });
 }
 
 export const agentToolRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   .get('/', describeRoute({ tags: ['tools'], summary: 'List tool instances (by sort order)' }), async (c) =>
-    c.json({ items: (await listTools(c.var.db)).map((tool) => view(c, tool)) }),
+    c.json({ items: (await listTools(c.get('db'))).map((tool) => view(c, tool)) }),
   )
   .post(
     '/',
     describeRoute({ tags: ['tools'], summary: 'Create a tool instance; config is validated against its type. MCP/OpenAPI instances discover their tools right away (a failure is reported in discoveryError).' }),
     validate('json', createToolInputSchema),
     async (c) => {
-      let tool = await createTool(c.var.db, c.req.valid('json'), { appSecret: c.var.config.appSecret });
-      if (discoversTools(tool.type)) tool = (await refreshToolDiscovery(c.var.db, tool, discoveryOptions(c))).tool;
+      let tool = await createTool(c.get('db'), c.req.valid('json'), { appSecret: c.get('config').appSecret });
+      if (discoversTools(tool.type)) tool = (await refreshToolDiscovery(c.get('db'), tool, discoveryOptions(c))).tool;
       return c.json(view(c, tool), 201);
     },
   )
   .get('/:id', describeRoute({ tags: ['tools'], summary: 'Get a tool instance with its input JSON Schema (and discovered tools for MCP/OpenAPI)' }), validate('param', idParam), async (c) =>
-    c.json(view(c, await getTool(c.var.db, c.req.valid('param').id))),
+    c.json(view(c, await getTool(c.get('db'), c.req.valid('param').id))),
   )
   .put(
     '/:id',
@@ -81,8 +81,8 @@ export const agentToolRoutes = new Hono<AppEnv>()
     validate('json', updateToolInputSchema),
     async (c) => {
       const input = c.req.valid('json');
-      let tool = await updateTool(c.var.db, c.req.valid('param').id, input, { appSecret: c.var.config.appSecret });
-      if (discoversTools(tool.type) && (input.config !== undefined || input.secrets !== undefined)) tool = (await refreshToolDiscovery(c.var.db, tool, discoveryOptions(c))).tool;
+      let tool = await updateTool(c.get('db'), c.req.valid('param').id, input, { appSecret: c.get('config').appSecret });
+      if (discoversTools(tool.type) && (input.config !== undefined || input.secrets !== undefined)) tool = (await refreshToolDiscovery(c.get('db'), tool, discoveryOptions(c))).tool;
       return c.json(view(c, tool));
     },
   )
@@ -91,15 +91,15 @@ export const agentToolRoutes = new Hono<AppEnv>()
     describeRoute({ tags: ['tools'], summary: "Ask an MCP server / OpenAPI source again what it offers; 502 with the reason when it cannot answer (the last good snapshot is kept)" }),
     validate('param', idParam),
     async (c) => {
-      const tool = await getTool(c.var.db, c.req.valid('param').id);
+      const tool = await getTool(c.get('db'), c.req.valid('param').id);
       if (!discoversTools(tool.type)) throw new ApiError(409, 'not_discoverable', `Tool '${tool.slug}' is a ${tool.type} tool; only MCP and OpenAPI tools discover what they offer`);
-      const outcome = await refreshToolDiscovery(c.var.db, tool, discoveryOptions(c));
+      const outcome = await refreshToolDiscovery(c.get('db'), tool, discoveryOptions(c));
       if (outcome.error) throw new ApiError(502, 'discovery_failed', outcome.error, { details: { tool: view(c, outcome.tool) } });
       return c.json(view(c, outcome.tool));
     },
   )
   .delete('/:id', describeRoute({ tags: ['tools'], summary: 'Delete a tool instance' }), validate('param', idParam), async (c) => {
-    await deleteTool(c.var.db, c.req.valid('param').id);
+    await deleteTool(c.get('db'), c.req.valid('param').id);
     return c.body(null, 204);
   })
   .post(
@@ -113,7 +113,7 @@ export const agentToolRoutes = new Hono<AppEnv>()
     validate('query', executeQuery),
     validate('json', executeBody),
     async (c) => {
-      const tool = await getTool(c.var.db, c.req.valid('param').id);
+      const tool = await getTool(c.get('db'), c.req.valid('param').id);
       if (!tool.enabled) throw new ApiError(409, 'tool_disabled', `Tool '${tool.slug}' is disabled; enable it to execute it`);
       const body = c.req.valid('json');
       const toolName = body.tool;
@@ -131,25 +131,25 @@ export const agentToolRoutes = new Hono<AppEnv>()
           details: { needsApproval: true, reason: prepared.reason },
         });
       }
-      const run = await createToolRun(c.var.db, { userId: currentUser(c).id, toolId: tool.id, input: prepared.input, toolName });
+      const run = await createToolRun(c.get('db'), { userId: currentUser(c).id, toolId: tool.id, input: prepared.input, toolName });
       if (prepared.needsApproval) {
-        await recordExecutionConfirmation(c.var.db, { actorUserId: currentUser(c).id, toolId: tool.id, runId: run.id, reason: prepared.reason ?? '' });
+        await recordExecutionConfirmation(c.get('db'), { actorUserId: currentUser(c).id, toolId: tool.id, runId: run.id, reason: prepared.reason ?? '' });
       }
       // The run row already names its job (queueJobId = run id): one insert, one queue add.
-      const job = await enqueue(c.var.queues, 'toolExecutions', 'tool-exec', { runId: run.id }, { jobId: run.id });
+      const job = await enqueue(c.get('queues'), 'toolExecutions', 'tool-exec', { runId: run.id }, { jobId: run.id });
       const isAsync = ['1', 'true'].includes(c.req.valid('query').async ?? '');
       if (isAsync) return c.json({ runId: run.id, statusUrl: `/api/runs/${run.id}` }, 202);
 
       const waitMs = executionTimeoutMs(getToolType(tool.type), tool.config) + EXECUTE_WAIT_MARGIN_MS;
       try {
-        const result = await c.var.jobs.wait('toolExecutions', job.id ?? run.id, waitMs);
+        const result = await c.get('jobs').wait('toolExecutions', job.id ?? run.id, waitMs);
         return c.json({ runId: run.id, result });
       } catch (error) {
         if (error instanceof JobWaitTimeoutError) {
           return c.json({ runId: run.id, statusUrl: `/api/runs/${run.id}`, message: 'Still running; poll statusUrl for the result' }, 202);
         }
         // The job failed outright (not a tool failure): report what the run says.
-        const failed = await getRun(c.var.db, run.id);
+        const failed = await getRun(c.get('db'), run.id);
         throw new ApiError(503, 'execution_failed', failed.error ?? (error instanceof Error ? error.message : 'Execution failed'));
       }
     },
@@ -160,5 +160,5 @@ export const toolLogRoutes = new Hono<AppEnv>().get(
   describeRoute({ tags: ['tools'], summary: 'Tool execution logs, newest first; filter by tool, status, run and time range' }),
   requireAdmin,
   validate('query', toolLogQuerySchema),
-  async (c) => c.json(await listToolLogs(c.var.db, c.req.valid('query'))),
+  async (c) => c.json(await listToolLogs(c.get('db'), c.req.valid('query'))),
 );

@@ -11,17 +11,18 @@ const idParam = z.object({ id: z.string().min(1).max(100) });
 /** Admin user management. */
 export const userRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
-  .get('/', describeRoute({ tags: ['users'], summary: 'List users' }), async (c) => c.json({ items: await listUsers(c.var.db) }))
+  .get('/', describeRoute({ tags: ['users'], summary: 'List users' }), async (c) => c.json({ items: await listUsers(c.get('db')) }))
   .post('/', describeRoute({ tags: ['users'], summary: 'Create a user' }), validate('json', createUserInputSchema), async (c) =>
-    c.json(await createUser(c.var.db, c.req.valid('json'), currentUser(c).id), 201),
+    c.json(await createUser(c.get('db'), c.req.valid('json'), currentUser(c).id), 201),
   )
   .get('/:id', describeRoute({ tags: ['users'], summary: 'Get a user' }), validate('param', idParam), async (c) =>
-    c.json(await getUser(c.var.db, c.req.valid('param').id)),
+    c.json(await getUser(c.get('db'), c.req.valid('param').id)),
   )
-  .patch('/:id', describeRoute({ tags: ['users'], summary: 'Change name, role or password' }), validate('param', idParam), validate('json', updateUserInputSchema), async (c) =>
-    c.json(await updateUser(c.var.db, c.req.valid('param').id, c.req.valid('json'), currentUser(c).id, c.var.credential?.kind === 'session' ? c.var.credential.token : undefined)),
-  )
+  .patch('/:id', describeRoute({ tags: ['users'], summary: 'Change name, role or password' }), validate('param', idParam), validate('json', updateUserInputSchema), async (c) => {
+    const credential = c.get('credential');
+    return c.json(await updateUser(c.get('db'), c.req.valid('param').id, c.req.valid('json'), currentUser(c).id, credential?.kind === 'session' ? credential.token : undefined));
+  })
   .delete('/:id', describeRoute({ tags: ['users'], summary: 'Delete a user' }), validate('param', idParam), async (c) => {
-    await deleteUser(c.var.db, c.req.valid('param').id, currentUser(c).id);
+    await deleteUser(c.get('db'), c.req.valid('param').id, currentUser(c).id);
     return c.body(null, 204);
   });

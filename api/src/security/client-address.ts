@@ -41,7 +41,7 @@ function socketAddress(c: Context): string | undefined {
  */
 export function clientAddress(c: Context<AppEnv>): string {
   const peer = socketAddress(c);
-  const proxies = c.var.config?.trustedProxies ?? DEFAULT_PROXY_NETWORKS;
+  const proxies = c.get('config')?.trustedProxies ?? DEFAULT_PROXY_NETWORKS;
   const family = peer ? isIP(peer) : 0;
   if (peer && !(family !== 0 && proxies.check(peer, family === 4 ? 'ipv4' : 'ipv6'))) return peer;
   const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();

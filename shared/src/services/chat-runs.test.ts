@@ -5,7 +5,8 @@ import { approvalGrants, chatSessions, llmModels, messages, runs, users } from '
 import { newId } from '../ids';
 import { bothTestDatabases } from '../testing';
 import { runSessionGrants, sessionGrants } from './approvals';
-import { createChatSession, listRunSessionMessages, listSessionMessages, loadRunHistory, runHistory, settleChatRun, startChatRun } from './chat';
+import { createChatSession, getChatSessionWithLastShown, lastShownMessageId, listRunSessionMessages, listSessionMessages, loadRunHistory, runHistory, settleChatRun, startChatRun } from './chat';
+import { NotFoundError } from './errors';
 import { getRun } from './runs';
 import { transitionRun } from './run-lifecycle';
 
@@ -95,5 +96,29 @@ describe.each(bothTestDatabases)('chat runs on %s', (_name, open) => {
     expect(await settleChatRun(database.db, empty.run, { status: 'failed', fields: fields(null, 'no content'), parts: [] })).toEqual({ moved: true });
     expect(await storedAnswers(empty.run.id)).toEqual([]);
     expect(await getRun(database.db, empty.run.id)).toMatchObject({ status: 'failed', error: 'no content' });
+  });
+  it("reads the owner's session and the shown branch's last message in one statement, as the two reads do apart", async () => {
+    const session = await createChatSession(database.db, userId, {});
+    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+    const id = (name: string) => `${session.id}_${name}`;
+    const run = newId('run');
+    // q1 → a1 (stored without a parent: it follows its run's question) and a1b (a regenerated version);
+    // q2 follows a1b; then a1 is picked again, so the branch shown ends at a1.
+    await database.db.insert(runs).values({ id: run, kind: 'chat', userId, sessionId: session.id, replyToMessageId: id('q1'), status: 'succeeded' });
+    await database.db.insert(messages).values([
+      { id: id('q1'), sessionId: session.id, role: 'user', parts: [], createdAt: at(1) },
+      { id: id('a1'), sessionId: session.id, role: 'assistant', parts: [], runId: run, createdAt: at(2) },
+      { id: id('a1b'), sessionId: session.id, role: 'assistant', parts: [], parentId: id('q1'), createdAt: at(3) },
+      { id: id('q2'), sessionId: session.id, role: 'user', parts: [], parentId: id('a1b'), createdAt: at(4) },
+    ]);
+    const both = async () => [(await getChatSessionWithLastShown(database.db, session.id, userId)).lastShownMessageId, await lastShownMessageId(database.db, session.id)];
+    expect(await both()).toEqual([id('q2'), id('q2')]);
+    await database.db.update(messages).set({ selectedAt: at(5) }).where(eq(messages.id, id('a1')));
+    expect(await both()).toEqual([id('a1'), id('a1')]);
+    expect((await getChatSessionWithLastShown(database.db, session.id, userId)).session).toMatchObject({ id: session.id, userId });
+
+    const empty = await createChatSession(database.db, userId, {});
+    expect((await getChatSessionWithLastShown(database.db, empty.id, userId)).lastShownMessageId).toBeNull();
+    await expect(getChatSessionWithLastShown(database.db, session.id, newId('user'))).rejects.toBeInstanceOf(NotFoundError);
   });
 });

@@ -122,6 +122,38 @@ export async function lastShownMessageId(db: Database, sessionId: string): Promi
   return activeBranch(await threadNodesOfSession(db).execute({ sessionId })).at(-1)?.node.id ?? null;
 }
 
+/**
+ * The session (only the owner's) with its thread nodes as `[id, parentId, selectedAt, createdAt]`
+ * tuples, times in epoch ms truncated as the driver truncates them into Dates, and the parent as
+ * `messageColumns.parentId` reads it: the owner check and the new question's parent in one statement.
+ */
+const sessionWithThreadNodes = preparedQuery((db) =>
+  db
+    .select({
+      session: chatSessions,
+      nodes: sql<[string, string | null, number | null, number][]>`coalesce((
+        select json_agg(json_build_array(m.id, coalesce(m.parent_id, case when m.role = 'assistant' then r.reply_to_message_id end),
+          floor(extract(epoch from m.selected_at) * 1000), floor(extract(epoch from m.created_at) * 1000)))
+        from ${messages} m left join ${runs} r on r.id = m.run_id
+        where m.session_id = ${chatSessions}.id
+      ), '[]'::json)`,
+    })
+    .from(chatSessions)
+    .where(and(eq(chatSessions.id, sql.placeholder('id')), eq(chatSessions.userId, sql.placeholder('userId'))))
+    .prepare('chat_session_with_thread_nodes'),
+);
+
+/**
+ * A session of `userId` (else NotFoundError) and the last message of its shown branch, which a new
+ * question follows: getChatSessionFor and lastShownMessageId in one round trip (the enqueue path).
+ */
+export async function getChatSessionWithLastShown(db: Database, id: string, userId: string): Promise<{ session: ChatSession; lastShownMessageId: string | null }> {
+  const [row] = await sessionWithThreadNodes(db).execute({ id, userId });
+  if (!row) throw new NotFoundError('Session', id);
+  const nodes = row.nodes.map(([nodeId, parentId, selectedAt, createdAt]) => ({ id: nodeId, parentId, selectedAt: selectedAt === null ? null : new Date(selectedAt), createdAt: new Date(createdAt) }));
+  return { session: row.session, lastShownMessageId: activeBranch(nodes).at(-1)?.node.id ?? null };
+}
+
 /** The branch of the conversation the user sees, oldest first, each message with its versions. */
 export async function listThreadMessages(db: Database, sessionId: string): Promise<ThreadMessage[]> {
   return activeBranch(await listSessionMessages(db, sessionId)).map(({ node, versions }) => ({ ...node, versions }));
