@@ -226,6 +226,24 @@ describe('ConfigCache', () => {
     publisher.disconnect();
   });
 
+  it('serves nothing from memory while its subscriber connection is down (it would miss invalidations)', async () => {
+    const publisher = new Redis(testRedisUrl());
+    const subscriber = new Redis(testRedisUrl());
+    const cache = new ConfigCache({ publisher, subscriber, prefix: randomPrefix('down') });
+    await cache.start();
+    let loads = 0;
+    const load = async () => ++loads;
+    expect(await cache.get('auth', load, 'a')).toBe(1);
+    expect(await cache.get('auth', load, 'a')).toBe(1);
+    const closed = new Promise((resolve) => subscriber.once('close', resolve));
+    subscriber.disconnect();
+    await closed;
+    expect(await cache.get('auth', load, 'a')).toBe(2);
+    expect(await cache.get('auth', load, 'a')).toBe(3);
+    await cache.close();
+    publisher.disconnect();
+  });
+
   it('does not cache before its subscription is confirmed', async () => {
     const publisher = new Redis(testRedisUrl());
     const subscriber = new Redis(testRedisUrl());

@@ -38,8 +38,8 @@ const channelOf = (prefix: string) => `${prefix}:config-invalidate`;
  *   process subscribes to;
  * - every load records the scope's version when it started and is kept only if no invalidation
  *   arrived meanwhile (a load racing a change never caches the old value);
- * - when the subscriber connection (re)connects every entry is dropped, since invalidations may
- *   have been missed while it was down; and entries expire after `ttlMs` regardless.
+ * - while the subscriber connection is down nothing is served from memory (invalidations would be
+ *   missed), and when it comes back every entry is dropped; entries expire after `ttlMs` regardless.
  */
 export class ConfigCache {
   readonly #options: ConfigCacheOptions;
@@ -50,6 +50,8 @@ export class ConfigCache {
   #subscribed: Promise<void> | undefined;
   /** True once the subscription is confirmed: only then may values be cached. */
   #live = false;
+  /** The subscriber connection is up (it can hear invalidations). */
+  #connected = false;
   #closed = false;
   /** Loads served from the cache vs loads that went to the database (for tests and /metrics). */
   readonly stats = { hits: 0, loads: 0, invalidations: 0 };
@@ -67,9 +69,18 @@ export class ConfigCache {
         if (channel !== this.#channel) return;
         this.dropLocal((message.split(',') as ConfigScope[]).filter(Boolean));
       });
-      // Anything published while the connection was down is lost: start over after a reconnect.
-      subscriber.on('ready', () => this.dropLocal([...this.#entries.keys()]));
+      // Anything published while the connection is down is lost: serve nothing from memory until it
+      // is back, then start over.
+      subscriber.on('close', () => {
+        this.#connected = false;
+        this.dropLocal([...this.#entries.keys()]);
+      });
+      subscriber.on('ready', () => {
+        this.dropLocal([...this.#entries.keys()]);
+        this.#connected = true;
+      });
       await subscriber.subscribe(this.#channel);
+      this.#connected = subscriber.status === 'ready';
     })();
     return this.#subscribed;
   }
@@ -81,6 +92,7 @@ export class ConfigCache {
       if (this.#subscribed && !this.#closed) await this.#subscribed.then(() => (this.#live = true)).catch(() => {});
       if (!this.#live) return load();
     }
+    if (!this.#connected) return load();
     const ttlMs = this.#options.ttlMs ?? TTL_MS[scope];
     let entries = this.#entries.get(scope);
     if (!entries) this.#entries.set(scope, (entries = new Map()));
