@@ -244,6 +244,29 @@ describe('ConfigCache', () => {
     publisher.disconnect();
   });
 
+  it('publishes an invalidation it could not send as soon as Redis answers again', async () => {
+    const prefix = randomPrefix('republish');
+    const redis = new Redis(testRedisUrl());
+    // The writer's first two publishes fail (cut off from Redis); the reader hears Redis throughout.
+    let failures = 2;
+    const flaky = { publish: (channel: string, message: string) => (failures-- > 0 ? Promise.reject(new Error('Connection is closed.')) : redis.publish(channel, message)) } as unknown as Redis;
+    const writerSubscriber = new Redis(testRedisUrl());
+    const writer = new ConfigCache({ publisher: flaky, subscriber: writerSubscriber, prefix });
+    const readerSubscriber = new Redis(testRedisUrl());
+    const reader = new ConfigCache({ publisher: redis, subscriber: readerSubscriber, prefix });
+    await Promise.all([writer.start(), reader.start()]);
+    let value = 'before';
+    expect(await reader.get('agent-config', async () => value)).toBe('before');
+    value = 'after';
+    await writer.invalidate(['agent-config']);
+    await expect.poll(() => reader.get('agent-config', async () => value), { timeout: 3_000 }).toBe('after');
+    expect(failures).toBeLessThan(0);
+    await Promise.all([writer.close(), reader.close()]);
+    redis.disconnect();
+    writerSubscriber.disconnect();
+    readerSubscriber.disconnect();
+  });
+
   it('does not cache before its subscription is confirmed', async () => {
     const publisher = new Redis(testRedisUrl());
     const subscriber = new Redis(testRedisUrl());

@@ -16,6 +16,8 @@ export type ConfigScope = 'agent-config' | 'auth';
 const TTL_MS: Record<ConfigScope, number> = { 'agent-config': 60_000, auth: 15_000 };
 /** Keyed scopes hold at most this many entries; the oldest go first. */
 const MAX_KEYS = 10_000;
+/** How often an invalidation that could not be published is tried again (until every copy it targets has expired). */
+const REPUBLISH_MS = 250;
 
 export type ConfigCacheOptions = {
   /** Publishes invalidations (a normal command connection). */
@@ -132,9 +134,20 @@ export class ConfigCache {
     try {
       await this.#options.publisher.publish(this.#channel, scopes.join(','));
     } catch (error) {
-      // Other processes fall back on their TTL; the change itself is committed.
+      // The change itself is committed. Other processes still hearing Redis would keep their copies
+      // until the TTL: keep trying, so they drop them as soon as this process reaches Redis again.
       this.#options.onError?.(error);
+      const until = performance.now() + Math.max(...scopes.map((scope) => this.#options.ttlMs ?? TTL_MS[scope]));
+      this.#republish(scopes.join(','), until);
     }
+  }
+
+  #republish(message: string, until: number): void {
+    const timer = setTimeout(() => {
+      if (this.#closed || performance.now() > until) return;
+      this.#options.publisher.publish(this.#channel, message).catch(() => this.#republish(message, until));
+    }, REPUBLISH_MS);
+    timer.unref();
   }
 
   /** Drops `scopes` in this process only. */
