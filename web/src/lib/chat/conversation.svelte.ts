@@ -57,11 +57,10 @@ export class Conversation {
   /** Bumped by every send and change: a refresh that started before one must not undo it. */
   #generation = 0;
   #refollows = 0;
-  #runs: Map<string, RunOutcome>;
+  readonly #runs = new Map<string, RunOutcome>();
 
-  constructor(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>) {
+  constructor(detail: SessionDetail) {
     this.sessionId = detail.id;
-    this.#runs = new Map(runs);
     this.entries = toEntries(detail, this.#withRuns(detail));
   }
 
