@@ -12,17 +12,18 @@ import { ApiError } from '../errors';
  * `c.req.text()` would otherwise read straight from the socket.
  */
 export function bodySizeLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
+  const tooLarge = () => new ApiError(413, 'payload_too_large', `Request body exceeds ${maxBytes} bytes`);
   const streamed = bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw new ApiError(413, 'payload_too_large', `Request body exceeds ${maxBytes} bytes`);
+      throw tooLarge();
     },
   });
   return createMiddleware<AppEnv>(async function bodySizeLimit(c, next) {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const length = c.req.header('content-length');
     if (length === undefined || c.req.header('transfer-encoding') !== undefined) return streamed(c, next);
-    if (Number(length) > maxBytes) throw new ApiError(413, 'payload_too_large', `Request body exceeds ${maxBytes} bytes`);
+    if (Number(length) > maxBytes) throw tooLarge();
     return next();
   });
 }

@@ -8,6 +8,7 @@ import {
   getChatSessionWithLastShown,
   getDefaultModel,
   isDependencyDown,
+  isTerminal,
   listAgents,
   listModels,
   listChatSessions,
@@ -25,7 +26,7 @@ import {
   type Run,
 } from '@agentq/shared/services';
 import type { Context } from 'hono';
-import { ACTIVE_RUN_STATUSES, runs } from '@agentq/shared/db';
+import { runs } from '@agentq/shared/db';
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
@@ -72,7 +73,7 @@ async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: stri
     .select({ id: runs.id, status: runs.status, error: runs.error, finishReason: runs.finishReason, hitStepLimit: runs.hitStepLimit, steps: runs.steps, replyToMessageId: runs.replyToMessageId })
     .from(runs)
     .where(eq(runs.sessionId, session.id));
-  const activeRun = runRows.find((run) => (ACTIVE_RUN_STATUSES as readonly string[]).includes(run.status));
+  const activeRun = runRows.find((run) => !isTerminal(run.status));
   const messageRows = await listThreadMessages(c.get('db'), session.id);
   return {
     ...session,

@@ -183,11 +183,22 @@ describe('auth cache across processes', () => {
 });
 
 describe('ConfigCache', () => {
-  it('never keeps a value whose load raced an invalidation', async () => {
-    const publisher = new Redis(testRedisUrl());
+  /** A cache on a subscriber connection of its own (and a publisher, unless given), started unless told not to; `close` ends them. */
+  async function openCache(prefix: string, options: { publisher?: Redis; start?: boolean } = {}) {
+    const publisher = options.publisher ?? new Redis(testRedisUrl());
     const subscriber = new Redis(testRedisUrl());
-    const cache = new ConfigCache({ publisher, subscriber, prefix: randomPrefix('race') });
-    await cache.start();
+    const cache = new ConfigCache({ publisher, subscriber, prefix });
+    if (options.start !== false) await cache.start();
+    const close = async () => {
+      await cache.close();
+      subscriber.disconnect();
+      publisher.disconnect();
+    };
+    return { cache, subscriber, close };
+  }
+
+  it('never keeps a value whose load raced an invalidation', async () => {
+    const { cache, close } = await openCache(randomPrefix('race'));
     let release!: () => void;
     let version = 1;
     // Reads the data when it starts, answers later (a slow query).
@@ -203,16 +214,11 @@ describe('ConfigCache', () => {
     release();
     expect(await first).toBe(1);
     expect(await cache.get('agent-config', async () => version)).toBe(2);
-    await cache.close();
-    subscriber.disconnect();
-    publisher.disconnect();
+    await close();
   });
 
   it('drops its entries when the subscriber connection comes back', async () => {
-    const publisher = new Redis(testRedisUrl());
-    const subscriber = new Redis(testRedisUrl());
-    const cache = new ConfigCache({ publisher, subscriber, prefix: randomPrefix('reconnect') });
-    await cache.start();
+    const { cache, subscriber, close } = await openCache(randomPrefix('reconnect'));
     let loads = 0;
     const load = async () => ++loads;
     expect(await cache.get('agent-config', load)).toBe(1);
@@ -221,16 +227,11 @@ describe('ConfigCache', () => {
     subscriber.disconnect(true);
     await ready;
     expect(await cache.get('agent-config', load)).toBe(2);
-    await cache.close();
-    subscriber.disconnect();
-    publisher.disconnect();
+    await close();
   });
 
   it('serves nothing from memory while its subscriber connection is down (it would miss invalidations)', async () => {
-    const publisher = new Redis(testRedisUrl());
-    const subscriber = new Redis(testRedisUrl());
-    const cache = new ConfigCache({ publisher, subscriber, prefix: randomPrefix('down') });
-    await cache.start();
+    const { cache, subscriber, close } = await openCache(randomPrefix('down'));
     let loads = 0;
     const load = async () => ++loads;
     expect(await cache.get('auth', load, 'a')).toBe(1);
@@ -240,8 +241,7 @@ describe('ConfigCache', () => {
     await closed;
     expect(await cache.get('auth', load, 'a')).toBe(2);
     expect(await cache.get('auth', load, 'a')).toBe(3);
-    await cache.close();
-    publisher.disconnect();
+    await close();
   });
 
   it('publishes an invalidation it could not send as soon as Redis answers again', async () => {
@@ -249,33 +249,27 @@ describe('ConfigCache', () => {
     const redis = new Redis(testRedisUrl());
     // The writer's first two publishes fail (cut off from Redis); the reader hears Redis throughout.
     let failures = 2;
-    const flaky = { publish: (channel: string, message: string) => (failures-- > 0 ? Promise.reject(new Error('Connection is closed.')) : redis.publish(channel, message)) } as unknown as Redis;
-    const writerSubscriber = new Redis(testRedisUrl());
-    const writer = new ConfigCache({ publisher: flaky, subscriber: writerSubscriber, prefix });
-    const readerSubscriber = new Redis(testRedisUrl());
-    const reader = new ConfigCache({ publisher: redis, subscriber: readerSubscriber, prefix });
-    await Promise.all([writer.start(), reader.start()]);
+    const flaky = {
+      publish: (channel: string, message: string) => (failures-- > 0 ? Promise.reject(new Error('Connection is closed.')) : redis.publish(channel, message)),
+      disconnect: () => {},
+    } as unknown as Redis;
+    const [writer, reader] = await Promise.all([openCache(prefix, { publisher: flaky }), openCache(prefix)]);
     let value = 'before';
-    expect(await reader.get('agent-config', async () => value)).toBe('before');
+    expect(await reader.cache.get('agent-config', async () => value)).toBe('before');
     value = 'after';
-    await writer.invalidate(['agent-config']);
-    await expect.poll(() => reader.get('agent-config', async () => value), { timeout: 3_000 }).toBe('after');
+    await writer.cache.invalidate(['agent-config']);
+    await expect.poll(() => reader.cache.get('agent-config', async () => value), { timeout: 3_000 }).toBe('after');
     expect(failures).toBeLessThan(0);
     await Promise.all([writer.close(), reader.close()]);
     redis.disconnect();
-    writerSubscriber.disconnect();
-    readerSubscriber.disconnect();
   });
 
   it('does not cache before its subscription is confirmed', async () => {
-    const publisher = new Redis(testRedisUrl());
-    const subscriber = new Redis(testRedisUrl());
-    const cache = new ConfigCache({ publisher, subscriber, prefix: randomPrefix('unstarted') });
+    const { cache, close } = await openCache(randomPrefix('unstarted'), { start: false });
     let loads = 0;
     await cache.get('agent-config', async () => ++loads);
     await cache.get('agent-config', async () => ++loads);
     expect(loads).toBe(2);
-    subscriber.disconnect();
-    publisher.disconnect();
+    await close();
   });
 });
