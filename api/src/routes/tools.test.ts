@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { agentToolLogs } from '@agentq/shared/db';
+import { agentToolLogs, runs } from '@agentq/shared/db';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type startWorkerProcess } from '../testing';
@@ -151,6 +151,11 @@ describe('execution through the queue', () => {
     const logs = await (await t.app.request(`/api/tool-logs?toolId=${tool.id}`, { headers: admin.headers })).json();
     expect(logs.items).toHaveLength(1);
     expect(logs.items[0]).toMatchObject({ status: 'success', runId: body.runId, userId: admin.user.id, input: { expression: '2 * (3 + 4)' } });
+    // The log row and the run's end are one statement: both carry that transaction's timestamp.
+    const [row] = await t.db.select().from(runs).where(eq(runs.id, body.runId));
+    const [log] = await t.db.select().from(agentToolLogs).where(eq(agentToolLogs.runId, body.runId));
+    expect(row!.result).toEqual(body.result);
+    expect(row!.finishedAt!.getTime()).toBe(log!.createdAt.getTime());
   });
 
   it('executes datetime and reports an invalid input as a failed result', async () => {
@@ -161,6 +166,8 @@ describe('execution through the queue', () => {
     const bad = await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { action: 'now', timezone: 'Mars/Olympus' } })).json();
     expect(bad.result.success).toBe(false);
     expect(bad.result.error).toMatch(/time ?zone/i);
+    const failed = await (await t.app.request(`/api/runs/${bad.runId}`, { headers: admin.headers })).json();
+    expect(failed).toMatchObject({ status: 'failed', error: bad.result.error });
     const logs = await (await t.app.request(`/api/tool-logs?toolId=${tool.id}&status=error`, { headers: admin.headers })).json();
     expect(logs.items).toHaveLength(1);
   });

@@ -85,6 +85,19 @@ const claimStatement = preparedQuery((db) =>
 );
 
 /**
+ * A standalone tool run's end as a statement to embed (a data-modifying CTE of the statement that
+ * logs the call): succeeded or failed with its result, only when the table allows the move, as
+ * transitionRun would write it. The caller reads whether it matched.
+ */
+export function toolRunSettlement(db: Database, runId: string, result: { success: boolean; error?: string }) {
+  const to = result.success ? 'succeeded' : 'failed';
+  return db
+    .update(runs)
+    .set({ status: to, result, error: result.success ? null : toRunErrorText(result.error ?? 'failed'), finishedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(runs.id, runId), inArray(runs.status, sourcesOf(to))));
+}
+
+/**
  * What every job does first: moves its run to `running` and returns the row in one statement, or,
  * when the table will not start it (it ended), returns it as it is. NotFound when there is no such run.
  */

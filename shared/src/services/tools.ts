@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, gte, lt, lte, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, TOOL_LOG_STATUSES, toolCalls, type RunStatus, type ToolLogStatus } from '../db/schema';
+import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, runs, TOOL_LOG_STATUSES, toolCalls, type RunStatus, type ToolLogStatus } from '../db/schema';
 import { newId } from '../ids';
 import { effectOf, type ExpandedTool, type ToolContext, type ToolResult } from '../tools/define-tool-type';
 import { discoveryOf, expandToolRows } from '../tools/model-tools';
@@ -11,6 +11,7 @@ import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema 
 import { findInAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, isDependencyDown, NotFoundError } from './errors';
+import { toolRunSettlement } from './run-lifecycle';
 import { beginToolCall, completeToolCall, interruptToolCall, toolCallCompletion, toolCallIdempotencyKey, WorkerStoppingError } from './tool-journal';
 
 export type AgentTool = typeof agentTools.$inferSelect;
@@ -227,6 +228,11 @@ export type ExecuteToolOptions = {
    * journaled as interrupted. The worker's cancel check at every tool boundary.
    */
   beforeRun?: (runStatus: RunStatus | null | undefined) => void | Promise<void>;
+  /**
+   * A standalone execution (the run is this one call): the statement that logs the call also ends
+   * the run with its result, when the run is still running. `runSettled` in the answer says whether it did.
+   */
+  settlesRun?: boolean;
 };
 
 /** The discovered tool `name` (server name or `<slug>__<name>`) of an expanding instance, if the config offers it. */
@@ -235,7 +241,7 @@ export function findExpandedTool(tool: AgentTool, name: string): { name: string;
   return match?.call ? { name: match.name, tool: match.call } : null;
 }
 
-export type ExecutedToolResult = ToolResult & { replayed?: boolean; interrupted?: boolean };
+export type ExecutedToolResult = ToolResult & { replayed?: boolean; interrupted?: boolean; runSettled?: boolean };
 
 /** Rolls a transactional call's writes back while still answering with its result. */
 class RollbackWithResult extends Error {
@@ -351,15 +357,16 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     await interruptToolCall(db, runId, toolCallId);
     throw context.signal!.reason;
   }
-  // The journal's completion and the log row: one statement.
+  // The journal's completion, the log row and (standalone) the run's end: one statement.
   const completes = runId && toolCallId && !(toolType.transactional && result.success) ? { runId, toolCallId } : undefined;
-  await writeToolLog(db, tool, context, input, result, loggedName, completes);
-  return result;
+  const runSettled = await writeToolLog(db, tool, context, input, result, loggedName, completes, options.settlesRun && runId ? runId : undefined);
+  return options.settlesRun ? { ...result, runSettled } : result;
 }
 
 /**
  * The call's log row; with `completes`, also its journal entry's completion (completeToolCall's
- * UPDATE as a data-modifying CTE of the same statement: one round trip, both or neither).
+ * UPDATE as a data-modifying CTE of the same statement: one round trip, all or nothing); with
+ * `settlesRun`, also that standalone run's end. Resolves to whether the run was ended here.
  */
 async function writeToolLog(
   db: Database,
@@ -369,9 +376,12 @@ async function writeToolLog(
   result: ToolResult,
   loggedName = tool.slug,
   completes?: { runId: string; toolCallId: string },
-): Promise<void> {
+  settlesRun?: string,
+): Promise<boolean> {
   const completion = completes ? db.$with('completed_call').as(toolCallCompletion(db, completes.runId, completes.toolCallId, result).returning({ runId: toolCalls.runId })) : undefined;
-  await (completion ? db.with(completion) : db)
+  const settlement = settlesRun ? db.$with('settled_run').as(toolRunSettlement(db, settlesRun, result).returning({ id: runs.id })) : undefined;
+  const ctes = [completion, settlement].filter((cte) => cte !== undefined);
+  const rows = await (ctes.length ? db.with(...ctes) : db)
     .insert(agentToolLogs)
     .values({
       toolId: tool.id,
@@ -386,7 +396,10 @@ async function writeToolLog(
       durationMs: Math.round(result.metadata.durationMs),
       result,
     })
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    // A row already logged (a replayed job) returns nothing: the caller then ends the run the long way.
+    .returning({ runSettled: settlement ? sql<boolean>`exists (select 1 from ${settlement})` : sql<boolean>`false` });
+  return rows[0]?.runSettled ?? false;
 }
 
 export const toolLogQuerySchema = z.object({

@@ -13,6 +13,12 @@ export type Checkpointer = {
    * cancel flag checked at every step boundary for free. Resolves to whether the run was cancelled.
    */
   save: (next: RunCheckpoint) => Promise<{ cancelled: boolean }>;
+  /**
+   * The same checkpoint without its own write: flushes the stream and makes `next` the current
+   * value, for finishRun to write in the statement that ends the run (the final step's checkpoint
+   * and the run's outcome then commit together, one UPDATE fewer per run).
+   */
+  stage: (next: RunCheckpoint) => Promise<void>;
 };
 
 /** Built once per database handle: every step of every run writes one. */
@@ -30,19 +36,25 @@ const saveCheckpoint = preparedQuery((db) =>
 /** A run's checkpoint writer; a retried job continues from the last saved value. */
 export function createCheckpointer(deps: WorkerDeps, run: Run, stream: RunStream): Checkpointer {
   let current: RunCheckpoint | null = run.checkpoint ?? null;
+  const complete = async (next: RunCheckpoint): Promise<RunCheckpoint> => {
+    await stream.publisher.flush();
+    // The message parts only matter if Redis loses the stream while the run waits for a human, so they are
+    // assembled when parking; on the hot path a checkpoint is one UPDATE (see docs/benchmarks.md).
+    const parts = next.awaitingApprovals?.length ? (await assembleMessage(run.id, stream.chunks())).parts : current?.parts;
+    return { ...next, lastSeq: stream.publisher.lastSeq, parts, timeline: stream.timeline.snapshot() };
+  };
   return {
     get current() {
       return current;
     },
     async save(next) {
-      await stream.publisher.flush();
-      // The message parts only matter if Redis loses the stream while the run waits for a human, so they are
-      // assembled when parking; on the hot path a checkpoint is one UPDATE (see docs/benchmarks.md).
-      const parts = next.awaitingApprovals?.length ? (await assembleMessage(run.id, stream.chunks())).parts : current?.parts;
-      next = { ...next, lastSeq: stream.publisher.lastSeq, parts, timeline: stream.timeline.snapshot() };
+      next = await complete(next);
       const [row] = await saveCheckpoint(deps.db).execute({ runId: run.id, checkpoint: next, steps: next.steps, usage: next.usage ?? null });
       current = next;
       return { cancelled: row?.status === 'cancelled' };
+    },
+    async stage(next) {
+      current = await complete(next);
     },
   };
 }

@@ -4,7 +4,10 @@ import { startLoopbackServer, type LoopbackServer } from '../../../shared/src/to
 import { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sequence, type Turn } from '../../../infra/fake-llm/scripts';
-import { messages } from '@agentq/shared/db';
+import { messages, schema, type Database } from '@agentq/shared/db';
+import { testDatabaseUrl } from '@agentq/shared/testing';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
 import { and, eq } from 'drizzle-orm';
 import { cancelInDatabase, rebuildMessage, startAgentHarness, textOf, type AgentHarness } from './testing';
 
@@ -35,7 +38,7 @@ afterAll(async () => {
 const hits = (prefix: string) => server.requests.filter((request) => request.url?.startsWith(prefix));
 
 describe('run loop', () => {
-  it('streams a text answer, checkpoints the last step before finishing, and stores the answer once', async () => {
+  it('streams a text answer, stores the last step\'s checkpoint with its end, and stores the answer once', async () => {
     const pool = harness.startWorker();
     script([{ text: 'Hello there, friend.' }]);
     const run = await harness.createRun('say hello');
@@ -49,6 +52,29 @@ describe('run loop', () => {
     const rebuilt = await rebuildMessage(events);
     expect(textOf(rebuilt)).toBe('Hello there, friend.');
     expect(await persistedParts(run.id)).toEqual(rebuilt.parts);
+  });
+
+  it('writes a one-step run\'s row twice: the claim, then the end with the last step\'s checkpoint in the same statement', async () => {
+    // A worker on a database handle that records every statement touching the run's row.
+    const client = postgres(testDatabaseUrl(), { max: 2, onnotice: () => {} });
+    const writes: string[] = [];
+    let runId = '';
+    const recording = drizzle({ client, schema, logger: { logQuery: (query, params) => void (/update "runs"/.test(query) && params.includes(runId) && writes.push(query)) } }) as unknown as Database;
+    const pool = harness.startWorker(recording);
+    try {
+      script([{ text: 'Two writes only.' }]);
+      const run = await harness.createRun('how many writes?');
+      runId = run.id;
+      await harness.enqueueRun(run.id);
+      const ended = await harness.waitForEnd(run.id);
+      expect(ended).toMatchObject({ status: 'succeeded', steps: 1, checkpoint: { done: true, finishReason: 'stop', steps: 1 } });
+      expect(writes).toHaveLength(2);
+      expect(writes[0]).toMatch(/set "status" = \$1, "started_at"/);
+      expect(writes[1]).toMatch(/with moved as \(\s*update "runs" set status = \$1/);
+    } finally {
+      await pool.close(5000);
+      await client.end();
+    }
   });
 
   it('fails a run whose model goes quiet, before its first output or mid-answer, with a clear error instead of waiting forever', async () => {

@@ -118,7 +118,8 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
 
   let hitStepLimit = false;
   let finishReason: string | undefined = checkpoint?.finishReason;
-  // The last step finished and was checkpointed before a crash: never run it again.
+  // The last step finished and was checkpointed before a crash (a worker before the finish fold wrote
+  // that separately): never run it again.
   if (!checkpoint?.done) {
     for (;;) {
       const awaiting = checkpointer.current?.awaitingApprovals ?? [];
@@ -154,8 +155,10 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
       if (finishReason !== 'tool-calls' || progress.steps < maxSteps) break;
       cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage })).cancelled);
     }
-    // The last step's output is durable before anything else happens: a crash from here on never re-runs it.
-    cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage, finishReason, hitStepLimit, done: true })).cancelled);
+    // The last step's checkpoint is written with the run's end (finishRun, one statement): nothing between
+    // here and there waits on anything but the stream's flush, so a crash re-runs the last step in the same
+    // window as a separate write would leave. A run cancelled meanwhile is settled as cancelled there.
+    await checkpointer.stage({ messages: history, steps: progress.steps, usage: progress.usage, finishReason, hitStepLimit, done: true });
   } else {
     hitStepLimit = checkpoint.hitStepLimit ?? false;
   }

@@ -22,13 +22,14 @@ export async function processToolExecution(job: Job<{ runId: string }>, deps: Wo
     throw error;
   }) : undefined;
   let result: ToolResult;
+  let settled = false;
   if (!tool) {
     result = { success: false, error: 'The tool was deleted before it could run', metadata: { durationMs: 0 } };
   } else if (!tool.enabled) {
     result = { success: false, error: `Tool '${tool.slug}' is disabled`, metadata: { durationMs: 0 } };
   } else {
     const options = run.options as { input?: unknown; toolName?: string };
-    const { replayed: _replayed, ...executed } = await executeTool(deps.db, {
+    const { replayed: _replayed, runSettled, ...executed } = await executeTool(deps.db, {
       tool,
       input: options.input ?? {},
       call: options.toolName ? findExpandedTool(tool, options.toolName) : null,
@@ -41,10 +42,13 @@ export async function processToolExecution(job: Job<{ runId: string }>, deps: Wo
         allowPrivateNetworks: deps.allowPrivateNetworks,
         services: toolServices(deps),
       },
+      // The log row and the run's end: one statement.
+      settlesRun: true,
     });
     result = executed;
+    settled = runSettled ?? false;
   }
-  await finishToolRun(deps.db, run.id, result);
+  if (!settled) await finishToolRun(deps.db, run.id, result);
   deps.logger.info({ tool: tool?.slug, success: result.success, durationMs: result.metadata.durationMs }, 'tool execution finished');
   return result;
 }
