@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { preparedQuery } from '../db/prepared-query';
 import { runs, type RunStatus } from '../db/schema';
@@ -57,7 +57,7 @@ export async function transitionRun(db: Database, runId: string, to: RunStatus, 
   const terminal = isTerminal(to);
   // Every job starts with the plain claim (→ running, nothing else written): that one is prepared.
   const [run] = to === 'running' && Object.keys(fields).length === 0
-    ? await claimStatement(db).execute({ runId })
+    ? (await claimStatement(db).execute({ runId })).map(({ firstStart: _firstStart, ...claimed }) => claimed)
     : await db
     .update(runs)
     .set({
@@ -80,7 +80,9 @@ const claimStatement = preparedQuery((db) =>
     // updatedAt explicitly: its $onUpdate default would be computed once, when the statement is built.
     .set({ status: 'running', startedAt: sql`coalesce(${runs.startedAt}, now())`, updatedAt: sql`now()` })
     .where(and(eq(runs.id, sql.placeholder('runId')), inArray(runs.status, sourcesOf('running'))))
-    .returning()
+    // started_at is only ever set by a claim, to its transaction's now(): equal to now() means no
+    // earlier claim started this run (durable in PostgreSQL, unlike the job's own attempt count).
+    .returning({ ...getTableColumns(runs), firstStart: sql<boolean>`${runs.startedAt} = now()` })
     .prepare('claim_run'),
 );
 
@@ -101,12 +103,15 @@ export function toolRunSettlement(db: Database, runId: string, result: { success
  * What every job does first: moves its run to `running` and returns the row in one statement, or,
  * when the table will not start it (it ended), returns it as it is. NotFound when there is no such run.
  */
-export async function claimRun(db: Database, runId: string): Promise<{ run: Run; claimed: boolean }> {
-  const moved = await transitionRun(db, runId, 'running');
-  if (moved.ok) return { run: moved.run, claimed: true };
-  const [run] = moved.reason === 'not-found' ? [] : await db.select().from(runs).where(eq(runs.id, runId));
+export async function claimRun(db: Database, runId: string): Promise<{ run: Run; claimed: boolean; firstStart: boolean }> {
+  const [row] = await claimStatement(db).execute({ runId });
+  if (row) {
+    const { firstStart, ...run } = row;
+    return { run, claimed: true, firstStart };
+  }
+  const [run] = await db.select().from(runs).where(eq(runs.id, runId));
   if (!run) throw new NotFoundError('Run', runId);
-  return { run, claimed: false };
+  return { run, claimed: false, firstStart: false };
 }
 
 /** queued/awaiting_approval/running → running; false when the run already ended (e.g. cancelled). */

@@ -7,8 +7,8 @@ import { openTestDb, uniqueEmail } from '../testing';
 import { startLoopbackServer, type LoopbackServer } from '../tools/fetch/test-server';
 import { createTool, executeTool, type AgentTool } from './tools';
 import { beginToolCall, INTERRUPTED_ERROR, toolCallsOfRun, WorkerStoppingError } from './tool-journal';
-import { transitionRun } from './run-lifecycle';
-import { createToolRun } from './runs';
+import { claimRun, transitionRun } from './run-lifecycle';
+import { createToolRun, getRun } from './runs';
 import { createUser } from './users';
 
 let database: DbHandle;
@@ -172,5 +172,43 @@ describe('the tool-call journal', () => {
     expect(rows).toHaveLength(0);
     const [entry] = await database.db.select().from(toolCalls).where(and(eq(toolCalls.runId, runId), eq(toolCalls.toolCallId, 'call_1')));
     expect(entry).toMatchObject({ state: 'completed', effect: 'non-idempotent' });
+  });
+
+  describe('a standalone run, whose claim is its call\'s begin', () => {
+    /** What the tool-execution job does: claim the run, then execute as the claim says, ending the run in the log's statement. */
+    async function standaloneAttempt(tool: AgentTool, runId: string, input: unknown) {
+      const { claimed, firstStart } = await claimRun(database.db, runId);
+      return executeTool(database.db, { tool, input, context: context(runId, 'standalone'), claimedAs: claimed ? (firstStart ? 'first' : 'again') : undefined, settlesRun: true });
+    }
+
+    it('writes no begin on its first claim: the entry is written complete with the log row and the run\'s end', async () => {
+      const input = { url: `${server.origin}/first-claim` };
+      const run = await createToolRun(database.db, { userId, toolId: postTool.id, input });
+      const executed = await standaloneAttempt(postTool, run.id, input);
+      expect(executed).toMatchObject({ success: true, runSettled: true });
+      expect(await toolCallsOfRun(database.db, run.id)).toMatchObject([{ state: 'completed', attempt: 1, effect: 'non-idempotent', result: { success: true } }]);
+      expect(await getRun(database.db, run.id)).toMatchObject({ status: 'succeeded', result: { success: true } });
+      expect(hits('/first-claim')).toHaveLength(1);
+    });
+
+    it('never repeats a non-idempotent call whose first attempt died after its claim, though that attempt journaled nothing', async () => {
+      const input = { url: `${server.origin}/died-after-claim` };
+      const run = await createToolRun(database.db, { userId, toolId: postTool.id, input });
+      expect((await claimRun(database.db, run.id)).firstStart).toBe(true); // the attempt that died
+      const retried = await standaloneAttempt(postTool, run.id, input);
+      expect(retried).toMatchObject({ success: false, error: INTERRUPTED_ERROR, interrupted: true });
+      expect(hits('/died-after-claim')).toHaveLength(0);
+      expect(await toolCallsOfRun(database.db, run.id)).toMatchObject([{ state: 'completed', result: { error: INTERRUPTED_ERROR } }]);
+    });
+
+    it('re-executes an idempotent call whose first attempt died after its claim, as attempt 2', async () => {
+      const input = { url: `${server.origin}/idem-after-claim` };
+      const run = await createToolRun(database.db, { userId, toolId: getTool.id, input });
+      await claimRun(database.db, run.id);
+      const retried = await standaloneAttempt(getTool, run.id, input);
+      expect(retried).toMatchObject({ success: true, runSettled: true, metadata: { attempt: 2 } });
+      expect(hits('/idem-after-claim')).toHaveLength(1);
+      expect(await toolCallsOfRun(database.db, run.id)).toMatchObject([{ state: 'completed', attempt: 2 }]);
+    });
   });
 });

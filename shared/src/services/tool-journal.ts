@@ -32,28 +32,30 @@ export type BeginToolCall =
 /** The run's status as of the statement, returned with the journal write: the cancel flag, read for free. */
 const runStatusOf = (runId: string) => sql<RunStatus | null>`(select ${runs.status} from ${runs} where ${runs.id} = ${runId})`;
 
+export type ToolCallToJournal = { runId: string; toolCallId: string; toolId: string | null; toolSlug: string; input: unknown; effect: ToolEffect };
+
 /**
  * Journals a call before it runs. First attempt: a `started` row. A call a previous attempt left
  * `started`/`interrupted` runs again only when its effect is none/idempotent, or the tool re-sends
  * with the same Idempotency-Key; otherwise it completes as the interrupted error value.
+ * `startedBefore`: the caller knows an earlier attempt started the call without journaling it (a
+ * standalone run whose claim was its begin, see executeTool's `claimedAs`): no row means the same as a `started` one.
  */
-export async function beginToolCall(
-  db: Database,
-  call: { runId: string; toolCallId: string; toolId: string | null; toolSlug: string; input: unknown; effect: ToolEffect; retryInterrupted: RetryInterrupted },
-): Promise<BeginToolCall> {
+export async function beginToolCall(db: Database, call: ToolCallToJournal & { retryInterrupted: RetryInterrupted; startedBefore?: boolean }): Promise<BeginToolCall> {
+  const mayRepeat = (effect: ToolEffect) => effect !== 'non-idempotent' || call.retryInterrupted === 'with-idempotency-key';
   const [inserted] = await db
     .insert(toolCalls)
-    .values({ runId: call.runId, toolCallId: call.toolCallId, toolId: call.toolId, toolSlug: call.toolSlug, input: call.input as object, effect: call.effect, state: 'started' })
+    .values({ runId: call.runId, toolCallId: call.toolCallId, toolId: call.toolId, toolSlug: call.toolSlug, input: call.input as object, effect: call.effect, state: 'started', attempt: call.startedBefore ? 2 : 1 })
     .onConflictDoNothing()
     .returning({ attempt: toolCalls.attempt, runStatus: runStatusOf(call.runId) });
-  if (inserted) return { kind: 'execute', attempt: inserted.attempt, runStatus: inserted.runStatus };
+  if (inserted && (!call.startedBefore || mayRepeat(call.effect))) return { kind: 'execute', attempt: inserted.attempt, runStatus: inserted.runStatus };
+  if (inserted) return interrupted(db, call, inserted.attempt - 1);
 
   const [existing] = await db.select().from(toolCalls).where(and(eq(toolCalls.runId, call.runId), eq(toolCalls.toolCallId, call.toolCallId)));
   if (!existing) throw new Error(`tool call ${call.toolCallId} vanished from the journal`);
   if (existing.state === 'completed' && existing.result) return { kind: 'completed', result: existing.result as ToolResult };
 
-  const mayRepeat = existing.effect !== 'non-idempotent' || call.retryInterrupted === 'with-idempotency-key';
-  if (mayRepeat) {
+  if (mayRepeat(existing.effect)) {
     const [again] = await db
       .update(toolCalls)
       .set({ state: 'started', attempt: sql`${toolCalls.attempt} + 1`, startedAt: new Date() })
@@ -61,7 +63,12 @@ export async function beginToolCall(
       .returning({ attempt: toolCalls.attempt, runStatus: runStatusOf(call.runId) });
     if (again) return { kind: 'execute', attempt: again.attempt, runStatus: again.runStatus };
   }
-  const result: ToolResult = { success: false, error: INTERRUPTED_ERROR, metadata: { durationMs: 0, interrupted: true, attempt: existing.attempt } };
+  return interrupted(db, call, existing.attempt);
+}
+
+/** Completes a call an earlier attempt may have taken effect with as the interrupted error value. */
+async function interrupted(db: Database, call: ToolCallToJournal, attempt: number): Promise<BeginToolCall> {
+  const result: ToolResult = { success: false, error: INTERRUPTED_ERROR, metadata: { durationMs: 0, interrupted: true, attempt } };
   await completeToolCall(db, call.runId, call.toolCallId, result);
   return { kind: 'interrupted', result };
 }
@@ -77,6 +84,19 @@ export function toolCallCompletion(db: Database, runId: string, toolCallId: stri
     .update(toolCalls)
     .set({ state: 'completed', result, completedAt: new Date() })
     .where(and(eq(toolCalls.runId, runId), eq(toolCalls.toolCallId, toolCallId)));
+}
+
+/**
+ * A call's journal entry written complete in one go, for a call whose begin was its run's claim
+ * (executeTool's `claimedAs: 'first'`): inserts it, or completes the row a concurrent attempt wrote.
+ * Unawaited, to be a CTE of the statement that logs the call.
+ */
+export function completedToolCallEntry(db: Database, call: ToolCallToJournal, result: ToolResult) {
+  const completedAt = new Date();
+  return db
+    .insert(toolCalls)
+    .values({ runId: call.runId, toolCallId: call.toolCallId, toolId: call.toolId, toolSlug: call.toolSlug, input: call.input as object, effect: call.effect, state: 'completed', result, completedAt })
+    .onConflictDoUpdate({ target: [toolCalls.runId, toolCalls.toolCallId], set: { state: 'completed', result, completedAt } });
 }
 
 /** A stopping worker aborted the call: it did not complete here; the next attempt decides by its effect. */

@@ -12,7 +12,7 @@ import { findInAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, isDependencyDown, NotFoundError } from './errors';
 import { toolRunSettlement } from './run-lifecycle';
-import { beginToolCall, completeToolCall, interruptToolCall, toolCallCompletion, toolCallIdempotencyKey, WorkerStoppingError } from './tool-journal';
+import { beginToolCall, completedToolCallEntry, completeToolCall, interruptToolCall, toolCallCompletion, toolCallIdempotencyKey, WorkerStoppingError, type ToolCallToJournal } from './tool-journal';
 
 export type AgentTool = typeof agentTools.$inferSelect;
 
@@ -233,6 +233,14 @@ export type ExecuteToolOptions = {
    * the run with its result, when the run is still running. `runSettled` in the answer says whether it did.
    */
   settlesRun?: boolean;
+  /**
+   * A standalone execution whose job claimed its run: the claim is the call's journal begin (see
+   * claimRun's `firstStart`). 'first': no earlier attempt started it, so there is no begin write and
+   * the entry is written complete with the log row; 'again': an earlier attempt did, so a call it
+   * left unjournaled counts as started. Transactional types journal as usual (their completion
+   * commits with their writes).
+   */
+  claimedAs?: 'first' | 'again';
 };
 
 /** The discovered tool `name` (server name or `<slug>__<name>`) of an expanding instance, if the config offers it. */
@@ -266,9 +274,14 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
   const effect = options.call?.tool.effect ?? effectOf(toolType, parsedInput.success ? parsedInput.data : input, config.success ? config.data : {});
   const loggedName = options.call?.name ?? tool.slug;
   const journaled = Boolean(runId && toolCallId);
+  const journalEntry = runId && toolCallId ? { runId, toolCallId, toolId: tool.id, toolSlug: loggedName, input, effect } : undefined;
+  // A first claim of a standalone run began the call already: its entry is written complete at the end.
+  const begunByClaim = options.claimedAs === 'first' && !toolType.transactional;
   let attempt = 1;
-  if (runId && toolCallId) {
-    const begun = await beginToolCall(db, { runId, toolCallId, toolId: tool.id, toolSlug: loggedName, input, effect, retryInterrupted: tool.retryInterrupted });
+  if (journalEntry && begunByClaim) {
+    await options.beforeRun?.('running'); // the claim's own status
+  } else if (journalEntry) {
+    const begun = await beginToolCall(db, { ...journalEntry, retryInterrupted: tool.retryInterrupted, startedBefore: options.claimedAs === 'again' });
     if (begun.kind === 'completed') return { ...begun.result, replayed: true };
     if (begun.kind === 'interrupted') {
       await writeToolLog(db, tool, context, input, begun.result, loggedName);
@@ -279,7 +292,7 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
       try {
         await options.beforeRun(begun.runStatus);
       } catch (error) {
-        await interruptToolCall(db, runId, toolCallId).catch(() => {});
+        await interruptToolCall(db, journalEntry.runId, journalEntry.toolCallId).catch(() => {});
         throw error;
       }
     }
@@ -358,7 +371,7 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     throw context.signal!.reason;
   }
   // The journal's completion, the log row and (standalone) the run's end: one statement.
-  const completes = runId && toolCallId && !(toolType.transactional && result.success) ? { runId, toolCallId } : undefined;
+  const completes = journalEntry && !(toolType.transactional && result.success) ? { entry: journalEntry, insert: begunByClaim } : undefined;
   const runSettled = await writeToolLog(db, tool, context, input, result, loggedName, completes, options.settlesRun && runId ? runId : undefined);
   return options.settlesRun ? { ...result, runSettled } : result;
 }
@@ -375,10 +388,17 @@ async function writeToolLog(
   input: unknown,
   result: ToolResult,
   loggedName = tool.slug,
-  completes?: { runId: string; toolCallId: string },
+  completes?: { entry: ToolCallToJournal; insert: boolean },
   settlesRun?: string,
 ): Promise<boolean> {
-  const completion = completes ? db.$with('completed_call').as(toolCallCompletion(db, completes.runId, completes.toolCallId, result).returning({ runId: toolCalls.runId })) : undefined;
+  const completed = { runId: toolCalls.runId };
+  const completion = !completes
+    ? undefined
+    : db.$with('completed_call').as(
+        completes.insert
+          ? completedToolCallEntry(db, completes.entry, result).returning(completed)
+          : toolCallCompletion(db, completes.entry.runId, completes.entry.toolCallId, result).returning(completed),
+      );
   const settlement = settlesRun ? db.$with('settled_run').as(toolRunSettlement(db, settlesRun, result).returning({ id: runs.id })) : undefined;
   const ctes = [completion, settlement].filter((cte) => cte !== undefined);
   const rows = await (ctes.length ? db.with(...ctes) : db)

@@ -11,7 +11,7 @@ const STANDALONE_CALL_ID = 'standalone';
 /** One standalone tool execution (POST /api/agent-tools/:id/execute): run it, log it, store the result on the run. */
 export async function processToolExecution(job: Job<{ runId: string }>, deps: WorkerDeps): Promise<ToolResult> {
   // One statement claims the run (see claimRun); a run the table will not start has ended.
-  const { run } = await claimRun(deps.db, job.data.runId).catch((error: unknown) => {
+  const { run, claimed, firstStart } = await claimRun(deps.db, job.data.runId).catch((error: unknown) => {
     if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
     throw error;
   });
@@ -42,7 +42,8 @@ export async function processToolExecution(job: Job<{ runId: string }>, deps: Wo
         allowPrivateNetworks: deps.allowPrivateNetworks,
         services: toolServices(deps),
       },
-      // The log row and the run's end: one statement.
+      // The claim was the call's journal begin; the log row, the journal entry and the run's end: one statement.
+      claimedAs: claimed ? (firstStart ? 'first' : 'again') : undefined,
       settlesRun: true,
     });
     result = executed;
