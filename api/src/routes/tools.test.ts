@@ -9,12 +9,14 @@ let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
 let admin: Awaited<ReturnType<typeof t.signUp>>;
 let page: Server;
 let pageUrl = '';
+const requests: string[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
   admin = await t.signUp('admin');
   worker = await t.startWorker();
   page = createServer((request, response) => {
+    requests.push(request.url ?? '');
     if (request.url === '/big') {
       response.writeHead(200, { 'content-type': 'text/plain' });
       response.end('y'.repeat(30_000));
@@ -199,6 +201,27 @@ describe('execution through the queue', () => {
       .toBe('succeeded');
     const run = await (await t.app.request(statusUrl, { headers: admin.headers })).json();
     expect(JSON.stringify(run.result)).toContain('42');
+  });
+
+  it('never runs an execution cancelled while it was queued', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Poster', slug: slug('poster'), type: 'fetch', config: { defaultMethod: 'POST', parseMode: 'raw' } })).json();
+    const path = `/cancelled-${Date.now()}`;
+    await t.queues.toolExecutions.pause();
+    let runId = '';
+    try {
+      const response = await post(`/api/agent-tools/${tool.id}/execute?async=1`, { input: { url: `${pageUrl}${path}` } });
+      runId = (await response.json()).runId;
+      expect((await post(`/api/runs/${runId}/cancel`, {})).status).toBe(202);
+    } finally {
+      await t.queues.toolExecutions.resume();
+    }
+    // The job runs once the queue resumes: it must find the run cancelled and leave the tool alone.
+    await expect.poll(async () => (await t.queues.toolExecutions.getJobState(runId)), { timeout: 10_000 }).toBe('completed');
+    expect(requests.filter((url) => url === path)).toHaveLength(0);
+    const run = await (await t.app.request(`/api/runs/${runId}`, { headers: admin.headers })).json();
+    expect(run).toMatchObject({ status: 'cancelled' });
+    const logs = await (await t.app.request(`/api/tool-logs?runId=${runId}`, { headers: admin.headers })).json();
+    expect(logs.items).toHaveLength(0);
   });
 
   it('refuses a disabled tool with 409 and creates no run', async () => {

@@ -1,4 +1,4 @@
-import { claimRun, executeTool, findExpandedTool, finishToolRun, getTool, isTerminal, NotFoundError } from '@agentq/shared/services';
+import { claimRun, executeTool, findExpandedTool, finishToolRun, getTool, NotFoundError } from '@agentq/shared/services';
 import type { ToolResult } from '@agentq/shared/tools';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
@@ -15,7 +15,8 @@ export async function processToolExecution(job: Job<{ runId: string }>, deps: Wo
     if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
     throw error;
   });
-  if (isTerminal(run.status) && run.result) return run.result as ToolResult;
+  // The table refused the claim: the run ended (finished by an earlier attempt, or cancelled while queued). Never run it.
+  if (!claimed) return (run.result as ToolResult | null) ?? { success: false, error: `The execution was ${run.status} before it ran`, metadata: { durationMs: 0 } };
   // Through the config cache; a tool deleted meanwhile is NotFound.
   const tool = run.toolId ? await getTool(deps.db, run.toolId).catch((error) => {
     if (error instanceof NotFoundError) return undefined;
