@@ -307,6 +307,9 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await sendMessage(page, `tell me more ${tag}`);
     await waitForRunStatus(page, 'succeeded');
     expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(`You said: tell me more ${tag}`);
+    // A just-sent question gets its actions once the page has read it back: until then the last
+    // actions on the page are the first question's (CI once edited that one instead).
+    await expect.poll(async () => (await page.getByTestId('user-actions').count()) === (await page.getByTestId('user-message').count()), { timeout: 10_000 }).toBe(true);
     await page.getByTestId('user-actions').last().getByTestId('edit-message').click();
     await page.getByTestId('edit-input').fill(`tell me less ${tag}`);
     const before = requests.length;
