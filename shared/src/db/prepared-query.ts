@@ -1,3 +1,4 @@
+import { Param, sql, type Column, type SQL } from 'drizzle-orm';
 import type { Database } from './client';
 
 /**
@@ -19,4 +20,13 @@ export function preparedQuery<Query>(build: (db: Database) => Query): (db: Datab
     }
     return query;
   };
+}
+
+/**
+ * A placeholder filled through `column`'s own encoding (JSON text for jsonb, ISO text for a date),
+ * as a literal value would be: for an UPDATE's `set`, whose types take values, not placeholders.
+ * @example db.update(runs).set({ result: columnPlaceholder('result', runs.result) })
+ */
+export function columnPlaceholder(name: string, column: Column): SQL {
+  return sql`${new Param(sql.placeholder(name), column)}`;
 }

@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { preparedQuery } from '../db/prepared-query';
+import { columnPlaceholder, preparedQuery } from '../db/prepared-query';
 import { runs, type RunStatus } from '../db/schema';
 import { isDependencyDown, NotFoundError } from './errors';
 
@@ -88,15 +88,21 @@ const claimStatement = preparedQuery((db) =>
 
 /**
  * A standalone tool run's end as a statement to embed (a data-modifying CTE of the statement that
- * logs the call): succeeded or failed with its result, only when the table allows the move, as
- * transitionRun would write it. The caller reads whether it matched.
+ * logs the call): `to` with its result, only when the table allows the move, as transitionRun would
+ * write it. The caller reads whether it matched. Placeholders: runId, result, and runError (failed:
+ * the error through toRunErrorText).
  */
-export function toolRunSettlement(db: Database, runId: string, result: { success: boolean; error?: string }) {
-  const to = result.success ? 'succeeded' : 'failed';
+export function toolRunSettlement(db: Database, to: 'succeeded' | 'failed') {
   return db
     .update(runs)
-    .set({ status: to, result, error: result.success ? null : toRunErrorText(result.error ?? 'failed'), finishedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(and(eq(runs.id, runId), inArray(runs.status, sourcesOf(to))));
+    .set({
+      status: to,
+      result: columnPlaceholder('result', runs.result),
+      error: to === 'succeeded' ? null : columnPlaceholder('runError', runs.error),
+      finishedAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(runs.id, sql.placeholder('runId')), inArray(runs.status, sourcesOf(to))));
 }
 
 /**

@@ -21,12 +21,19 @@ export const sessionIdOfRunParameter = () => sql`(select owner_run.session_id fr
  */
 export async function createToolRun(db: Database, input: { userId: string; toolId: string; input: unknown; toolName?: string }): Promise<Run> {
   const id = newId('run');
-  const [run] = await db
-    .insert(runs)
-    .values({ id, kind: 'tool', userId: input.userId, toolId: input.toolId, options: { input: input.input, ...(input.toolName && { toolName: input.toolName }) }, queueJobId: id })
-    .returning();
+  const options = { input: input.input, ...(input.toolName && { toolName: input.toolName }) };
+  const [run] = await insertToolRun(db).execute({ id, userId: input.userId, toolId: input.toolId, options });
   return run!;
 }
+
+// Prepared: drizzle builds an insert into this wide table column by column, ~0.3 ms per call.
+const insertToolRun = preparedQuery((db) =>
+  db
+    .insert(runs)
+    .values({ id: sql.placeholder('id'), kind: 'tool', userId: sql.placeholder('userId'), toolId: sql.placeholder('toolId'), options: sql.placeholder('options'), queueJobId: sql.placeholder('id') })
+    .returning()
+    .prepare('insert_tool_run'),
+);
 
 const runById = preparedQuery((db) => db.select().from(runs).where(eq(runs.id, sql.placeholder('id'))).prepare('run_by_id'));
 

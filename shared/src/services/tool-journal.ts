@@ -1,5 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
+import { columnPlaceholder, preparedQuery } from '../db/prepared-query';
 import { runs, toolCalls, type RetryInterrupted, type RunStatus } from '../db/schema';
 import type { ToolEffect, ToolResult } from '../tools/define-tool-type';
 
@@ -75,28 +76,44 @@ async function interrupted(db: Database, call: ToolCallToJournal, attempt: numbe
 
 /** Stores a call's result; pass the transaction of the call's own writes to make them exactly-once. */
 export async function completeToolCall(db: Database, runId: string, toolCallId: string, result: ToolResult): Promise<void> {
-  await toolCallCompletion(db, runId, toolCallId, result);
+  await completeToolCallStatement(db).execute({ runId, toolCallId, result, completedAt: new Date() });
 }
 
-/** completeToolCall's UPDATE, unawaited: to be run on its own or as a CTE of another statement. */
-export function toolCallCompletion(db: Database, runId: string, toolCallId: string, result: ToolResult) {
+const completeToolCallStatement = preparedQuery((db) => toolCallCompletion(db).prepare('complete_tool_call'));
+
+/**
+ * completeToolCall's UPDATE, unprepared, to be run on its own or as a CTE of another statement.
+ * Placeholders: runId, toolCallId, result, completedAt.
+ */
+export function toolCallCompletion(db: Database) {
   return db
     .update(toolCalls)
-    .set({ state: 'completed', result, completedAt: new Date() })
-    .where(and(eq(toolCalls.runId, runId), eq(toolCalls.toolCallId, toolCallId)));
+    .set({ state: 'completed', result: columnPlaceholder('result', toolCalls.result), completedAt: columnPlaceholder('completedAt', toolCalls.completedAt) })
+    .where(and(eq(toolCalls.runId, sql.placeholder('runId')), eq(toolCalls.toolCallId, sql.placeholder('toolCallId'))));
 }
 
 /**
  * A call's journal entry written complete in one go, for a call whose begin was its run's claim
  * (executeTool's `claimedAs: 'first'`): inserts it, or completes the row a concurrent attempt wrote.
- * Unawaited, to be a CTE of the statement that logs the call.
+ * A CTE of the statement that logs the call. Placeholders: runId, toolCallId, toolId, toolSlug,
+ * input, effect, result, completedAt.
  */
-export function completedToolCallEntry(db: Database, call: ToolCallToJournal, result: ToolResult) {
-  const completedAt = new Date();
+export function completedToolCallEntry(db: Database) {
+  const placeholder = sql.placeholder;
   return db
     .insert(toolCalls)
-    .values({ runId: call.runId, toolCallId: call.toolCallId, toolId: call.toolId, toolSlug: call.toolSlug, input: call.input as object, effect: call.effect, state: 'completed', result, completedAt })
-    .onConflictDoUpdate({ target: [toolCalls.runId, toolCalls.toolCallId], set: { state: 'completed', result, completedAt } });
+    .values({
+      runId: placeholder('runId'),
+      toolCallId: placeholder('toolCallId'),
+      toolId: placeholder('toolId'),
+      toolSlug: placeholder('toolSlug'),
+      input: placeholder('input'),
+      effect: placeholder('effect'),
+      state: 'completed',
+      result: placeholder('result'),
+      completedAt: placeholder('completedAt'),
+    })
+    .onConflictDoUpdate({ target: [toolCalls.runId, toolCalls.toolCallId], set: { state: 'completed', result: sql.raw('excluded.result'), completedAt: sql.raw('excluded.completed_at') } });
 }
 
 /** A stopping worker aborted the call: it did not complete here; the next attempt decides by its effect. */
