@@ -135,14 +135,21 @@ export const agentToolRoutes = new Hono<AppEnv>()
       if (prepared.needsApproval) {
         await recordExecutionConfirmation(c.get('db'), { actorUserId: currentUser(c).id, toolId: tool.id, runId: run.id, reason: prepared.reason ?? '' });
       }
-      // The run row already names its job (queueJobId = run id): one insert, one queue add.
-      const job = await enqueue(c.get('queues'), 'toolExecutions', 'tool-exec', { runId: run.id }, { jobId: run.id });
       const isAsync = ['1', 'true'].includes(c.req.valid('query').async ?? '');
-      if (isAsync) return c.json({ runId: run.id, statusUrl: `/api/runs/${run.id}` }, 202);
+      // Listening before the job exists: its outcome arrives as a message, with no read of its key.
+      const expectation = isAsync ? undefined : await c.get('jobs').expect('toolExecutions', run.id);
+      // The run row already names its job (queueJobId = run id): one insert, one queue add.
+      try {
+        await enqueue(c.get('queues'), 'toolExecutions', 'tool-exec', { runId: run.id }, { jobId: run.id });
+      } catch (error) {
+        expectation?.cancel();
+        throw error;
+      }
+      if (!expectation) return c.json({ runId: run.id, statusUrl: `/api/runs/${run.id}` }, 202);
 
       const waitMs = executionTimeoutMs(getToolType(tool.type), tool.config) + EXECUTE_WAIT_MARGIN_MS;
       try {
-        const result = await c.get('jobs').wait('toolExecutions', job.id ?? run.id, waitMs);
+        const result = await expectation.result(waitMs);
         return c.json({ runId: run.id, result });
       } catch (error) {
         if (error instanceof JobWaitTimeoutError) {

@@ -42,6 +42,25 @@ describe('job waiter (results over pub/sub)', () => {
     await expect(waiter.wait('toolExecutions', 'job-early', 5_000)).resolves.toBe('early');
   });
 
+  it('an expectation registered before its job gets the outcome as a message, without reading its key', async () => {
+    const expectation = await waiter.expect('toolExecutions', 'job-expected');
+    await publishJobOutcome(redis, prefix, 'tool-executions', 'job-expected', { ok: true, value: 'pushed' });
+    await expect(expectation.result(5_000)).resolves.toBe('pushed');
+    // It never reads the stored outcome: one stored before it listened is not seen (wait() reads it).
+    await publishJobOutcome(redis, prefix, 'tool-executions', 'job-stored-before', { ok: true, value: 'stored' });
+    const late = await waiter.expect('toolExecutions', 'job-stored-before');
+    await expect(late.result(300)).rejects.toBeInstanceOf(JobWaitTimeoutError);
+    await expect(waiter.wait('toolExecutions', 'job-stored-before', 5_000)).resolves.toBe('stored');
+  });
+
+  it('a cancelled expectation keeps no waiter behind', async () => {
+    const cancelled = await waiter.expect('toolExecutions', 'job-cancelled');
+    cancelled.cancel();
+    const again = await waiter.expect('toolExecutions', 'job-cancelled');
+    await publishJobOutcome(redis, prefix, 'tool-executions', 'job-cancelled', { ok: true, value: 'once' });
+    await expect(again.result(5_000)).resolves.toBe('once');
+  });
+
   it('serves several waiters of one job, in different API processes', async () => {
     const both = Promise.all([waiter.wait('toolExecutions', 'job-shared', 5_000), otherWaiter.wait('toolExecutions', 'job-shared', 5_000)]);
     await new Promise((resolve) => setTimeout(resolve, 50));

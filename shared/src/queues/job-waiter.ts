@@ -3,8 +3,21 @@ import { createWorkerRedis } from '../redis';
 import { queueCatalog, type QueueKey } from './catalog';
 import type { Queues } from './queues';
 
-export type JobWaiter = {
+/** A wait registered before its job was added: no outcome can be published before it listens. */
+export type JobExpectation = {
   /** Resolves with the job's return value, rejects with its failure, or with a timeout error. */
+  result: (timeoutMs: number) => Promise<unknown>;
+  /** Stops listening (the caller will not wait after all: the add failed, or it answers 202). */
+  cancel: () => void;
+};
+
+export type JobWaiter = {
+  /**
+   * Listens for a job's outcome before the job exists: call it, add the job, then await `result`.
+   * Nothing is read up front, since nothing can have been published yet.
+   */
+  expect: (queueKey: QueueKey, jobId: string) => Promise<JobExpectation>;
+  /** Waits for a job that may already have finished: listens, then reads its stored outcome once. */
   wait: (queueKey: QueueKey, jobId: string, timeoutMs: number) => Promise<unknown>;
   close: () => Promise<void>;
 };
@@ -43,9 +56,10 @@ type Pending = { resolve: (outcome: JobOutcome) => void };
 
 /**
  * Waits for jobs of queues that deliver their result (`deliversResult` in the catalog) through
- * Redis pub/sub: one subscription per API process, registered before the stored outcome is read,
- * so an outcome published before the wait began is read from its key and one published after
- * arrives as a message. A periodic re-read covers a message lost during a reconnect.
+ * Redis pub/sub: one subscription per API process. A wait registered before its job is added
+ * (`expect`) needs no read: every outcome arrives as a message. One that may come late (`wait`)
+ * listens first and then reads the stored outcome once, so an outcome published before the wait
+ * began is read from its key. A periodic re-read covers a message lost during a reconnect.
  * (Before: BullMQ QueueEvents, a blocking stream read per queue, plus a job lookup per wait.)
  */
 export function createJobWaiter(redisUrl: string, queues: Queues): JobWaiter {
@@ -79,34 +93,49 @@ export function createJobWaiter(redisUrl: string, queues: Queues): JobWaiter {
     return connections;
   }
 
+  async function expect(queueKey: QueueKey, jobId: string): Promise<JobExpectation & { recheck: () => Promise<void> }> {
+    const { commands } = await connect();
+    const key = keys.result(queueCatalog[queueKey].name, jobId);
+    let pending!: Pending;
+    const outcome = new Promise<JobOutcome>((resolve) => (pending = { resolve }));
+    const set = waiting.get(key) ?? new Set<Pending>();
+    set.add(pending);
+    waiting.set(key, set);
+    const forget = () => {
+      const current = waiting.get(key);
+      current?.delete(pending);
+      if (current?.size === 0) waiting.delete(key);
+    };
+    const recheck = () => commands.get(key).then((raw) => deliver(key, raw), () => {});
+    return {
+      recheck,
+      cancel: forget,
+      result: async (timeoutMs) => {
+        const interval = setInterval(recheck, RECHECK_INTERVAL_MS);
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new JobWaitTimeoutError(`Job ${jobId} did not finish within ${timeoutMs} ms`)), timeoutMs);
+        });
+        try {
+          const result = await Promise.race([outcome, timeout]);
+          if (!result.ok) throw new Error(result.error);
+          return result.value;
+        } finally {
+          clearTimeout(timer);
+          clearInterval(interval);
+          forget();
+        }
+      },
+    };
+  }
+
   return {
+    expect,
     wait: async (queueKey, jobId, timeoutMs) => {
-      const { commands } = await connect();
-      const key = keys.result(queueCatalog[queueKey].name, jobId);
-      let pending!: Pending;
-      const outcome = new Promise<JobOutcome>((resolve) => (pending = { resolve }));
-      const set = waiting.get(key) ?? new Set<Pending>();
-      set.add(pending);
-      waiting.set(key, set);
-      const recheck = () => commands.get(key).then((raw) => deliver(key, raw), () => {});
+      const expectation = await expect(queueKey, jobId);
       // Registered first, read second: whichever way the race goes, the outcome is seen.
-      void recheck();
-      const interval = setInterval(recheck, RECHECK_INTERVAL_MS);
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new JobWaitTimeoutError(`Job ${jobId} did not finish within ${timeoutMs} ms`)), timeoutMs);
-      });
-      try {
-        const result = await Promise.race([outcome, timeout]);
-        if (!result.ok) throw new Error(result.error);
-        return result.value;
-      } finally {
-        clearTimeout(timer);
-        clearInterval(interval);
-        const current = waiting.get(key);
-        current?.delete(pending);
-        if (current?.size === 0) waiting.delete(key);
-      }
+      void expectation.recheck();
+      return expectation.result(timeoutMs);
     },
     close: async () => {
       const open = connections;

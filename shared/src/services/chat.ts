@@ -50,12 +50,23 @@ export type StartRunInput = z.infer<typeof startRunInputSchema>;
 
 export async function createChatSession(db: Database, userId: string, input: z.infer<typeof createSessionInputSchema>): Promise<ChatSession> {
   if (input.agentId) await requireAgent(db, input.agentId);
-  const [session] = await db
-    .insert(chatSessions)
-    .values({ id: newId('chatSession'), userId, agentId: input.agentId ?? null, title: input.title ?? DEFAULT_SESSION_TITLE, titleSetByUser: input.title !== undefined })
-    .returning();
+  const [session] = await insertChatSession(db).execute({
+    id: newId('chatSession'),
+    userId,
+    agentId: input.agentId ?? null,
+    title: input.title ?? DEFAULT_SESSION_TITLE,
+    titleSetByUser: input.title !== undefined,
+  });
   return session!;
 }
+
+const insertChatSession = preparedQuery((db) =>
+  db
+    .insert(chatSessions)
+    .values({ id: sql.placeholder('id'), userId: sql.placeholder('userId'), agentId: sql.placeholder('agentId'), title: sql.placeholder('title'), titleSetByUser: sql.placeholder('titleSetByUser') })
+    .returning()
+    .prepare('insert_chat_session'),
+);
 
 export async function listChatSessions(db: Database, userId: string): Promise<ChatSession[]> {
   return db.select().from(chatSessions).where(eq(chatSessions.userId, userId)).orderBy(desc(chatSessions.updatedAt)).limit(200);
