@@ -5,21 +5,22 @@ import { getRunFor, isDependencyDown, isTerminal } from '@agentq/shared/services
 import { messages } from '@agentq/shared/db';
 import { and, eq } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../deps';
 import { currentUser } from '../middleware/auth';
 import { parseLastEventId } from '../security/last-event-id';
+import { sseResponse } from './sse-response';
 
-const frames = new WeakMap<RunEvent, string>();
+const frames = new WeakMap<RunEvent, Uint8Array>();
+const encoder = new TextEncoder();
 
 /**
- * The event's SSE frame (`data:` the chunk's JSON, `id:` its sequence number), built once per event
- * object however many followers send it. JSON has no raw line breaks, so the data is one line.
+ * The event's SSE frame (`data:` the chunk's JSON, `id:` its sequence number) as bytes, encoded
+ * once per event object however many followers send it. JSON has no raw line breaks, so the data is one line.
  */
-function sseFrame(event: RunEvent): string {
+function sseFrame(event: RunEvent): Uint8Array {
   let frame = frames.get(event);
   if (frame === undefined) {
-    frame = `data: ${JSON.stringify(event.chunk)}\nid: ${event.seq}\n\n`;
+    frame = encoder.encode(`data: ${JSON.stringify(event.chunk)}\nid: ${event.seq}\n\n`);
     frames.set(event, frame);
   }
   return frame;
@@ -139,9 +140,8 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
 
   c.header('x-vercel-ai-ui-message-stream', 'v1');
   c.header('x-accel-buffering', 'no');
-  c.header('cache-control', 'no-cache, no-transform');
 
-  return streamSSE(c, async function followRun(stream) {
+  return sseResponse(c, async function followRun(stream) {
     let lastSent = afterSeq;
     let finished = false;
     const release = () => void unsubscribe?.();
@@ -153,7 +153,7 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
      * usually several events); a gap before a live event is filled by the next stream read.
      */
     async function send(events: RunEvent[]) {
-      let frames = '';
+      const frames: Uint8Array[] = [];
       for (const event of events) {
         if (finished) break;
         if (event.seq <= lastSent) continue;
@@ -161,11 +161,11 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
           needsRead = true;
           break;
         }
-        frames += sseFrame(event);
+        frames.push(sseFrame(event));
         lastSent = event.seq;
         if (event.chunk.type === 'finish') finished = true;
       }
-      if (frames) await stream.write(frames);
+      if (frames.length > 0) await stream.write(frames.length === 1 ? frames[0]! : Buffer.concat(frames));
     }
     /** Catches up from the stored stream; while Redis is down it leaves `needsRead` set and the loop retries. */
     async function readStored() {
