@@ -1,4 +1,4 @@
-import { messages, runs } from '@agentq/shared/db';
+import { llmModels, messages, runs } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
 import { createModel, settleChatRun } from '@agentq/shared/services';
 import { eq } from 'drizzle-orm';
@@ -13,7 +13,10 @@ beforeAll(async () => {
   t = await createTestApp();
   owner = await t.signUp('user');
   stranger = await t.signUp('user');
-  await createModel(t.db, { name: 'Sessions test model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'scripted', apiKey: null }, TEST_APP_SECRET);
+  const model = await createModel(t.db, { name: 'Sessions test model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'scripted', apiKey: null }, TEST_APP_SECRET);
+  // The default is the oldest enabled model, and files running in parallel share the database:
+  // dated first, this one is it whichever file creates a model first.
+  await t.db.update(llmModels).set({ createdAt: new Date('2000-01-01T00:00:00Z') }).where(eq(llmModels.id, model.id));
 });
 afterAll(() => t.close());
 
