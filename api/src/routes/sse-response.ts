@@ -24,20 +24,21 @@ const encoder = new TextEncoder();
  */
 export function sseResponse(c: Context<AppEnv>, handler: (stream: SseStream) => Promise<void>): Response {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let pulled: (() => void) | undefined;
+  /** Writers waiting for the client to read (a handler may write from more than one place). */
+  const pulled: (() => void)[] = [];
+  const release = () => {
+    for (const resolve of pulled.splice(0)) resolve();
+  };
   const abortListeners: (() => void)[] = [];
   const state = { aborted: false, closed: false };
   const body = new ReadableStream<Uint8Array>(
     {
       start: (streamController) => void (controller = streamController),
-      pull: () => {
-        pulled?.();
-        pulled = undefined;
-      },
+      pull: release,
       cancel: () => {
         if (state.closed || state.aborted) return;
         state.aborted = true;
-        pulled?.();
+        release();
         for (const listener of abortListeners.splice(0)) listener();
       },
     },
@@ -54,7 +55,7 @@ export function sseResponse(c: Context<AppEnv>, handler: (stream: SseStream) => 
     write: async (frame) => {
       if (state.aborted || state.closed) return;
       controller.enqueue(typeof frame === 'string' ? encoder.encode(frame) : frame);
-      if ((controller.desiredSize ?? 1) <= 0) await new Promise<void>((resolve) => (pulled = resolve));
+      if ((controller.desiredSize ?? 1) <= 0) await new Promise<void>((resolve) => pulled.push(resolve));
     },
   };
   void handler(stream)

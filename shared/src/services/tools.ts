@@ -393,9 +393,9 @@ async function writeToolLog(
   completes?: { effect: ToolEffect; insert: boolean },
   settlesRun = false,
 ): Promise<boolean> {
-  const completion = !completes ? 'none' : completes.insert ? 'insert' : 'update';
-  const settlement = !settlesRun ? 'none' : result.success ? 'succeeded' : 'failed';
-  const rows = await toolLogStatement(completion, settlement)(db).execute({
+  const completion: LogCompletion = !completes ? 'none' : completes.insert ? 'insert' : 'update';
+  const settlement: LogSettlement = !settlesRun ? 'none' : result.success ? 'succeeded' : 'failed';
+  const rows = await toolLogStatements[`${completion}_${settlement}`](db).execute({
     toolId: tool.id,
     toolSlug: loggedName,
     userId: context.userId,
@@ -410,27 +410,25 @@ async function writeToolLog(
     result,
     effect: completes?.effect,
     completedAt: new Date(),
-    runError: result.success ? null : toRunErrorText(result.error ?? 'failed'),
+    runError: settlement === 'failed' ? toRunErrorText(result.error ?? 'failed') : null,
   });
   return rows[0]?.runSettled ?? false;
 }
 
-type LogCompletion = 'none' | 'update' | 'insert';
-type LogSettlement = 'none' | 'succeeded' | 'failed';
+const LOG_COMPLETIONS = ['none', 'update', 'insert'] as const;
+const LOG_SETTLEMENTS = ['none', 'succeeded', 'failed'] as const;
+type LogCompletion = (typeof LOG_COMPLETIONS)[number];
+type LogSettlement = (typeof LOG_SETTLEMENTS)[number];
 
 /**
- * writeToolLog's statement for each combination of journal completion and run settlement, prepared
- * on first use: drizzle builds an insert with CTEs clause by clause, ~0.5 ms a call. The journal and
- * settlement CTEs read the same placeholders as the log row (runId, toolCallId, toolId, toolSlug,
- * input, result).
+ * writeToolLog's statement for each combination of journal completion and run settlement, each
+ * prepared per database on first use: drizzle builds an insert with CTEs clause by clause, ~0.5 ms a
+ * call. The journal and settlement CTEs read the same placeholders as the log row (runId,
+ * toolCallId, toolId, toolSlug, input, result).
  */
-const toolLogStatements = new Map<string, ReturnType<typeof preparedToolLog>>();
-function toolLogStatement(completion: LogCompletion, settlement: LogSettlement) {
-  const key = `${completion}_${settlement}`;
-  let statement = toolLogStatements.get(key);
-  if (!statement) toolLogStatements.set(key, (statement = preparedToolLog(completion, settlement)));
-  return statement;
-}
+const toolLogStatements = Object.fromEntries(
+  LOG_COMPLETIONS.flatMap((completion) => LOG_SETTLEMENTS.map((settlement) => [`${completion}_${settlement}`, preparedToolLog(completion, settlement)])),
+) as Record<`${LogCompletion}_${LogSettlement}`, ReturnType<typeof preparedToolLog>>;
 
 function preparedToolLog(completion: LogCompletion, settlement: LogSettlement) {
   return preparedQuery((db) => {
