@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, asc, desc, eq, exists, inArray, lte, notExists, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, inArray, lte, notExists, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { preparedQuery } from '../db/prepared-query';
@@ -7,7 +7,6 @@ import { agentTools, approvalGrants, approvals, APPROVAL_STATUSES, auditEvents, 
 import { newId } from '../ids';
 import { getToolType } from '../tools/registry';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
-import { sessionIdOfRunParameter } from './runs';
 
 export type Approval = typeof approvals.$inferSelect;
 type Viewer = { id: string; role: string };
@@ -204,19 +203,11 @@ export async function closeApprovalsOfRun(db: Database, runId: string, reason: s
     .where(and(eq(approvals.runId, runId), eq(approvals.status, 'pending')));
 }
 
+const grantsOfSession = preparedQuery((db) =>
+  db.select({ toolName: approvalGrants.toolName }).from(approvalGrants).where(eq(approvalGrants.sessionId, sql.placeholder('sessionId'))).prepare('grants_of_session'),
+);
+
 /** Tool names the user allowed for the whole session ("remember for this session"). */
-/** A session's grants; `sessionId` is a placeholder or a subquery yielding it. */
-const grantsStatement = (db: Database, sessionId: SQLWrapper, name: string) =>
-  db.select({ toolName: approvalGrants.toolName }).from(approvalGrants).where(eq(approvalGrants.sessionId, sessionId)).prepare(name);
-const grantsOfSession = preparedQuery((db) => grantsStatement(db, sql.placeholder('sessionId'), 'grants_of_session'));
-const grantsOfRunSession = preparedQuery((db) => grantsStatement(db, sessionIdOfRunParameter(), 'grants_of_run_session'));
-
-/** The session grants of run `runId`, found by the run's id alone (a worker reads them while its claim is in flight). */
-export async function runSessionGrants(db: Database, runId: string): Promise<Set<string>> {
-  const rows = await grantsOfRunSession(db).execute({ runId });
-  return new Set(rows.map((row) => row.toolName));
-}
-
 export async function sessionGrants(db: Database, sessionId: string): Promise<Set<string>> {
   const rows = await grantsOfSession(db).execute({ sessionId });
   return new Set(rows.map((row) => row.toolName));

@@ -1,16 +1,16 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../db/client';
 import { approvalGrants, chatSessions, llmModels, messages, runs, users } from '../db/schema';
 import { newId } from '../ids';
 import { bothTestDatabases } from '../testing';
-import { runSessionGrants, sessionGrants } from './approvals';
-import { createChatSession, getChatSessionWithLastShown, lastShownMessageId, listRunSessionMessages, listSessionMessages, loadRunHistory, runHistory, settleChatRun, startChatRun } from './chat';
+import { sessionGrants } from './approvals';
+import { claimChatRun, createChatSession, getChatSessionWithLastShown, lastShownMessageId, listSessionMessages, loadRunHistory, runHistory, settleChatRun, startChatRun } from './chat';
 import { NotFoundError } from './errors';
 import { getRun } from './runs';
 import { transitionRun } from './run-lifecycle';
 
-// A worker reads a run's context by the run's id while it claims the run (worker/src/agent/load-run-setup.ts).
+// A worker reads a run's context with its claim of the run (worker/src/processors/chat-turn.ts).
 describe.each(bothTestDatabases)('chat runs on %s', (_name, open) => {
   let database: DbHandle;
   let userId: string;
@@ -31,26 +31,38 @@ describe.each(bothTestDatabases)('chat runs on %s', (_name, open) => {
     return session;
   }
 
-  it("reads a run's context by the run's id: its own session's messages and grants, the same as read by the session", async () => {
+  it("claims a chat run with its context: its own session's messages and grants, the same as read by the session", async () => {
     const mine = await answeredSession(userId, 'What is 6 * 7?', '42');
     const other = await answeredSession(userId, 'Another conversation', 'Another answer');
     await database.db.insert(approvalGrants).values([
       { sessionId: mine.id, toolName: 'fetch', grantedBy: userId },
       { sessionId: other.id, toolName: 'calculator', grantedBy: userId },
     ]);
+    // A version switch with microseconds: the claim's times must be the driver's (truncated to ms).
+    const [answer] = await database.db.select().from(messages).where(and(eq(messages.sessionId, mine.id), eq(messages.role, 'assistant')));
+    await database.db.execute(sql`update messages set selected_at = now() + interval '0.123456 seconds' where id = ${answer!.id}`);
     const { run } = await startChatRun(database.db, { userId, session: mine, input: { content: 'And times 2?', enableTools: true, enableThinking: false } });
 
-    const byRun = await listRunSessionMessages(database.db, run.id);
-    expect(byRun).toEqual(await listSessionMessages(database.db, mine.id));
-    const history = runHistory(byRun, run);
+    const claim = await claimChatRun(database.db, run.id, { withContext: true });
+    expect(claim).toMatchObject({ claimed: true, firstStart: true, run: { id: run.id, status: 'running' } });
+    expect(claim.run.startedAt).toBeInstanceOf(Date);
+    expect(claim.context!.messages).toEqual(await listSessionMessages(database.db, mine.id));
+    expect(claim.context!.messages.find((message) => message.id === answer!.id)!.selectedAt).toBeInstanceOf(Date);
+    const history = runHistory(claim.context!.messages, claim.run);
     expect(history).toEqual(await loadRunHistory(database.db, run));
     expect(history.map((message) => (message.parts as { text: string }[])[0]!.text)).toEqual(['What is 6 * 7?', '42', 'And times 2?']);
+    expect(claim.context!.grants).toEqual(new Set(['fetch']));
+    expect(claim.context!.grants).toEqual(await sessionGrants(database.db, mine.id));
 
-    expect(await runSessionGrants(database.db, run.id)).toEqual(new Set(['fetch']));
-    expect(await runSessionGrants(database.db, run.id)).toEqual(await sessionGrants(database.db, mine.id));
-    // A run that is not there has no context (its claim reports it missing).
-    expect(await listRunSessionMessages(database.db, 'run_missing')).toEqual([]);
-    expect(await runSessionGrants(database.db, 'run_missing')).toEqual(new Set());
+    // A retry's claim (no context) is not the first start; an ended run is not claimed and has no context; a missing one is NotFound.
+    const again = await claimChatRun(database.db, run.id, { withContext: false });
+    expect(again).toMatchObject({ claimed: true, firstStart: false });
+    expect(again.context).toBeUndefined();
+    await transitionRun(database.db, run.id, 'cancelled');
+    const ended = await claimChatRun(database.db, run.id, { withContext: true });
+    expect(ended).toMatchObject({ claimed: false, run: { status: 'cancelled' } });
+    expect(ended.context).toBeUndefined();
+    await expect(claimChatRun(database.db, 'run_missing', { withContext: true })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   async function storedAnswers(runId: string) {

@@ -1,13 +1,13 @@
-import { and, asc, desc, eq, inArray, isNull, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { executeRows, type Database } from '../db/client';
 import { preparedQuery } from '../db/prepared-query';
-import { ACTIVE_RUN_STATUSES, chatSessions, messages, runs, type RunStatus } from '../db/schema';
+import { ACTIVE_RUN_STATUSES, approvalGrants, chatSessions, messages, runs, type RunStatus } from '../db/schema';
 import { newId } from '../ids';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
-import { sourcesOf, type RunTransitionFields } from './run-lifecycle';
-import { sessionIdOfRunParameter, type Run } from './runs';
+import { claimReturning, claimRun, claimUpdate, sourcesOf, unclaimedRun, type RunTransitionFields } from './run-lifecycle';
+import type { Run } from './runs';
 import { activeBranch, pathTo, type MessageVersions } from './chat-thread';
 import { DEFAULT_SESSION_TITLE, suggestSessionTitle } from './session-title';
 
@@ -99,19 +99,57 @@ const messageColumns = {
   createdAt: messages.createdAt,
 };
 
-/** Every message of a session (every branch), oldest first; `sessionId` is a placeholder or a subquery yielding it. */
-const sessionMessagesStatement = (db: Database, sessionId: SQLWrapper, name: string) =>
-  db.select(messageColumns).from(messages).leftJoin(runs, eq(runs.id, messages.runId)).where(eq(messages.sessionId, sessionId)).orderBy(asc(messages.createdAt), asc(messages.id)).prepare(name);
-const messagesOfSession = preparedQuery((db) => sessionMessagesStatement(db, sql.placeholder('sessionId'), 'messages_of_session'));
-/** The same for the session of a run, found by the run's id alone. */
-const messagesOfRunSession = preparedQuery((db) => sessionMessagesStatement(db, sessionIdOfRunParameter(), 'messages_of_run_session'));
+/** Every message of a session (every branch), oldest first. */
+const messagesOfSession = preparedQuery((db) =>
+  db
+    .select(messageColumns)
+    .from(messages)
+    .leftJoin(runs, eq(runs.id, messages.runId))
+    .where(eq(messages.sessionId, sql.placeholder('sessionId')))
+    .orderBy(asc(messages.createdAt), asc(messages.id))
+    .prepare('messages_of_session'),
+);
+/** A message as the chat claim returns it: messageColumns' fields in order, times in epoch ms truncated as the driver truncates them into Dates. */
+type MessageTuple = [id: string, sessionId: string, role: ChatMessage['role'], parts: unknown[], runId: string | null, parentId: string | null, selectedAt: number | null, createdAt: number];
 
 /**
- * The messages of the session a run belongs to, by the run's id: what a worker reads while its claim
- * is in flight (history follows with runHistory once the run row is back).
+ * The claim of a chat run's first attempt (claimRun's statement) returning, with the run, its
+ * session's messages as messagesOfSession reads them and the session's grants: what the run's
+ * setup reads knowing only the run, in the claim's round trip instead of two more statements.
  */
-export async function listRunSessionMessages(db: Database, runId: string): Promise<ChatMessage[]> {
-  return messagesOfRunSession(db).execute({ runId }) as Promise<ChatMessage[]>;
+const claimWithSessionContext = preparedQuery((db) =>
+  claimUpdate(db)
+    .returning({
+      ...claimReturning(),
+      sessionMessages: sql<MessageTuple[]>`coalesce((
+        select json_agg(json_build_array(m.id, m.session_id, m.role, m.parts, m.run_id,
+          coalesce(m.parent_id, case when m.role = 'assistant' then r.reply_to_message_id end),
+          floor(extract(epoch from m.selected_at) * 1000), floor(extract(epoch from m.created_at) * 1000)) order by m.created_at, m.id)
+        from ${messages} m left join ${runs} r on r.id = m.run_id
+        where m.session_id = ${runs}.session_id
+      ), '[]'::json)`,
+      sessionGrants: sql<string[]>`coalesce((select json_agg(g.tool_name) from ${approvalGrants} g where g.session_id = ${runs}.session_id), '[]'::json)`,
+    })
+    .prepare('claim_chat_run_with_context'),
+);
+
+/**
+ * Claims a chat run (claimRun). With `withContext` (a first attempt, which has no checkpoint to
+ * start from) the claim also returns its session's messages (every branch, oldest first) and
+ * grants when it claimed the run; a run the table will not start comes back as claimRun returns it.
+ */
+export async function claimChatRun(
+  db: Database,
+  runId: string,
+  { withContext }: { withContext: boolean },
+): Promise<{ run: Run; claimed: boolean; firstStart: boolean; context?: { messages: ChatMessage[]; grants: Set<string> } }> {
+  if (!withContext) return claimRun(db, runId);
+  const [row] = await claimWithSessionContext(db).execute({ runId });
+  if (!row) return unclaimedRun(db, runId);
+  const { firstStart, sessionMessages, sessionGrants, ...run } = row;
+  const toMessage = ([id, sessionId, role, parts, messageRunId, parentId, selectedAt, createdAt]: MessageTuple): ChatMessage =>
+    ({ id, sessionId, role, parts, runId: messageRunId, parentId, selectedAt: selectedAt === null ? null : new Date(selectedAt), createdAt: new Date(createdAt) });
+  return { run, claimed: true, firstStart, context: { messages: sessionMessages.map(toMessage), grants: new Set(sessionGrants) } };
 }
 
 export async function listSessionMessages(db: Database, sessionId: string): Promise<ChatMessage[]> {
@@ -180,7 +218,7 @@ export async function loadRunHistory(db: Database, run: Pick<Run, 'id' | 'sessio
   return runHistory(await listSessionMessages(db, run.sessionId), run);
 }
 
-/** loadRunHistory from the session's messages already read (listRunSessionMessages). */
+/** loadRunHistory from the session's messages already read (claimChatRun). */
 export function runHistory(rows: ChatMessage[], run: Pick<Run, 'id' | 'sessionId' | 'replyToMessageId'>): ChatMessage[] {
   if (!run.sessionId) return [];
   const history = run.replyToMessageId ? pathTo(rows, run.replyToMessageId) : rows;

@@ -74,17 +74,28 @@ export async function transitionRun(db: Database, runId: string, to: RunStatus, 
   return current ? { ok: false, reason: 'not-allowed', status: current.status } : { ok: false, reason: 'not-found' };
 }
 
-const claimStatement = preparedQuery((db) =>
-  db
-    .update(runs)
-    // updatedAt explicitly: its $onUpdate default would be computed once, when the statement is built.
-    .set({ status: 'running', startedAt: sql`coalesce(${runs.startedAt}, now())`, updatedAt: sql`now()` })
-    .where(and(eq(runs.id, sql.placeholder('runId')), inArray(runs.status, sourcesOf('running'))))
-    // started_at is only ever set by a claim, to its transaction's now(): equal to now() means no
-    // earlier claim started this run (durable in PostgreSQL, unlike the job's own attempt count).
-    .returning({ ...getTableColumns(runs), firstStart: sql<boolean>`${runs.startedAt} = now()` })
-    .prepare('claim_run'),
-);
+/**
+ * The claim's UPDATE (placeholder `runId`), for statements to add their RETURNING to: the run's
+ * columns and `firstStart` (claimReturning), and whatever else a caller reads with it.
+ */
+export function claimUpdate(db: Database) {
+  return (
+    db
+      .update(runs)
+      // updatedAt explicitly: its $onUpdate default would be computed once, when the statement is built.
+      .set({ status: 'running', startedAt: sql`coalesce(${runs.startedAt}, now())`, updatedAt: sql`now()` })
+      .where(and(eq(runs.id, sql.placeholder('runId')), inArray(runs.status, sourcesOf('running'))))
+  );
+}
+
+/**
+ * What a claim returns: the run, and whether this is its first start. started_at is only ever set
+ * by a claim, to its transaction's now(): equal to now() means no earlier claim started this run
+ * (durable in PostgreSQL, unlike the job's own attempt count).
+ */
+export const claimReturning = () => ({ ...getTableColumns(runs), firstStart: sql<boolean>`${runs.startedAt} = now()` });
+
+const claimStatement = preparedQuery((db) => claimUpdate(db).returning(claimReturning()).prepare('claim_run'));
 
 /**
  * A standalone tool run's end as a statement to embed (a data-modifying CTE of the statement that
@@ -115,6 +126,11 @@ export async function claimRun(db: Database, runId: string): Promise<{ run: Run;
     const { firstStart, ...run } = row;
     return { run, claimed: true, firstStart };
   }
+  return unclaimedRun(db, runId);
+}
+
+/** What a claim that matched no row answers: the run as it is (it ended), or NotFound. */
+export async function unclaimedRun(db: Database, runId: string): Promise<{ run: Run; claimed: false; firstStart: false }> {
   const [run] = await db.select().from(runs).where(eq(runs.id, runId));
   if (!run) throw new NotFoundError('Run', runId);
   return { run, claimed: false, firstStart: false };

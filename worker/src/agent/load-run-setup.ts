@@ -1,15 +1,12 @@
 import type { RunCheckpoint } from '@agentq/shared/db';
-import { lastRunEventSeq } from '@agentq/shared/run-stream';
 import {
   getAgent,
   getModelWithKey,
-  listRunSessionMessages,
   listTools,
   loadRunHistory,
   NotFoundError,
   resolveAgentTools,
   runHistory,
-  runSessionGrants,
   sessionGrants,
   type Agent,
   type ChatMessage,
@@ -49,43 +46,28 @@ async function offeredTools(deps: WorkerDeps, run: Run): Promise<OfferedTool[]> 
   return (await listTools(deps.db, { enabled: true })).map((tool) => ({ tool, needsApproval: tool.needsApproval }));
 }
 
-/**
- * What a run's first attempt reads knowing only the run's id, started together with the claim on the
- * run: the session's messages and grants (PostgreSQL) and the stream's position (Redis). A fresh run's
- * path to its first model call is then one round trip, not the claim's and then the setup's.
- */
-export type RunPrefetch = { messages: Promise<ChatMessage[]>; grants: Promise<Set<string>>; lastSeq: Promise<number> };
-
-export function prefetchRunSetup(deps: WorkerDeps, runId: string): RunPrefetch {
-  const prefetch = {
-    messages: listRunSessionMessages(deps.db, runId),
-    grants: runSessionGrants(deps.db, runId),
-    lastSeq: lastRunEventSeq(deps.redis, deps.config.prefix, runId),
-  };
-  // Awaited by whoever uses them; a claim that fails first leaves them unobserved, not unhandled.
-  for (const promise of Object.values(prefetch)) promise.catch(() => {});
-  return prefetch;
-}
+/** What a first attempt's claim read with the run (claimChatRun): its session's messages and grants. */
+export type ClaimedContext = { messages: ChatMessage[]; grants: Set<string> };
 
 /**
  * Loads model, agent, tools, grants and history in parallel: they are independent, so the path
  * before the model call costs one round trip instead of five. Goes through the service loaders,
- * so caches under them apply. `prefetch` supplies what was read while the run was being claimed.
+ * so caches under them apply. `claimed` supplies what the claim read with the run.
  */
-export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCheckpoint | null, prefetch?: RunPrefetch): Promise<RunSetup> {
+export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCheckpoint | null, claimed?: ClaimedContext): Promise<RunSetup> {
   const options = run.options as RunOptions;
   const [model, agent, offered, grants, history] = await Promise.all([
     run.modelId ? orNull(getModelWithKey(deps.db, run.modelId, deps.config.appSecret)) : null,
     run.agentId ? orNull(getAgent(deps.db, run.agentId)) : null,
     options.enableTools === false ? [] : offeredTools(deps, run).then(expandOfferedTools),
-    prefetch?.grants ?? sessionGrants(deps.db, run.sessionId!),
-    checkpoint?.messages.length ? null : sessionHistory(deps, run, prefetch),
+    claimed?.grants ?? sessionGrants(deps.db, run.sessionId!),
+    checkpoint?.messages.length ? null : sessionHistory(deps, run, claimed),
   ]);
   return { model, agent, offered, grants, history };
 }
 
 /** The run's branch of the session down to the question it answers; this run's own assistant message excluded (it is being written). */
-async function sessionHistory(deps: WorkerDeps, run: Run, prefetch?: RunPrefetch) {
-  const rows = prefetch ? runHistory(await prefetch.messages, run) : await loadRunHistory(deps.db, run);
+async function sessionHistory(deps: WorkerDeps, run: Run, claimed?: ClaimedContext) {
+  const rows = claimed ? runHistory(claimed.messages, run) : await loadRunHistory(deps.db, run);
   return rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
 }

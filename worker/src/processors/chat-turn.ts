@@ -1,11 +1,12 @@
-import { claimRun, isDependencyDown, isTerminal, NotFoundError, WorkerStoppingError } from '@agentq/shared/services';
+import { lastRunEventSeq } from '@agentq/shared/run-stream';
+import { claimChatRun, isDependencyDown, isTerminal, NotFoundError, WorkerStoppingError } from '@agentq/shared/services';
 import type { Job } from 'bullmq';
 import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { WorkerDeps } from '../processor';
 import { finishRun } from '../agent/finish-run';
 import { openRunStream } from '../agent/open-run-stream';
 import { RunCancelledError } from '../agent/run-control';
-import { loadRunSetup, prefetchRunSetup } from '../agent/load-run-setup';
+import { loadRunSetup } from '../agent/load-run-setup';
 import { runLoop } from '../agent/run-loop';
 import { createCheckpointer } from '../agent/checkpoint';
 import type { RunProgress, Usage } from '../agent/stream-step';
@@ -19,12 +20,14 @@ export { STEP_LIMIT_NOTE } from '../agent/run-loop';
  * database or Redis outage while attempts remain), or ended as cancelled/failed.
  */
 export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerDeps, token?: string): Promise<{ status: string }> {
-  // A first start reads the run's context while it claims the run: one round trip to the first model
-  // call. A later start (after parking, a retry or a crash) usually has a checkpoint that makes most of it moot.
-  const prefetch = job.attemptsStarted <= 1 ? prefetchRunSetup(deps, job.data.runId) : undefined;
-  // One statement claims the run (see claimRun). An outage keeps its identity (BullMQ retries); only a
-  // run that really is not there is unrecoverable.
-  const { run, claimed } = await claimRun(deps.db, job.data.runId).catch((error: unknown) => {
+  // A first start reads the run's context with its claim (one statement) and the stream's position
+  // meanwhile: one round trip to the first model call. A later start (after parking, a retry or a
+  // crash) usually has a checkpoint that makes most of the context moot.
+  const firstAttempt = job.attemptsStarted <= 1;
+  const lastSeq = firstAttempt ? lastRunEventSeq(deps.redis, deps.config.prefix, job.data.runId) : undefined;
+  lastSeq?.catch(() => {}); // awaited by openRunStream; a claim that fails first leaves it unobserved, not unhandled
+  // An outage keeps its identity (BullMQ retries); only a run that really is not there is unrecoverable.
+  const { run, claimed, context } = await claimChatRun(deps.db, job.data.runId, { withContext: firstAttempt }).catch((error: unknown) => {
     if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
     throw error;
   });
@@ -32,9 +35,9 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
 
   const log = deps.logger;
   // The lookups before the first model call and the stream's position are independent: one round trip for both.
-  const setup = claimed ? loadRunSetup(deps, run, run.checkpoint, prefetch) : undefined;
+  const setup = claimed ? loadRunSetup(deps, run, run.checkpoint, context) : undefined;
   setup?.catch(() => {}); // awaited by the loop; this only keeps an early way out from leaving it unobserved
-  const [control, stream] = await Promise.all([deps.control.track(run.id), openRunStream(deps, run, job.attemptsMade + 1, prefetch?.lastSeq)]);
+  const [control, stream] = await Promise.all([deps.control.track(run.id), openRunStream(deps, run, job.attemptsMade + 1, lastSeq)]);
   const progress: RunProgress = { steps: run.steps, usage: (run.usage as Usage) ?? {} };
   const settle = (outcome: Parameters<typeof finishRun>[1]['outcome']) =>
     finishRun(deps, { run, stream, checkpointer: createCheckpointer(deps, run, stream), progress, outcome });
