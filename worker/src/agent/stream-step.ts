@@ -46,7 +46,11 @@ export type StepCall = {
   providerOptions?: Record<string, Record<string, string>>;
   stream: RunStream;
   progress: RunProgress;
-  /** Called before every step after the first with the messages so far (tool results included): the step checkpoint. */
+  /**
+   * Called before every step after the first with the messages so far (tool results included): the
+   * step checkpoint. The step's model request goes out meanwhile; none of its output is published
+   * (nor anything after the call) until this resolves, and a rejection ends the call with it.
+   */
   onStepBoundary: (messages: ModelMessage[]) => Promise<void>;
   /** What a tool reported as fatal during the call (see build-tool-set onFatal), rethrown instead of the SDK's error text. */
   fatal: () => unknown;
@@ -104,6 +108,13 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   const reasoningStarted = new Map<string, number>();
   const stall = stallWatchdog(call.stallTimeoutMs);
   stall.arm();
+  /** The step checkpoint in flight: its write and the next model request overlap (onStepBoundary). */
+  let boundary: Promise<void> | undefined;
+  const boundaryWritten = async () => {
+    const pending = boundary;
+    boundary = undefined;
+    await pending;
+  };
   const result = streamText({
     model: call.model,
     instructions: call.instructions,
@@ -114,8 +125,11 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
     abortSignal: AbortSignal.any([call.signal, stall.signal]),
     timeout: { chunkMs: call.stallTimeoutMs },
     providerOptions: call.providerOptions,
-    prepareStep: async ({ messages, stepNumber }) => {
-      if (stepNumber > 0) await call.onStepBoundary(messages as ModelMessage[]);
+    prepareStep: ({ messages, stepNumber }) => {
+      if (stepNumber > 0) {
+        boundary = call.onStepBoundary(messages as ModelMessage[]);
+        boundary.catch(() => {}); // awaited before the next chunk is published, or after the stream
+      }
       return undefined;
     },
     onStepStart: () => stream.timeline.stepStarting(),
@@ -127,6 +141,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   });
   try {
     for await (const chunk of uiChunks(result.stream, stall.onPart)) {
+      if (boundary) await boundaryWritten();
       if (call.fatal()) throw call.fatal();
       if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
       if (chunk.type === 'reasoning-end') {
@@ -140,6 +155,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
       if (chunk.type === 'error') throw call.fatal() ?? new Error(chunk.errorText);
       stream.emit(chunk);
     }
+    await boundaryWritten();
   } finally {
     stall.disarm();
   }
