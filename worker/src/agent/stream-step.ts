@@ -108,13 +108,13 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   const reasoningStarted = new Map<string, number>();
   const stall = stallWatchdog(call.stallTimeoutMs);
   stall.arm();
-  /** The step checkpoint in flight: its write and the next model request overlap (onStepBoundary). */
-  let boundary: Promise<void> | undefined;
-  const boundaryWritten = async () => {
-    const pending = boundary;
-    boundary = undefined;
-    await pending;
-  };
+  /**
+   * The step checkpoints, chained: each write overlaps the next model request (onStepBoundary) and
+   * starts after the one before it (should the SDK run a step ahead of the publishing loop), so they
+   * commit in step order and a failed one stops the ones after it.
+   */
+  let boundary: Promise<void> = Promise.resolve();
+  let boundaryPending = false;
   const result = streamText({
     model: call.model,
     instructions: call.instructions,
@@ -127,8 +127,11 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
     providerOptions: call.providerOptions,
     prepareStep: ({ messages, stepNumber }) => {
       if (stepNumber > 0) {
-        boundary = call.onStepBoundary(messages as ModelMessage[]);
-        boundary.catch(() => {}); // awaited before the next chunk is published, or after the stream
+        const written = boundary.then(() => call.onStepBoundary(messages as ModelMessage[]));
+        boundary = written;
+        boundaryPending = true;
+        // A rejection stays pending: the loop below awaits it before the next chunk, or after the stream.
+        written.then(() => void (boundary === written && (boundaryPending = false)), () => {});
       }
       return undefined;
     },
@@ -141,7 +144,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   });
   try {
     for await (const chunk of uiChunks(result.stream, stall.onPart)) {
-      if (boundary) await boundaryWritten();
+      if (boundaryPending) await boundary;
       if (call.fatal()) throw call.fatal();
       if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
       if (chunk.type === 'reasoning-end') {
@@ -155,7 +158,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
       if (chunk.type === 'error') throw call.fatal() ?? new Error(chunk.errorText);
       stream.emit(chunk);
     }
-    await boundaryWritten();
+    await boundary;
   } finally {
     stall.disarm();
   }
