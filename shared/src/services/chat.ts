@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { executeRows, type Database } from '../db/client';
 import { preparedQuery } from '../db/prepared-query';
@@ -109,7 +109,19 @@ const messagesOfSession = preparedQuery((db) =>
     .orderBy(asc(messages.createdAt), asc(messages.id))
     .prepare('messages_of_session'),
 );
-/** A message as the chat claim returns it: messageColumns' fields in order, times in epoch ms truncated as the driver truncates them into Dates. */
+/**
+ * A session's messages as `m` (each with its run as `r`) for statements that aggregate them into
+ * JSON, with the parent as messageColumns reads it and times in epoch ms truncated as the driver
+ * truncates them into Dates.
+ */
+const sessionMessagesJson = {
+  from: (sessionId: SQL) => sql`from ${messages} m left join ${runs} r on r.id = m.run_id where m.session_id = ${sessionId}`,
+  parentId: sql.raw(`coalesce(m.parent_id, case when m.role = 'assistant' then r.reply_to_message_id end)`),
+  selectedAt: sql.raw('floor(extract(epoch from m.selected_at) * 1000)'),
+  createdAt: sql.raw('floor(extract(epoch from m.created_at) * 1000)'),
+};
+
+/** A message as the chat claim returns it: messageColumns' fields in order (times as sessionMessagesJson gives them). */
 type MessageTuple = [id: string, sessionId: string, role: ChatMessage['role'], parts: unknown[], runId: string | null, parentId: string | null, selectedAt: number | null, createdAt: number];
 
 /**
@@ -123,10 +135,8 @@ const claimWithSessionContext = preparedQuery((db) =>
       ...claimReturning(),
       sessionMessages: sql<MessageTuple[]>`coalesce((
         select json_agg(json_build_array(m.id, m.session_id, m.role, m.parts, m.run_id,
-          coalesce(m.parent_id, case when m.role = 'assistant' then r.reply_to_message_id end),
-          floor(extract(epoch from m.selected_at) * 1000), floor(extract(epoch from m.created_at) * 1000)) order by m.created_at, m.id)
-        from ${messages} m left join ${runs} r on r.id = m.run_id
-        where m.session_id = ${runs}.session_id
+          ${sessionMessagesJson.parentId}, ${sessionMessagesJson.selectedAt}, ${sessionMessagesJson.createdAt}) order by m.created_at, m.id)
+        ${sessionMessagesJson.from(sql`${runs}.session_id`)}
       ), '[]'::json)`,
       sessionGrants: sql<string[]>`coalesce((select json_agg(g.tool_name) from ${approvalGrants} g where g.session_id = ${runs}.session_id), '[]'::json)`,
     })
@@ -181,10 +191,8 @@ const sessionWithThreadNodes = preparedQuery((db) =>
     .select({
       session: chatSessions,
       nodes: sql<[string, string | null, number | null, number][]>`coalesce((
-        select json_agg(json_build_array(m.id, coalesce(m.parent_id, case when m.role = 'assistant' then r.reply_to_message_id end),
-          floor(extract(epoch from m.selected_at) * 1000), floor(extract(epoch from m.created_at) * 1000)))
-        from ${messages} m left join ${runs} r on r.id = m.run_id
-        where m.session_id = ${chatSessions}.id
+        select json_agg(json_build_array(m.id, ${sessionMessagesJson.parentId}, ${sessionMessagesJson.selectedAt}, ${sessionMessagesJson.createdAt}))
+        ${sessionMessagesJson.from(sql`${chatSessions}.id`)}
       ), '[]'::json)`,
     })
     .from(chatSessions)

@@ -10,10 +10,6 @@ import { transitionRun } from './run-lifecycle';
 export type Run = typeof runs.$inferSelect;
 
 /**
- * The session id of the run whose id is the statement's `runId` parameter, as a subquery: lets a
- * worker read a run's session context in the same round trip as its claim on the run.
- */
-/**
  * A standalone tool execution as a run: queued until the tool-exec job (enqueued under the run's id)
  * picks it up. `toolName` picks one discovered tool of an expanding instance (MCP, OpenAPI).
  */

@@ -131,7 +131,12 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
         boundary = written;
         boundaryPending = true;
         // A rejection stays pending: the loop below awaits it before the next chunk, or after the stream.
-        written.then(() => void (boundary === written && (boundaryPending = false)), () => {});
+        written.then(
+          () => {
+            if (boundary === written) boundaryPending = false;
+          },
+          () => {},
+        );
       }
       return undefined;
     },
