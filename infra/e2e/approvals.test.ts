@@ -203,6 +203,10 @@ describe('decisions', () => {
     const approval = await pendingApproval(first.body.runId);
     await user.post(`/api/approvals/${approval.id}`, { decision: 'approve', remember: 'session' });
     await waitForRun(first.body.runId);
+    // The run's own record says so too, so a follower (or a reload) shows it without asking the API.
+    const { events } = await user.readEvents(first.body.runId);
+    const response = events.find((event) => event.chunk.type === 'data-approval-response')!.chunk as { data: { status: string; remember?: boolean } };
+    expect(response.data).toMatchObject({ status: 'approved', remember: true });
     const second = await user.post(`/api/sessions/${session.body.id}/runs`, { content: 'order golf' });
     await waitForRun(second.body.runId);
     expect(hits).toContain('/golf');

@@ -211,6 +211,9 @@ describe('approvals in the browser', () => {
     await card.getByTestId('approval-outcome').and(page.locator('[data-status="approved"]')).waitFor();
     expect(await card.getByTestId('approval-outcome').textContent()).toContain('later calls in this session run without asking');
     await waitForRunStatus(page, 'succeeded');
+    await page.reload();
+    await waitForRunStatus(page, 'succeeded');
+    expect(await lastAssistant(page).getByTestId('approval-outcome').textContent()).toContain('later calls in this session run without asking');
 
     await sendMessage(page, 'order echo');
     await waitForRunStatus(page, 'succeeded');

@@ -31,6 +31,8 @@ export const approvalResponseDataSchema = z.object({
   reason: z.string().optional(),
   decidedBy: z.string().optional(),
   editedInput: z.unknown().optional(),
+  /** Approved "for this session": later calls of the tool in the session run without asking. */
+  remember: z.boolean().optional(),
 });
 export type ApprovalResponseData = z.infer<typeof approvalResponseDataSchema>;
 

@@ -22,7 +22,7 @@ export async function resolveApprovals(deps: WorkerDeps, options: { run: Run; st
     stream.emit({
       type: 'data-approval-response',
       id: `${row.id}-response`,
-      data: { approvalId: row.id, toolCallId: entry.toolCallId, status: row.status as 'approved' | 'denied' | 'expired', reason: row.reason ?? undefined, decidedBy: row.decidedBy ?? undefined, editedInput: row.editedInput ?? undefined },
+      data: { approvalId: row.id, toolCallId: entry.toolCallId, status: row.status as 'approved' | 'denied' | 'expired', reason: row.reason ?? undefined, decidedBy: row.decidedBy ?? undefined, editedInput: row.editedInput ?? undefined, ...(row.remember ? { remember: true } : {}) },
     });
     return { type: 'tool-approval-response' as const, approvalId: entry.sdkApprovalId, approved, reason: approved ? undefined : reason };
   });

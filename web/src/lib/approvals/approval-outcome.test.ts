@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeDecider, describeInputIssue, formatTimeLeft, outcomeOfApproval, parseEditedInput, reasonToShow } from './approval-outcome.ts';
+import { describeDecider, describeInputIssue, formatTimeLeft, outcomeOfApproval, outcomeOfResponse, parseEditedInput, reasonToShow } from './approval-outcome.ts';
 import { approvalsByToolCall } from './approval-parts.ts';
 import type { Approval } from './types.ts';
 
@@ -33,6 +33,13 @@ describe('approval outcome', () => {
       editedInput: { url: 'http://x/b' },
       remember: true,
     });
+  });
+
+  it('reads a run\'s response part, "for this session" included only when it says so', () => {
+    const response = { approvalId: 'approval_1', toolCallId: 'call_1', status: 'approved' as const, decidedBy: 'user_1' };
+    expect(outcomeOfResponse({ ...response, remember: true })).toMatchObject({ status: 'approved', decidedBy: 'user_1', remember: true });
+    // An older part without the flag must not override the card's own "remember" when merged over it.
+    expect(Object.hasOwn(outcomeOfResponse(response), 'remember')).toBe(false);
   });
 
   it('shows a reason unless it only repeats "expired"', () => {

@@ -18,7 +18,13 @@ export function outcomeOfApproval(approval: Approval): ApprovalOutcome | undefin
 
 /** The outcome a run's `data-approval-response` part carries (it survives a reload with the message). */
 export function outcomeOfResponse(response: ApprovalResponseData): ApprovalOutcome {
-  return { status: response.status, reason: response.reason, decidedBy: response.decidedBy, editedInput: response.editedInput };
+  return {
+    status: response.status,
+    reason: response.reason,
+    decidedBy: response.decidedBy,
+    editedInput: response.editedInput,
+    ...(response.remember ? { remember: true } : {}),
+  };
 }
 
 /**
