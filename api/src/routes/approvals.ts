@@ -4,7 +4,6 @@ import {
   decideApproval,
   decideApprovalInputSchema,
   getApprovalFor,
-  getRun,
   listApprovals,
 } from '@agentq/shared/services';
 import { Hono } from 'hono';
@@ -39,8 +38,7 @@ export const approvalRoutes = new Hono<AppEnv>()
     validate('param', idParam),
     validate('json', decideApprovalInputSchema),
     async (c) => {
-      const approval = await decideApproval(c.get('db'), c.req.valid('param').id, currentUser(c), c.req.valid('json'));
-      const run = await getRun(c.get('db'), approval.runId);
+      const { approval, run } = await decideApproval(c.get('db'), c.req.valid('param').id, currentUser(c), c.req.valid('json'));
       await wakeParkedRun(c.get('queues'), run, c.get('logger'));
       return c.json(approval);
     },

@@ -1,6 +1,7 @@
 import { Job, type JobsOptions } from 'bullmq';
 import { RUN_KIND_JOBS, type RunJob, type RunKind } from './catalog';
 import { enqueue, type Queues } from './queues';
+import { isDependencyDown } from '../services/errors';
 
 type RunRef = { id: string; kind: RunKind; queueJobId: string | null };
 
@@ -17,15 +18,16 @@ export async function findRunJob(queues: Queues, run: RunRef): Promise<Job | und
 /**
  * Moves a parked (delayed) run job to waiting now. False when there is nothing to promote: no job,
  * or it is not delayed (still parking: the worker re-checks PostgreSQL right after parking).
+ * One script call: BullMQ's promote checks the job's state itself, so the job is not read first.
  */
 export async function wakeRunJob(queues: Queues, run: RunRef): Promise<boolean> {
-  const job = await findRunJob(queues, run);
-  if (!job || !(await job.isDelayed())) return false;
+  const { queue, job } = runJobFor(run);
   try {
-    await job.promote();
+    await new Job(queues[queue], job, {}, {}, run.queueJobId ?? run.id).promote();
     return true;
-  } catch {
-    // Promoted or picked up meanwhile.
+  } catch (error) {
+    // An outage is the caller's to handle; a missing or not-delayed job answers with an error code.
+    if (isDependencyDown(error)) throw error;
     return false;
   }
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { and, asc, desc, eq, exists, inArray, lte, notExists, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, getTableColumns, gt, inArray, isNotNull, lte, notExists, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { preparedQuery } from '../db/prepared-query';
+import { columnPlaceholder, preparedQuery } from '../db/prepared-query';
 import { agentTools, approvalGrants, approvals, APPROVAL_STATUSES, auditEvents, runs } from '../db/schema';
 import { newId } from '../ids';
 import { getToolType } from '../tools/registry';
@@ -83,64 +83,132 @@ function isRepeatOf(approval: Approval, viewer: Viewer, decision: DecideApproval
   return approval.status === status && approval.decidedBy === viewer.id;
 }
 
+/** The run a decision wakes (its parked job). */
+export type DecidedRun = { id: string; kind: 'chat' | 'tool'; queueJobId: string | null };
+
 /**
  * Moves a pending approval to approved/denied exactly once, committed to PostgreSQL before anything
  * else happens, audits who decided what and when, and grants "remember for this session" when asked.
  * Repeating the stored decision (a client retry after a lost answer) returns the stored approval;
- * a different decision, or one after expiry, is a ConflictError.
+ * a different decision, or one after expiry, is a ConflictError. Returns the run to wake with it.
  */
-export async function decideApproval(db: Database, id: string, viewer: Viewer, decision: DecideApprovalInput): Promise<Approval> {
-  const approval = await getApprovalFor(db, id, viewer);
-  if (approval.status !== 'pending') {
-    if (isRepeatOf(approval, viewer, decision)) return approval;
-    throw new ConflictError(`Approval ${id} was already ${approval.status}`, { status: approval.status });
-  }
-
-  let editedInput: unknown;
+export async function decideApproval(db: Database, id: string, viewer: Viewer, decision: DecideApprovalInput): Promise<{ approval: Approval; run: DecidedRun }> {
+  let editedInput: unknown = null;
   if (decision.decision === 'approve' && decision.input !== undefined) {
-    const [tool] = approval.toolId ? await db.select().from(agentTools).where(eq(agentTools.id, approval.toolId)) : [];
-    if (!tool) throw new InvalidInputError('The tool no longer exists; its input cannot be edited');
-    const parsed = (getToolType(tool.type).inputSchema as z.ZodType).safeParse(decision.input);
-    if (!parsed.success) {
-      throw new InvalidInputError(
-        'The edited input does not match the tool input schema',
-        parsed.error.issues.map((issue) => ({ path: ['input', ...issue.path], message: issue.message })),
-      );
-    }
-    // The validated value, never the raw body: unknown keys are dropped, defaults filled in.
-    editedInput = parsed.data;
+    // An edit is checked against the tool's input schema first, which needs the approval's tool.
+    const approval = await getApprovalFor(db, id, viewer);
+    if (approval.status !== 'pending') return storedDecision(db, approval, viewer, decision);
+    editedInput = await validEditedInput(db, approval, decision.input);
   }
-  const remember = decision.decision === 'approve' && (decision.remember === 'session' || decision.remember === true);
-  const status = decision.decision === 'approve' ? 'approved' : 'denied';
-  const decided = await db.transaction(async (tx) => {
-    const [updated] = await tx
-      .update(approvals)
-      .set({ status, reason: decision.reason ?? null, editedInput: editedInput ?? null, remember, decidedBy: viewer.id, decidedAt: new Date() })
-      .where(and(eq(approvals.id, id), eq(approvals.status, 'pending')))
-      .returning();
-    if (!updated) return undefined;
-    await tx.insert(auditEvents).values({
-      actorUserId: viewer.id,
-      action: `approval.${status}`,
-      targetType: 'approval',
-      targetId: id,
-      details: { runId: updated.runId, toolName: updated.toolName, reason: decision.reason ?? null, edited: editedInput !== undefined, remember },
-    });
-    if (remember) {
-      const [run] = await tx.select({ sessionId: runs.sessionId }).from(runs).where(eq(runs.id, updated.runId));
-      if (run?.sessionId) {
-        await tx.insert(approvalGrants).values({ sessionId: run.sessionId, toolName: updated.toolName, grantedBy: viewer.id }).onConflictDoNothing();
-      }
-    }
-    return updated;
+  const now = new Date();
+  // One statement: the decision (only while pending, unexpired and the viewer's), its audit line and grant.
+  const [decided] = await decideStatement(db).execute({
+    id,
+    status: decision.decision === 'approve' ? 'approved' : 'denied',
+    reason: decision.reason ?? null,
+    editedInput,
+    remember: decision.decision === 'approve' && (decision.remember === 'session' || decision.remember === true),
+    viewerId: viewer.id,
+    isAdmin: viewer.role === 'admin',
+    now,
   });
-  if (!decided) {
-    const [current] = await db.select().from(approvals).where(eq(approvals.id, id));
-    if (current && isRepeatOf(current, viewer, decision)) return current;
-    throw new ConflictError(`Approval ${id} was already ${current?.status ?? 'decided'}`, { status: current?.status });
+  if (decided) {
+    const { approval } = decided;
+    return { approval, run: { id: approval.runId, kind: decided.runKind, queueJobId: decided.runQueueJobId } };
   }
-  return decided;
+  // Not decided here: missing or someone else's (404), expired (recorded now), or decided before.
+  return storedDecision(db, await getApprovalFor(db, id, viewer), viewer, decision);
 }
+
+/** An approval this request did not decide: the stored decision when it repeats it, else a conflict. */
+async function storedDecision(db: Database, approval: Approval, viewer: Viewer, decision: DecideApprovalInput): Promise<{ approval: Approval; run: DecidedRun }> {
+  if (approval.status === 'pending' || !isRepeatOf(approval, viewer, decision)) {
+    throw new ConflictError(`Approval ${approval.id} was already ${approval.status === 'pending' ? 'being decided' : approval.status}`, { status: approval.status });
+  }
+  const [run] = await db.select({ id: runs.id, kind: runs.kind, queueJobId: runs.queueJobId }).from(runs).where(eq(runs.id, approval.runId));
+  if (!run) throw new NotFoundError('Approval', approval.id);
+  return { approval, run };
+}
+
+/** The approver's edited input, validated (unknown keys dropped, defaults filled in) by the tool's input schema. */
+async function validEditedInput(db: Database, approval: Approval, input: unknown): Promise<unknown> {
+  const [tool] = approval.toolId ? await db.select().from(agentTools).where(eq(agentTools.id, approval.toolId)) : [];
+  if (!tool) throw new InvalidInputError('The tool no longer exists; its input cannot be edited');
+  const parsed = (getToolType(tool.type).inputSchema as z.ZodType).safeParse(input);
+  if (!parsed.success) {
+    throw new InvalidInputError(
+      'The edited input does not match the tool input schema',
+      parsed.error.issues.map((issue) => ({ path: ['input', ...issue.path], message: issue.message })),
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * decideApproval's statement: the UPDATE (pending, not expired at `now`, the viewer's unless admin)
+ * as a data-modifying CTE, the audit line and the session grant inserted from its row, and the row
+ * returned with its run's kind and job. No row: nothing was decided (and nothing written).
+ */
+const decideStatement = preparedQuery((db) => {
+  const placeholder = sql.placeholder;
+  // The inserts select every insertable column in table order (drizzle's rule for insert … select).
+  const decided = db.$with('decided').as(
+    db
+      .update(approvals)
+      .set({
+        status: columnPlaceholder('status', approvals.status),
+        reason: columnPlaceholder('reason', approvals.reason),
+        // SQL NULL when not edited: the JSON encoder would store a JSON null.
+        editedInput: sql`nullif(${columnPlaceholder('editedInput', approvals.editedInput)}, 'null'::jsonb)`,
+        remember: columnPlaceholder('remember', approvals.remember),
+        decidedBy: columnPlaceholder('viewerId', approvals.decidedBy),
+        decidedAt: columnPlaceholder('now', approvals.decidedAt),
+      })
+      .where(
+        and(
+          eq(approvals.id, placeholder('id')),
+          eq(approvals.status, 'pending'),
+          gt(approvals.expiresAt, columnPlaceholder('now', approvals.expiresAt)),
+          or(eq(approvals.userId, placeholder('viewerId')), sql`${placeholder('isAdmin')}::boolean`),
+        ),
+      )
+      .returning(),
+  );
+  // As SQL: drizzle's insert … select wants every column, the identity too, which no insert may name.
+  const audited = db.$with('audited', { id: sql<number>`id` }).as(
+    sql`insert into ${auditEvents} (actor_user_id, action, target_type, target_id, details)
+      select ${decided.decidedBy}, 'approval.' || ${decided.status}, 'approval', ${decided.id},
+        jsonb_build_object('runId', ${decided.runId}, 'toolName', ${decided.toolName}, 'reason', ${decided.reason}, 'edited', ${decided.editedInput} is not null, 'remember', ${decided.remember})
+      from ${decided} returning id`,
+  );
+  const granted = db.$with('granted').as(
+    db
+      .insert(approvalGrants)
+      .select(
+        db
+          .select({
+            sessionId: sql<string>`${runs.sessionId}`.as('session_id'),
+            toolName: decided.toolName,
+            grantedBy: sql<string>`${decided.decidedBy}`.as('granted_by'),
+            createdAt: sql<Date>`now()`.as('created_at'),
+          })
+          .from(decided)
+          .innerJoin(runs, eq(runs.id, decided.runId))
+          .where(and(eq(decided.remember, true), isNotNull(runs.sessionId))),
+      )
+      .onConflictDoNothing()
+      .returning({ sessionId: approvalGrants.sessionId }),
+  );
+  // The decided row's own columns (nested, so they stay apart from the run's).
+  const columns = getTableColumns(approvals);
+  const approval = Object.fromEntries(Object.keys(columns).map((key) => [key, decided[key as keyof typeof columns]])) as { [K in keyof typeof columns]: (typeof decided)[K] };
+  return db
+    .with(decided, audited, granted)
+    .select({ approval, runKind: runs.kind, runQueueJobId: runs.queueJobId })
+    .from(decided)
+    .innerJoin(runs, eq(runs.id, decided.runId))
+    .prepare('decide_approval');
+});
 
 /** Pending approvals of a run whose time is up become "expired" (counted as denied); returns how many. */
 export async function expireApprovals(db: Database, runId: string, now = new Date()): Promise<number> {

@@ -1,18 +1,30 @@
-import { approvalsForRun, expireApprovals, type Run } from '@agentq/shared/services';
+import { approvalsForRun, expireApprovals, type Approval, type Run } from '@agentq/shared/services';
 import type { ModelMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
 import type { RunStream } from './open-run-stream';
 import type { AwaitingApprovals } from './park-for-approval';
 
+const byId = (rows: Approval[]) => new Map(rows.map((row) => [row.id, row]));
+
 /**
  * Turns decided approvals into the AI SDK's tool-approval-response message (edited input applied
- * to the call in history) and tells followers. Returns null while any approval is still pending and unexpired.
+ * to the call in history) and tells followers; also returns the tools a decision allowed for the
+ * rest of the session. Returns null while any approval is still pending and unexpired.
  */
-export async function resolveApprovals(deps: WorkerDeps, options: { run: Run; stream: RunStream; history: ModelMessage[]; awaiting: AwaitingApprovals }): Promise<ModelMessage[] | null> {
+export async function resolveApprovals(
+  deps: WorkerDeps,
+  options: { run: Run; stream: RunStream; history: ModelMessage[]; awaiting: AwaitingApprovals },
+): Promise<{ history: ModelMessage[]; remembered: string[] } | null> {
   const { run, stream, history, awaiting } = options;
-  await expireApprovals(deps.db, run.id);
-  const rows = new Map((await approvalsForRun(deps.db, run.id)).map((row) => [row.id, row]));
-  if (awaiting.some((entry) => rows.get(entry.approvalId)?.status === 'pending')) return null;
+  let rows = byId(await approvalsForRun(deps.db, run.id));
+  const pending = () => awaiting.filter((entry) => rows.get(entry.approvalId)?.status === 'pending');
+  // Woken by the earliest expiry rather than a decision: record the expired ones, then read again.
+  const now = Date.now();
+  if (pending().some((entry) => rows.get(entry.approvalId)!.expiresAt.getTime() <= now)) {
+    await expireApprovals(deps.db, run.id, new Date(now));
+    rows = byId(await approvalsForRun(deps.db, run.id));
+  }
+  if (pending().length > 0) return null;
   const edits = new Map<string, unknown>();
   const responses = awaiting.map((entry) => {
     const row = rows.get(entry.approvalId)!;
@@ -31,5 +43,7 @@ export async function resolveApprovals(deps: WorkerDeps, options: { run: Run; st
       ? { ...message, content: message.content.map((part) => (part.type === 'tool-call' && edits.has(part.toolCallId) ? { ...part, input: edits.get(part.toolCallId) } : part)) }
       : message,
   ) as ModelMessage[];
-  return [...withEdits, { role: 'tool' as const, content: responses }] as ModelMessage[];
+  // The decision and its session grant are one statement, so these are exactly the grants it added.
+  const remembered = awaiting.map((entry) => rows.get(entry.approvalId)!).filter((row) => row.status === 'approved' && row.remember).map((row) => row.toolName);
+  return { history: [...withEdits, { role: 'tool' as const, content: responses }] as ModelMessage[], remembered };
 }

@@ -313,4 +313,26 @@ describe('approvals', () => {
     expect(hits(`/book-${run.id}`)).toHaveLength(1);
     expect(textOf(await rebuildMessage(await harness.events(run.id)))).toBe('Booked.');
   });
+
+  it('"for this session" lets the same tool run again later in the run without asking', async () => {
+    const pool = harness.startWorker();
+    const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' }, needsApproval: true });
+    const run = await harness.createRun('book twice', [tool]);
+    script([
+      { toolCalls: [{ name: tool.slug, input: { url: `${server.origin}/first-${run.id}`, method: 'POST' } }] },
+      { toolCalls: [{ name: tool.slug, input: { url: `${server.origin}/second-${run.id}`, method: 'POST' } }] },
+      { text: 'Booked both.' },
+    ]);
+    await harness.enqueueRun(run.id);
+    await expect.poll(async () => (await Job.fromId(harness.deps.queues.chatTurns, run.id))?.isDelayed(), { timeout: 15_000 }).toBe(true);
+    const [approval] = await approvalsForRun(harness.db, run.id);
+    await decideApproval(harness.db, approval!.id, { id: harness.userId, role: 'user' }, { decision: 'approve', remember: 'session' });
+    await (await Job.fromId(harness.deps.queues.chatTurns, run.id))!.promote();
+    expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded' });
+    await pool.close(5000);
+    expect(await approvalsForRun(harness.db, run.id)).toHaveLength(1);
+    expect(hits(`/first-${run.id}`)).toHaveLength(1);
+    expect(hits(`/second-${run.id}`)).toHaveLength(1);
+    expect(textOf(await rebuildMessage(await harness.events(run.id)))).toBe('Booked both.');
+  });
 });

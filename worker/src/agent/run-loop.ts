@@ -1,4 +1,4 @@
-import { isRunCancelled, markRunRunning, sessionGrants, type Run } from '@agentq/shared/services';
+import { isRunCancelled, markRunRunning, type Run } from '@agentq/shared/services';
 import { withMemory } from './load-memory';
 import { convertToModelMessages, type ModelMessage, type UIMessage } from 'ai';
 import type { Job } from 'bullmq';
@@ -109,6 +109,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
       stream,
       progress,
       fatal: () => fatal,
+      pendingCheckpoint: takeResolvedCheckpoint(),
       stallTimeoutMs: deps.config.modelStallTimeoutMs ?? DEFAULT_MODEL_STALL_TIMEOUT_MS,
       onStepBoundary: async (current) => cancelIfFlagged((await checkpointer.save({ messages: current, steps: progress.steps, usage: progress.usage })).cancelled),
     });
@@ -118,6 +119,15 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
 
   let hitStepLimit = false;
   let finishReason: string | undefined = checkpoint?.finishReason;
+  // The loop parked the run in this attempt (and found it decided right after).
+  let parkedHere = false;
+  // The checkpoint of resolved approvals, still being written: the next step waits for it before publishing.
+  let resolvedCheckpoint: Promise<void> | undefined;
+  const takeResolvedCheckpoint = () => {
+    const pending = resolvedCheckpoint;
+    resolvedCheckpoint = undefined;
+    return pending;
+  };
   // The last step finished and was checkpointed before a crash (a worker before the finish fold wrote
   // that separately): never run it again.
   if (!checkpoint?.done) {
@@ -127,14 +137,18 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
         const resolved = await resolveApprovals(deps, { run, stream, history, awaiting });
         if (!resolved) {
           await parkForApproval(deps, { run, job, token, stream });
+          parkedHere = true;
           continue;
         }
-        history = resolved;
-        cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage })).cancelled);
-        if (!(await markRunRunning(deps.db, run.id))) throw new RunCancelledError();
+        history = resolved.history;
+        // A decision may have granted the tool for the session (the setup's grants predate it).
+        grants = new Set([...grants, ...resolved.remembered]);
+        // The job's claim moved the run back to running; a park in this same attempt did not.
+        if (parkedHere && !(await markRunRunning(deps.db, run.id))) throw new RunCancelledError();
         stream.status({ status: 'running' });
-        // A decision may have granted the tool for the session.
-        grants = await sessionGrants(deps.db, run.sessionId!);
+        // Written beside the next step's start (its approved calls, its model request), which publishes
+        // nothing before it; the journal keeps the approved calls from running twice meanwhile.
+        resolvedCheckpoint = checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage }).then(({ cancelled }) => cancelIfFlagged(cancelled));
       }
       const remaining = maxSteps - progress.steps;
       if (remaining <= 0) {
@@ -155,6 +169,8 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
       if (finishReason !== 'tool-calls' || progress.steps < maxSteps) break;
       cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage })).cancelled);
     }
+    // Resolved approvals with no step left to take them.
+    await takeResolvedCheckpoint();
     // The last step's checkpoint is written with the run's end (finishRun, one statement): nothing between
     // here and there waits on anything but the stream's flush, so a crash re-runs the last step in the same
     // window as a separate write would leave. A run cancelled meanwhile is settled as cancelled there.

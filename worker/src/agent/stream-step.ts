@@ -52,6 +52,11 @@ export type StepCall = {
    * (nor anything after the call) until this resolves, and a rejection ends the call with it.
    */
   onStepBoundary: (messages: ModelMessage[]) => Promise<void>;
+  /**
+   * A checkpoint written before this call that its start need not wait for (resolved approvals):
+   * chained before the step checkpoints, with their rules.
+   */
+  pendingCheckpoint?: Promise<void>;
   /** What a tool reported as fatal during the call (see build-tool-set onFatal), rethrown instead of the SDK's error text. */
   fatal: () => unknown;
   /** MODEL_STALL_TIMEOUT_MS: how long the model may send nothing, before its first output of a step or between two. */
@@ -115,6 +120,19 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
    */
   let boundary: Promise<void> = Promise.resolve();
   let boundaryPending = false;
+  const chainCheckpoint = (write: () => Promise<void>) => {
+    const written = boundary.then(write);
+    boundary = written;
+    boundaryPending = true;
+    // A rejection stays pending: the loop below awaits it before the next chunk, or after the stream.
+    written.then(
+      () => {
+        if (boundary === written) boundaryPending = false;
+      },
+      () => {},
+    );
+  };
+  if (call.pendingCheckpoint) chainCheckpoint(() => call.pendingCheckpoint!);
   const result = streamText({
     model: call.model,
     instructions: call.instructions,
@@ -126,18 +144,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
     timeout: { chunkMs: call.stallTimeoutMs },
     providerOptions: call.providerOptions,
     prepareStep: ({ messages, stepNumber }) => {
-      if (stepNumber > 0) {
-        const written = boundary.then(() => call.onStepBoundary(messages as ModelMessage[]));
-        boundary = written;
-        boundaryPending = true;
-        // A rejection stays pending: the loop below awaits it before the next chunk, or after the stream.
-        written.then(
-          () => {
-            if (boundary === written) boundaryPending = false;
-          },
-          () => {},
-        );
-      }
+      if (stepNumber > 0) chainCheckpoint(() => call.onStepBoundary(messages as ModelMessage[]));
       return undefined;
     },
     onStepStart: () => stream.timeline.stepStarting(),
