@@ -34,7 +34,7 @@ describe.each(bothTestDatabases)('approval decisions on %s', (_name, open) => {
     const approval = await createApproval(database.db, {
       runId: run.id,
       userId: owner.id,
-      toolCallId: newId('call'),
+      toolCallId: `call_${newId('toolLog')}`,
       toolId,
       toolName: 'calc',
       input: { expression: '6 * 7' },
