@@ -26,7 +26,14 @@ export type RunStream = {
 
 const PAGE = 1000;
 
-async function readAll(deps: WorkerDeps, runId: string): Promise<RunEvent[]> {
+/**
+ * What the job read of the stream beside its claim: the position (a first start's stream is new),
+ * or every event (a later start continues the stream, so this is its position too).
+ */
+export type StreamReads = { lastSeq?: Promise<number>; events?: Promise<RunEvent[]> };
+
+/** The run's stored events, all pages. */
+export async function readAll(deps: WorkerDeps, runId: string): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
   for (;;) {
     const page = await readRunEvents(deps.redis, deps.config.prefix, runId, events.at(-1)?.seq ?? 0, PAGE);
@@ -40,17 +47,18 @@ async function readAll(deps: WorkerDeps, runId: string): Promise<RunEvent[]> {
  * after its last checkpoint (it died mid-step), the step runs again: a `data-step-retry` marker tells
  * every reader to drop the abandoned output, so the answer is never shown or stored twice.
  */
-export async function openRunStream(deps: WorkerDeps, run: Run, attempt: number, lastSeqRead?: Promise<number>): Promise<RunStream> {
+export async function openRunStream(deps: WorkerDeps, run: Run, attempt: number, prefetched: StreamReads = {}): Promise<RunStream> {
   const checkpoint = run.checkpoint;
   const timeline = new RunTimelineRecorder(checkpoint?.timeline);
   let events: { seq: number; chunk: RunChunk }[] = [];
-  let lastSeq = await (lastSeqRead ?? lastRunEventSeq(deps.redis, deps.config.prefix, run.id));
+  const readEarly = prefetched.events ? await prefetched.events : undefined;
+  let lastSeq = readEarly ? (readEarly.at(-1)?.seq ?? 0) : await (prefetched.lastSeq ?? lastRunEventSeq(deps.redis, deps.config.prefix, run.id));
   if (checkpoint?.lastSeq && lastSeq < checkpoint.lastSeq) {
     // Redis lost the run's stream (restart without persistence): continue the numbering and the message from the checkpoint.
     events = messageToChunks(run.id, checkpoint.parts ?? []).map((chunk) => ({ seq: 0, chunk }));
     lastSeq = checkpoint.lastSeq;
   } else if (lastSeq > 0) {
-    const stored = await readAll(deps, run.id);
+    const stored = readEarly ?? (await readAll(deps, run.id));
     events = stored;
     timeline.replay(stored);
   }

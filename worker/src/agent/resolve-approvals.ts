@@ -13,10 +13,10 @@ const byId = (rows: Approval[]) => new Map(rows.map((row) => [row.id, row]));
  */
 export async function resolveApprovals(
   deps: WorkerDeps,
-  options: { run: Run; stream: RunStream; history: ModelMessage[]; awaiting: AwaitingApprovals },
+  options: { run: Run; stream: RunStream; history: ModelMessage[]; awaiting: AwaitingApprovals; rows?: Promise<Approval[]> },
 ): Promise<{ history: ModelMessage[]; remembered: string[] } | null> {
   const { run, stream, history, awaiting } = options;
-  let rows = byId(await approvalsForRun(deps.db, run.id));
+  let rows = byId(await (options.rows ?? approvalsForRun(deps.db, run.id)));
   const pending = () => awaiting.filter((entry) => rows.get(entry.approvalId)?.status === 'pending');
   // Woken by the earliest expiry rather than a decision: record the expired ones, then read again.
   const now = Date.now();

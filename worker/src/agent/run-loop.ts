@@ -1,4 +1,4 @@
-import { isRunCancelled, markRunRunning, type Run } from '@agentq/shared/services';
+import { isRunCancelled, markRunRunning, type Approval, type Run, type ToolCallEntry } from '@agentq/shared/services';
 import { withMemory } from './load-memory';
 import { convertToModelMessages, type ModelMessage, type UIMessage } from 'ai';
 import type { Job } from 'bullmq';
@@ -34,7 +34,11 @@ export type RunLoopOptions = {
   progress: RunProgress;
   /** Set when the caller already moved the run to `running` and started loading what it needs. */
   setup?: Promise<RunSetup>;
+  /** A later start's reads, sent with its claim: the run's approvals and journaled tool calls. */
+  resumeReads?: ResumeReads;
 };
+
+export type ResumeReads = { approvals: Promise<Approval[]>; toolCalls: Promise<ToolCallEntry[]> };
 
 /**
  * The tool loop for one chat run (SPEC §3): loads what the run needs, continues from the checkpoint
@@ -88,7 +92,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
     (checkpoint?.messages as ModelMessage[] | undefined)?.length ? (checkpoint!.messages as ModelMessage[]) : await convertToModelMessages(setup.history as UIMessage[], { tools, ignoreIncompleteToolCalls: true });
 
   // A previous attempt died while tools ran: finish those calls through the journal before asking the model again.
-  const resumedCalls = stream.resumed ? await finishJournaledCalls(deps, { run, history, offered, context: callContext, stream }) : null;
+  const resumedCalls = stream.resumed ? await finishJournaledCalls(deps, { run, history, offered, context: callContext, stream, entries: options.resumeReads?.toolCalls }) : null;
   if (resumedCalls) {
     history = resumedCalls.history;
     if (resumedCalls.announced) progress.steps += 1;
@@ -134,7 +138,8 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
     for (;;) {
       const awaiting = checkpointer.current?.awaitingApprovals ?? [];
       if (awaiting.length > 0) {
-        const resolved = await resolveApprovals(deps, { run, stream, history, awaiting });
+        // The rows read with the claim serve the first look; after a park they are read again.
+        const resolved = await resolveApprovals(deps, { run, stream, history, awaiting, rows: parkedHere ? undefined : options.resumeReads?.approvals });
         if (!resolved) {
           await parkForApproval(deps, { run, job, token, stream });
           parkedHere = true;

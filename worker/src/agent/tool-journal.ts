@@ -1,5 +1,5 @@
 import type { RunChunk, ToolOutput } from '@agentq/shared/events';
-import { toolCallsOfRun, type Run } from '@agentq/shared/services';
+import { toolCallsOfRun, type Run, type ToolCallEntry } from '@agentq/shared/services';
 import type { ModelMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
 import { runToolCall, type OfferedModelTool, type ToolCallContext } from './build-tool-set';
@@ -51,11 +51,19 @@ function toolCallIdsIn(history: ModelMessage[], type: 'tool-call' | 'tool-result
  */
 export async function finishJournaledCalls(
   deps: WorkerDeps,
-  options: { run: Run; history: ModelMessage[]; offered: OfferedModelTool[]; context: Omit<ToolCallContext, 'beforeRun' | 'onFatal'>; stream: RunStream },
+  options: {
+    run: Run;
+    history: ModelMessage[];
+    offered: OfferedModelTool[];
+    context: Omit<ToolCallContext, 'beforeRun' | 'onFatal'>;
+    stream: RunStream;
+    /** The run's journal, when the job read it with its claim. */
+    entries?: Promise<ToolCallEntry[]>;
+  },
 ): Promise<{ history: ModelMessage[]; announced: boolean } | null> {
   const { run, history, offered, context, stream } = options;
   const answered = toolCallIdsIn(history, 'tool-result');
-  const pending = (await toolCallsOfRun(deps.db, run.id)).filter((entry) => !answered.has(entry.toolCallId));
+  const pending = (await (options.entries ?? toolCallsOfRun(deps.db, run.id))).filter((entry) => !answered.has(entry.toolCallId));
   if (pending.length === 0) return null;
   const known = toolCallIdsIn(history, 'tool-call');
   const unannounced = pending.filter((call) => !known.has(call.toolCallId));

@@ -1,13 +1,13 @@
 import { lastRunEventSeq } from '@agentq/shared/run-stream';
-import { claimChatRun, isDependencyDown, isTerminal, NotFoundError, WorkerStoppingError } from '@agentq/shared/services';
+import { approvalsForRun, claimChatRun, isDependencyDown, isTerminal, NotFoundError, toolCallsOfRun, WorkerStoppingError } from '@agentq/shared/services';
 import type { Job } from 'bullmq';
 import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { WorkerDeps } from '../processor';
 import { finishRun } from '../agent/finish-run';
-import { openRunStream } from '../agent/open-run-stream';
+import { openRunStream, readAll, type StreamReads } from '../agent/open-run-stream';
 import { RunCancelledError } from '../agent/run-control';
 import { loadRunSetup } from '../agent/load-run-setup';
-import { runLoop } from '../agent/run-loop';
+import { runLoop, type ResumeReads } from '../agent/run-loop';
 import { createCheckpointer } from '../agent/checkpoint';
 import type { RunProgress, Usage } from '../agent/stream-step';
 
@@ -24,8 +24,13 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
   // meanwhile: one round trip to the first model call. A later start (after parking, a retry or a
   // crash) usually has a checkpoint that makes most of the context moot.
   const firstAttempt = job.attemptsStarted <= 1;
-  const lastSeq = firstAttempt ? lastRunEventSeq(deps.redis, deps.config.prefix, job.data.runId) : undefined;
-  lastSeq?.catch(() => {}); // awaited by openRunStream; a claim that fails first leaves it unobserved, not unhandled
+  const { runId } = job.data;
+  // Reads that need only the run's id go out with the claim. A later start (after parking, a retry)
+  // continues a stream and checks its approvals and journaled calls: read them meanwhile too.
+  const streamReads: StreamReads = firstAttempt ? { lastSeq: lastRunEventSeq(deps.redis, deps.config.prefix, runId) } : { events: readAll(deps, runId) };
+  const resumeReads: ResumeReads | undefined = firstAttempt ? undefined : { approvals: approvalsForRun(deps.db, runId), toolCalls: toolCallsOfRun(deps.db, runId) };
+  // Awaited by whoever needs them; a claim that fails first leaves them unobserved, not unhandled.
+  for (const read of [streamReads.lastSeq, streamReads.events, resumeReads?.approvals, resumeReads?.toolCalls]) read?.catch(() => {});
   // An outage keeps its identity (BullMQ retries); only a run that really is not there is unrecoverable.
   const { run, claimed, context } = await claimChatRun(deps.db, job.data.runId, { withContext: firstAttempt }).catch((error: unknown) => {
     if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
@@ -37,7 +42,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
   // The lookups before the first model call and the stream's position are independent: one round trip for both.
   const setup = claimed ? loadRunSetup(deps, run, run.checkpoint, context) : undefined;
   setup?.catch(() => {}); // awaited by the loop; this only keeps an early way out from leaving it unobserved
-  const [control, stream] = await Promise.all([deps.control.track(run.id), openRunStream(deps, run, job.attemptsMade + 1, lastSeq)]);
+  const [control, stream] = await Promise.all([deps.control.track(run.id), openRunStream(deps, run, job.attemptsMade + 1, streamReads)]);
   const progress: RunProgress = { steps: run.steps, usage: (run.usage as Usage) ?? {} };
   const settle = (outcome: Parameters<typeof finishRun>[1]['outcome']) =>
     finishRun(deps, { run, stream, checkpointer: createCheckpointer(deps, run, stream), progress, outcome });
@@ -54,7 +59,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
       }
       return { status: run.status };
     }
-    const outcome = await runLoop(deps, { run, job, token, stream, progress, setup, signal: control.signal, abort: (reason) => deps.control.abort(run.id, reason) });
+    const outcome = await runLoop(deps, { run, job, token, stream, progress, setup, resumeReads, signal: control.signal, abort: (reason) => deps.control.abort(run.id, reason) });
     if (outcome.status === 'cancelled' && !stream.finished()) await settle({ status: 'cancelled', finishReason: 'cancelled' });
     return outcome;
   } catch (error) {
