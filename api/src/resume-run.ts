@@ -1,6 +1,6 @@
 import type { Logger } from '@agentq/shared/logger';
 import { wakeRunJob, type Queues } from '@agentq/shared/queues';
-import { isDependencyDown } from '@agentq/shared/services';
+import { isDependencyDown, type RunToWake } from '@agentq/shared/services';
 
 /**
  * Wakes a parked run's job now, best effort. The decision or cancel is already committed to
@@ -8,7 +8,7 @@ import { isDependencyDown } from '@agentq/shared/services';
  * once Redis is back. When the job has not finished parking yet, the worker re-checks PostgreSQL
  * right after parking, so the decision is never lost.
  */
-export async function wakeParkedRun(queues: Queues, run: { id: string; kind: 'chat' | 'tool'; queueJobId: string | null }, logger?: Logger): Promise<boolean> {
+export async function wakeParkedRun(queues: Queues, run: RunToWake, logger?: Logger): Promise<boolean> {
   try {
     return await wakeRunJob(queues, run);
   } catch (error) {

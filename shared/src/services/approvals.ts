@@ -7,6 +7,7 @@ import { agentTools, approvalGrants, approvals, APPROVAL_STATUSES, auditEvents, 
 import { newId } from '../ids';
 import { getToolType } from '../tools/registry';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import type { Run } from './runs';
 
 export type Approval = typeof approvals.$inferSelect;
 type Viewer = { id: string; role: string };
@@ -83,8 +84,8 @@ function isRepeatOf(approval: Approval, viewer: Viewer, decision: DecideApproval
   return approval.status === status && approval.decidedBy === viewer.id;
 }
 
-/** The run a decision wakes (its parked job). */
-export type DecidedRun = { id: string; kind: 'chat' | 'tool'; queueJobId: string | null };
+/** A run as waking its parked job needs it. */
+export type RunToWake = Pick<Run, 'id' | 'kind' | 'queueJobId'>;
 
 /**
  * Moves a pending approval to approved/denied exactly once, committed to PostgreSQL before anything
@@ -92,7 +93,7 @@ export type DecidedRun = { id: string; kind: 'chat' | 'tool'; queueJobId: string
  * Repeating the stored decision (a client retry after a lost answer) returns the stored approval;
  * a different decision, or one after expiry, is a ConflictError. Returns the run to wake with it.
  */
-export async function decideApproval(db: Database, id: string, viewer: Viewer, decision: DecideApprovalInput): Promise<{ approval: Approval; run: DecidedRun }> {
+export async function decideApproval(db: Database, id: string, viewer: Viewer, decision: DecideApprovalInput): Promise<{ approval: Approval; run: RunToWake }> {
   let editedInput: unknown = null;
   if (decision.decision === 'approve' && decision.input !== undefined) {
     // An edit is checked against the tool's input schema first, which needs the approval's tool.
@@ -121,7 +122,7 @@ export async function decideApproval(db: Database, id: string, viewer: Viewer, d
 }
 
 /** An approval this request did not decide: the stored decision when it repeats it, else a conflict. */
-async function storedDecision(db: Database, approval: Approval, viewer: Viewer, decision: DecideApprovalInput): Promise<{ approval: Approval; run: DecidedRun }> {
+async function storedDecision(db: Database, approval: Approval, viewer: Viewer, decision: DecideApprovalInput): Promise<{ approval: Approval; run: RunToWake }> {
   if (approval.status === 'pending' || !isRepeatOf(approval, viewer, decision)) {
     throw new ConflictError(`Approval ${approval.id} was already ${approval.status === 'pending' ? 'being decided' : approval.status}`, { status: approval.status });
   }
@@ -151,7 +152,6 @@ async function validEditedInput(db: Database, approval: Approval, input: unknown
  */
 const decideStatement = preparedQuery((db) => {
   const placeholder = sql.placeholder;
-  // The inserts select every insertable column in table order (drizzle's rule for insert … select).
   const decided = db.$with('decided').as(
     db
       .update(approvals)
@@ -181,6 +181,7 @@ const decideStatement = preparedQuery((db) => {
         jsonb_build_object('runId', ${decided.runId}, 'toolName', ${decided.toolName}, 'reason', ${decided.reason}, 'edited', ${decided.editedInput} is not null, 'remember', ${decided.remember})
       from ${decided} returning id`,
   );
+  // Every column in table order: drizzle's rule for insert … select.
   const granted = db.$with('granted').as(
     db
       .insert(approvalGrants)
@@ -247,7 +248,7 @@ export async function expireDueApprovals(
  * decided or expired), or cancelled while parked (their job must wake to close the stream). The
  * API wakes these at once; this catches the ones it could not (Redis was down).
  */
-export async function runsReadyToWake(db: Database): Promise<{ id: string; kind: 'chat' | 'tool'; queueJobId: string | null }[]> {
+export async function runsReadyToWake(db: Database): Promise<RunToWake[]> {
   const pendingOfRun = db
     .select({ id: approvals.id })
     .from(approvals)

@@ -143,6 +143,9 @@ const claimWithSessionContext = preparedQuery((db) =>
     .prepare('claim_chat_run_with_context'),
 );
 
+/** What a first attempt's claim reads with the run: its session's messages and grants. */
+export type ChatRunContext = { messages: ChatMessage[]; grants: Set<string> };
+
 /**
  * Claims a chat run (claimRun). With `withContext` (a first attempt, which has no checkpoint to
  * start from) the claim also returns its session's messages (every branch, oldest first) and
@@ -152,7 +155,7 @@ export async function claimChatRun(
   db: Database,
   runId: string,
   { withContext }: { withContext: boolean },
-): Promise<{ run: Run; claimed: boolean; firstStart: boolean; context?: { messages: ChatMessage[]; grants: Set<string> } }> {
+): Promise<{ run: Run; claimed: boolean; firstStart: boolean; context?: ChatRunContext }> {
   if (!withContext) return claimRun(db, runId);
   const [row] = await claimWithSessionContext(db).execute({ runId });
   if (!row) return unclaimedRun(db, runId);

@@ -9,7 +9,7 @@ import {
   runHistory,
   sessionGrants,
   type Agent,
-  type ChatMessage,
+  type ChatRunContext,
   type LlmModelWithKey,
   type Run,
 } from '@agentq/shared/services';
@@ -46,15 +46,12 @@ async function offeredTools(deps: WorkerDeps, run: Run): Promise<OfferedTool[]> 
   return (await listTools(deps.db, { enabled: true })).map((tool) => ({ tool, needsApproval: tool.needsApproval }));
 }
 
-/** What a first attempt's claim read with the run (claimChatRun): its session's messages and grants. */
-export type ClaimedContext = { messages: ChatMessage[]; grants: Set<string> };
-
 /**
  * Loads model, agent, tools, grants and history in parallel: they are independent, so the path
  * before the model call costs one round trip instead of five. Goes through the service loaders,
  * so caches under them apply. `claimed` supplies what the claim read with the run.
  */
-export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCheckpoint | null, claimed?: ClaimedContext): Promise<RunSetup> {
+export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCheckpoint | null, claimed?: ChatRunContext): Promise<RunSetup> {
   const options = run.options as RunOptions;
   const [model, agent, offered, grants, history] = await Promise.all([
     run.modelId ? orNull(getModelWithKey(deps.db, run.modelId, deps.config.appSecret)) : null,
@@ -67,7 +64,7 @@ export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCh
 }
 
 /** The run's branch of the session down to the question it answers; this run's own assistant message excluded (it is being written). */
-async function sessionHistory(deps: WorkerDeps, run: Run, claimed?: ClaimedContext) {
+async function sessionHistory(deps: WorkerDeps, run: Run, claimed?: ChatRunContext) {
   const rows = claimed ? runHistory(claimed.messages, run) : await loadRunHistory(deps.db, run);
   return rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
 }

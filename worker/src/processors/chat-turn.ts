@@ -20,20 +20,19 @@ export { STEP_LIMIT_NOTE } from '../agent/run-loop';
  * database or Redis outage while attempts remain), or ended as cancelled/failed.
  */
 export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerDeps, token?: string): Promise<{ status: string }> {
-  // A first start reads the run's context with its claim (one statement) and the stream's position
-  // meanwhile: one round trip to the first model call. A later start (after parking, a retry or a
-  // crash) usually has a checkpoint that makes most of the context moot.
+  // Everything read before the first model call goes out with the claim: one round trip. A first
+  // start reads its session's context in the claim itself and the stream's position beside it. A
+  // later start (after parking, a retry or a crash) has a checkpoint instead of that context; it
+  // continues a stream and checks its approvals and journaled calls, so it reads those beside it.
   const firstAttempt = job.attemptsStarted <= 1;
   const { runId } = job.data;
-  // Reads that need only the run's id go out with the claim. A later start (after parking, a retry)
-  // continues a stream and checks its approvals and journaled calls: read them meanwhile too.
   const streamReads: StreamReads = firstAttempt ? { lastSeq: lastRunEventSeq(deps.redis, deps.config.prefix, runId) } : { events: readAll(deps, runId) };
   const resumeReads: ResumeReads | undefined = firstAttempt ? undefined : { approvals: approvalsForRun(deps.db, runId), toolCalls: toolCallsOfRun(deps.db, runId) };
   // Awaited by whoever needs them; a claim that fails first leaves them unobserved, not unhandled.
   for (const read of [streamReads.lastSeq, streamReads.events, resumeReads?.approvals, resumeReads?.toolCalls]) read?.catch(() => {});
   // An outage keeps its identity (BullMQ retries); only a run that really is not there is unrecoverable.
-  const { run, claimed, context } = await claimChatRun(deps.db, job.data.runId, { withContext: firstAttempt }).catch((error: unknown) => {
-    if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
+  const { run, claimed, context } = await claimChatRun(deps.db, runId, { withContext: firstAttempt }).catch((error: unknown) => {
+    if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${runId} does not exist`);
     throw error;
   });
   if (run.kind !== 'chat' || !run.sessionId) throw new UnrecoverableError(`Run ${run.id} is not a chat run`);
