@@ -78,12 +78,16 @@ describe('run events while Redis restarts', () => {
     const follower = follow(open);
     await expect.poll(() => follower.state.seqs.length).toBe(2);
     const reconnectsBefore = t.runEvents.reconnects;
+    const stranger = await t.signUp();
 
     await server.stop('SIGTERM');
     const refused = await openEvents(runId);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await refused.json()).toMatchObject({ error: { code: 'service_unavailable' } });
+    // A run that is not the viewer's is still a 404, outage or not.
+    const foreign = await t.app.request(`/api/runs/${runId}/events`, { headers: { cookie: stranger.cookie } });
+    expect(foreign.status).toBe(404);
     // The open stream is kept alive by heartbeats, not closed.
     const keepAlives = follower.state.keepAlives;
     await expect.poll(() => follower.state.keepAlives, { timeout: 5000 }).toBeGreaterThan(keepAlives);

@@ -147,6 +147,20 @@ describe('run events over SSE', () => {
     await expect.poll(() => t.runEvents.activeChannels, { timeout: 5000 }).toBe(0);
   });
 
+  it("answers another user's run, or an unknown one, 404 without a subscription left behind", async () => {
+    const runId = await newRun();
+    const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);
+    publisher.emit({ type: 'start', messageId: runId });
+    await publisher.flush();
+    const stranger = await t.signUp();
+    for (const id of [runId, 'run_unknown']) {
+      const response = await t.app.request(`/api/runs/${id}/events`, { headers: { cookie: stranger.cookie } });
+      expect(response.status).toBe(404);
+      expect(await response.text()).not.toContain(runId);
+    }
+    expect(t.runEvents.activeChannels).toBe(0);
+  });
+
   it('replays a finished run from its persisted message once its stream has expired', async () => {
     const runId = await newRun('succeeded');
     const sessionId = newId('chatSession');

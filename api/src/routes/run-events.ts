@@ -61,8 +61,7 @@ const END_GRACE_HEARTBEATS = 4;
  * sequence number; closes after `finish`. A finished run whose stream expired is replayed from its message.
  */
 export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
-  const run = await getRunFor(c.get('db'), runId, currentUser(c));
-  return followRunOverSse(c, run, parseLastEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId')));
+  return followRunOverSse(c, { runId }, parseLastEventId(c.req.header('last-event-id') ?? c.req.query('lastEventId')));
 }
 
 /**
@@ -72,12 +71,17 @@ export async function streamRunEvents(c: Context<AppEnv>, runId: string) {
  * enqueue drops the subscription and is thrown as it came (nothing was answered yet).
  */
 export async function streamNewRun(c: Context<AppEnv>, run: Run, enqueue: () => Promise<void>) {
-  return followRunOverSse(c, run, 0, enqueue);
+  return followRunOverSse(c, { run, enqueue }, 0);
 }
 
-async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, enqueueNewRun?: () => Promise<void>) {
+/** Whom to follow: a run looked up for the viewer, or one this request created and still has to enqueue. */
+type FollowTarget = { runId: string } | { run: Run; enqueue: () => Promise<void> };
+
+async function followRunOverSse(c: Context<AppEnv>, target: FollowTarget, afterSeq: number) {
   const { redis, runEvents, queues, config } = c.var;
   const prefix = queues.prefix;
+  const runId = 'run' in target ? target.run.id : target.runId;
+  const lookUp = () => getRunFor(c.get('db'), runId, currentUser(c));
 
   let wake: (() => void) | undefined;
   /** Set when events may have been missed (reconnect, gap, heartbeat): the loop re-reads the stream. */
@@ -92,40 +96,30 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
     wake?.();
   };
 
-  // Subscribe and read what is stored before answering: with Redis down this request gets a 503 with
-  // Retry-After (the error funnel), not a stream that hangs or ends empty.
+  // Subscribe first, then read the run and what is stored, side by side: whatever is published from
+  // here on arrives live, everything before is in the stream, and a run the database does not call
+  // ended publishes its end after this point. With Redis down this request gets a 503 with
+  // Retry-After (the error funnel), not a stream that hangs or ends empty. Nothing is sent before
+  // the run is known to be the viewer's.
   let unsubscribe: (() => Promise<void>) | undefined;
+  let run: Run;
   let stored: RunEvent[];
   let firstHeld: number;
   let terminal: boolean;
   /** The reader has every stored event and the last of them is `finish`: it saw the end already. */
   let endSeen = false;
-  // Ended runs stay ended. A run that had not ended when read above publishes its end into the
-  // stream, which was subscribed and read since: only when nothing new is stored or the stream lost
-  // its start (expired, trimmed, Redis lost it) does the end need a second look at the database,
-  // taken after the subscribe. A queued run's stream is usually still empty (a client subscribing
-  // right after its POST), so its second look goes out with the stream reads: one round trip, not two.
-  const secondLook = () => getRunFor(c.get('db'), run.id, currentUser(c));
-  /** What is stored after `afterSeq`, the first seq the stream still holds, and whether the run has ended. */
-  async function readWhereToStart(): Promise<[RunEvent[], number, boolean]> {
-    let earlyLook: ReturnType<typeof secondLook> | undefined;
-    if (run.status === 'queued') {
-      earlyLook = secondLook();
-      earlyLook.catch(() => {}); // unused when the stream has events; awaited below otherwise
-    }
-    const [events, firstInStream] = await Promise.all([readRunEvents(redis, prefix, run.id, afterSeq), firstRunEventSeq(redis, prefix, run.id)]);
-    const first = events.length > 0 ? events[0]!.seq : firstInStream;
-    const ended = isTerminal(run.status) || ((events.length === 0 || first > afterSeq + 1) && isTerminal((await (earlyLook ?? secondLook())).status));
-    return [events, first, ended];
-  }
-
   try {
-    unsubscribe = await runEvents.subscribe(run.id, onLive, onResync);
-    if (enqueueNewRun) {
-      await enqueueNewRun();
-      [stored, firstHeld, terminal] = [[], 0, false];
+    unsubscribe = await runEvents.subscribe(runId, onLive, onResync).catch(async (error: unknown) => {
+      // A run that is not the viewer's is a 404, outage or not.
+      if (!('run' in target)) await lookUp();
+      throw error;
+    });
+    if ('run' in target) {
+      await target.enqueue();
+      [run, stored, firstHeld, terminal] = [target.run, [], 0, false];
     } else {
-      [stored, firstHeld, terminal] = await readWhereToStart();
+      const [found, events, firstInStream] = await Promise.all([lookUp(), readRunEvents(redis, prefix, runId, afterSeq), firstRunEventSeq(redis, prefix, runId)]);
+      [run, stored, firstHeld, terminal] = [found, events, events.length > 0 ? events[0]!.seq : firstInStream, isTerminal(found.status)];
     }
     // Ended and nothing new stored: either a reconnect after `finish` (only `[DONE]` was lost), or
     // the database was settled and the stream's end is still on its way — then the reader follows on.
@@ -133,7 +127,7 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
       endSeen = (await lastRunEvent(redis, prefix, run.id))?.chunk.type === 'finish';
     }
   } catch (error) {
-    // No stream is answered: the subscription goes too (a database outage on the second look included).
+    // No stream is answered: the subscription goes too (a run not found, or a database outage).
     void unsubscribe?.();
     throw error;
   }
@@ -184,7 +178,7 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
         // already saw part of the run cannot be continued from it (other numbering), so it is told the run is over.
         if (afterSeq === 0) {
           const [message] = await c.get('db').select().from(messages).where(and(eq(messages.runId, run.id), eq(messages.role, 'assistant')));
-          const finalRun = await getRunFor(c.get('db'), run.id, currentUser(c));
+          const finalRun = await lookUp();
           await send(replayFromMessage(finalRun, message?.parts ?? []));
         }
         await stream.write('data: [DONE]\n\n');
@@ -216,7 +210,7 @@ async function followRunOverSse(c: Context<AppEnv>, run: Run, afterSeq: number, 
         if (Date.now() >= endBy) {
           // The stream's end never came: the database's outcome ends it, numbered on from what was sent.
           await readStored();
-          if (!finished) await send(numbered(run.id, endChunks(await getRunFor(c.get('db'), run.id, currentUser(c))), lastSent));
+          if (!finished) await send(numbered(run.id, endChunks(await lookUp()), lastSent));
           break;
         }
         const waitMs = Math.min(endBy - Date.now(), needsRead ? Math.min(500, heartbeatMs) : Math.max(0, heartbeatMs - (Date.now() - lastWriteAt)));

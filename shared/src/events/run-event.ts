@@ -10,21 +10,34 @@ export type RunChunk = UIMessageChunk | RunDataChunk;
  */
 export type RunEvent = { runId: string; seq: number; chunk: RunChunk; at?: number };
 
-/** A token of a text or reasoning part. */
-export type DeltaChunk = Extract<RunChunk, { type: 'text-delta' | 'reasoning-delta' }>;
+/**
+ * A token of a text or reasoning part, or a piece of a tool call's input as the model streams it
+ * (a provider sends a long input, a file to write or a query, a few characters at a time).
+ */
+export type DeltaChunk = Extract<RunChunk, { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' }>;
 
 export function isDelta(chunk: RunChunk): chunk is DeltaChunk {
-  return chunk.type === 'text-delta' || chunk.type === 'reasoning-delta';
+  return chunk.type === 'text-delta' || chunk.type === 'reasoning-delta' || chunk.type === 'tool-input-delta';
+}
+
+/** The part a delta extends: a text or reasoning part's id, a tool call's id. */
+export function deltaPart(chunk: DeltaChunk): string {
+  return chunk.type === 'tool-input-delta' ? `tool:${chunk.toolCallId}` : `${chunk.type}:${chunk.id}`;
 }
 
 /**
- * `next` merged into `previous` when both are tokens of the same part (else undefined): the text
- * joined, and the provider metadata the AI SDK's reducer would keep (the last a part's tokens carried).
+ * `next` merged into `previous` when both are deltas of the same part (else undefined): the text
+ * joined, which the AI SDK's reducer reads as it reads the pieces one by one (a tool call's input
+ * is parsed from all of its text so far), and the provider metadata it would keep (the last a
+ * part's tokens carried).
  */
 export function mergeDeltas(previous: RunChunk | undefined, next: RunChunk): DeltaChunk | undefined {
-  if (!previous || !isDelta(previous) || !isDelta(next) || previous.type !== next.type || previous.id !== next.id) return undefined;
-  const providerMetadata = next.providerMetadata ?? previous.providerMetadata;
-  return { ...previous, delta: previous.delta + next.delta, ...(providerMetadata && { providerMetadata }) };
+  if (!previous || !isDelta(previous) || !isDelta(next) || deltaPart(previous) !== deltaPart(next)) return undefined;
+  // The same part, so the same type.
+  if (previous.type === 'tool-input-delta') return { ...previous, inputTextDelta: previous.inputTextDelta + (next as typeof previous).inputTextDelta };
+  const token = next as typeof previous;
+  const providerMetadata = token.providerMetadata ?? previous.providerMetadata;
+  return { ...previous, delta: previous.delta + token.delta, ...(providerMetadata && { providerMetadata }) };
 }
 
 /** True for the event after which a run's stream has nothing more to say. */

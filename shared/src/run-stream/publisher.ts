@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { isDelta, mergeDeltas, type RunChunk, type RunEvent } from '../events';
+import { deltaPart, isDelta, mergeDeltas, type RunChunk, type RunEvent } from '../events';
 import { isDependencyDown } from '../services/errors';
 import { runChannelCommands } from '../redis/pubsub';
 import { RUN_STREAM_MAX_EVENTS, RUN_STREAM_TTL_SECONDS, runStreamKeys } from './keys';
@@ -110,7 +110,7 @@ export class RunEventPublisher {
     return this.nextSeq - 1 + this.pending.length;
   }
 
-  /** Queues a chunk; consecutive deltas of the same part merge into one event. */
+  /** Queues a chunk; consecutive deltas of the same part (text, reasoning, a tool call's input) merge into one event. */
   emit(chunk: RunChunk): void {
     const merged = mergeDeltas(this.pending.at(-1), chunk);
     if (merged) {
@@ -121,7 +121,7 @@ export class RunEventPublisher {
     this.pendingAt.push(Date.now());
     let soon = true;
     if (isDelta(chunk)) {
-      const part = `${chunk.type}:${chunk.id}`;
+      const part = deltaPart(chunk);
       soon = part !== this.deltaPart;
       this.deltaPart = part;
     }
@@ -131,8 +131,8 @@ export class RunEventPublisher {
   }
 
   /**
-   * A delta waits about 30 ms for more tokens to merge with. Anything else (start, status, a tool
-   * call) and a part's first delta (the first token the user waits for) go out on setImmediate:
+   * A delta (a token, a piece of a tool call's input) waits about 30 ms for more to merge with.
+   * Anything else (start, status, a complete tool call) and a part's first delta (the first token the user waits for) go out on setImmediate:
    * after whatever else is emitted in the same turn, without setTimeout(0)'s 1 ms floor.
    */
   private schedule(soon: boolean): { cancel: () => void; soon: boolean } {

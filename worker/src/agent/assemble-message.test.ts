@@ -39,4 +39,22 @@ describe('assembleMessage', () => {
     expect(assembled.parts.find((part) => part.type === 'text')).toMatchObject({ text: 'The answer is 42.', providerMetadata: { agentq: { last: true } } });
     expect(assembled.parts.find((part) => part.type === 'reasoning')).toMatchObject({ text: 'Let me think' });
   });
+
+  it("stores a tool call whose input the model streamed in pieces as a client rebuilds it, the pieces merged or not", async () => {
+    const pieces = ['{"expre', 'ssion', '": "6 ', '* 7"}'];
+    const call = (deltas: string[]): RunChunk[] => [
+      { type: 'start-step' },
+      { type: 'tool-input-start', toolCallId: 'call_1', toolName: 'calc' },
+      ...deltas.map((inputTextDelta) => ({ type: 'tool-input-delta', toolCallId: 'call_1', inputTextDelta }) as RunChunk),
+      { type: 'tool-input-available', toolCallId: 'call_1', toolName: 'calc', input: { expression: '6 * 7' } },
+      { type: 'tool-output-available', toolCallId: 'call_1', output: { text: '42' } },
+      { type: 'finish-step' },
+    ];
+    // As the publisher sends them: the first piece at once, the rest merged while they waited.
+    const asPublished = call([pieces[0]!, pieces.slice(1).join('')]);
+    const assembled = await assembleMessage('run_1', call(pieces));
+    expect(assembled).toEqual(await asStreamed(call(pieces)));
+    expect(await asStreamed(asPublished)).toEqual(assembled);
+    expect(assembled.parts.find((part) => part.type === 'tool-calc')).toMatchObject({ state: 'output-available', input: { expression: '6 * 7' }, output: { text: '42' } });
+  });
 });
