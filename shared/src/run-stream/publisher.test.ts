@@ -100,31 +100,31 @@ describe('RunEventPublisher batching', () => {
     expect(stored.map((event) => event.seq)).toEqual([1, 2, 3, 4]);
   });
 
-  it("coalesces a tool call's streamed input like tokens; the complete call goes out at once with the pieces still waiting", async () => {
+  it("coalesces a tool call's streamed input, its first piece too; the complete call goes out at once with the pieces still waiting", async () => {
     const published: { seq: number; type: string; piece?: string }[] = [];
     const publisher = new RunEventPublisher(redis, 'pub', 'run-tool-input', 0, (event) =>
       published.push({ seq: event.seq, type: event.chunk.type, piece: (event.chunk as { inputTextDelta?: string }).inputTextDelta }),
     );
     publisher.emit({ type: 'tool-input-start', toolCallId: 'call_1', toolName: 'calc' });
-    publisher.emit({ type: 'tool-input-delta', toolCallId: 'call_1', inputTextDelta: '{"expre' });
     await nextTurn();
-    expect(published.map((event) => event.type)).toEqual(['tool-input-start', 'tool-input-delta']);
-    for (const piece of ['ssion', '": "6 ', '* 7"}']) {
+    // The call is shown at once; its input, arriving after, waits for more.
+    expect(published.map((event) => event.type)).toEqual(['tool-input-start']);
+    for (const piece of ['{"expre', 'ssion', '": "6 ', '* 7"}']) {
       publisher.emit({ type: 'tool-input-delta', toolCallId: 'call_1', inputTextDelta: piece });
       await nextTurn();
     }
-    expect(published).toHaveLength(2); // the later pieces wait to be merged
-    // Another call's pieces are a part of their own: its first piece does not wait, and nothing merges across calls.
+    expect(published).toHaveLength(1);
+    // Another call's pieces are a part of their own: nothing merges across calls.
     publisher.emit({ type: 'tool-input-delta', toolCallId: 'call_2', inputTextDelta: '{}' });
     publisher.emit({ type: 'tool-input-available', toolCallId: 'call_1', toolName: 'calc', input: { expression: '6 * 7' } });
     await nextTurn();
-    expect(published.slice(2)).toEqual([
-      { seq: 3, type: 'tool-input-delta', piece: 'ssion": "6 * 7"}' },
-      { seq: 4, type: 'tool-input-delta', piece: '{}' },
-      { seq: 5, type: 'tool-input-available', piece: undefined },
+    expect(published.slice(1)).toEqual([
+      { seq: 2, type: 'tool-input-delta', piece: '{"expression": "6 * 7"}' },
+      { seq: 3, type: 'tool-input-delta', piece: '{}' },
+      { seq: 4, type: 'tool-input-available', piece: undefined },
     ]);
     await publisher.close();
-    expect((await readRunEvents(redis, 'pub', 'run-tool-input', 0)).map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect((await readRunEvents(redis, 'pub', 'run-tool-input', 0)).map((event) => event.seq)).toEqual([1, 2, 3, 4]);
   });
 
   it('adds a batch to the stream and announces it as one array; a retry after a partial write adds only the rest', async () => {

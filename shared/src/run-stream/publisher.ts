@@ -122,7 +122,9 @@ export class RunEventPublisher {
     let soon = true;
     if (isDelta(chunk)) {
       const part = deltaPart(chunk);
-      soon = part !== this.deltaPart;
+      // A tool call's input is not what the reader waits for (its tool-input-start already shows the
+      // call): even its first piece waits, usually to go out with the rest or the complete call.
+      soon = part !== this.deltaPart && chunk.type !== 'tool-input-delta';
       this.deltaPart = part;
     }
     if (this.scheduled && (this.scheduled.soon || !soon)) return;
@@ -132,8 +134,9 @@ export class RunEventPublisher {
 
   /**
    * A delta (a token, a piece of a tool call's input) waits about 30 ms for more to merge with.
-   * Anything else (start, status, a complete tool call) and a part's first delta (the first token the user waits for) go out on setImmediate:
-   * after whatever else is emitted in the same turn, without setTimeout(0)'s 1 ms floor.
+   * Anything else (start, status, a complete tool call) and a text or reasoning part's first
+   * delta (the first token the user waits for) go out on setImmediate: after whatever else is
+   * emitted in the same turn, without setTimeout(0)'s 1 ms floor.
    */
   private schedule(soon: boolean): { cancel: () => void; soon: boolean } {
     // The flush is not awaited by anyone: its failure is kept for the next awaited flush.
