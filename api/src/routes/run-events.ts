@@ -1,6 +1,6 @@
 import { messageToChunks, type RunChunk, type RunEvent } from '@agentq/shared/events';
 import type { Run } from '@agentq/shared/services';
-import { firstRunEventSeq, lastRunEvent, readRunEvents } from '@agentq/shared/run-stream';
+import { readRunEvents, readStoredStream } from '@agentq/shared/run-stream';
 import { getRunFor, isDependencyDown, isTerminal } from '@agentq/shared/services';
 import { messages } from '@agentq/shared/db';
 import { and, eq } from 'drizzle-orm';
@@ -118,13 +118,11 @@ async function followRunOverSse(c: Context<AppEnv>, target: FollowTarget, afterS
       await target.enqueue();
       [run, stored, firstHeld, terminal] = [target.run, [], 0, false];
     } else {
-      const [found, events, firstInStream] = await Promise.all([lookUp(), readRunEvents(redis, prefix, runId, afterSeq), firstRunEventSeq(redis, prefix, runId)]);
-      [run, stored, firstHeld, terminal] = [found, events, events.length > 0 ? events[0]!.seq : firstInStream, isTerminal(found.status)];
-    }
-    // Ended and nothing new stored: either a reconnect after `finish` (only `[DONE]` was lost), or
-    // the database was settled and the stream's end is still on its way — then the reader follows on.
-    if (terminal && stored.length === 0 && firstHeld > 0 && firstHeld <= afterSeq + 1) {
-      endSeen = (await lastRunEvent(redis, prefix, run.id))?.chunk.type === 'finish';
+      const [found, { events, firstSeq, last }] = await Promise.all([lookUp(), readStoredStream(redis, prefix, runId, afterSeq)]);
+      [run, stored, firstHeld, terminal] = [found, events, events.length > 0 ? events[0]!.seq : firstSeq, isTerminal(found.status)];
+      // Ended and nothing new stored: either a reconnect after `finish` (only `[DONE]` was lost), or
+      // the database was settled and the stream's end is still on its way — then the reader follows on.
+      endSeen = terminal && stored.length === 0 && firstHeld > 0 && firstHeld <= afterSeq + 1 && last?.chunk.type === 'finish';
     }
   } catch (error) {
     // No stream is answered: the subscription goes too (a run not found, or a database outage).

@@ -5,7 +5,7 @@ import { startPrivateRedis, type PrivateRedis } from '../testing';
 import { appendRunEvents, defineRunStreamCommands, RunEventPublisher } from './publisher';
 import { runStreamKeys } from './keys';
 import type { RunEvent } from '../events';
-import { readRunEvents } from './reader';
+import { readRunEvents, readStoredStream } from './reader';
 
 let server: PrivateRedis;
 let redis: Redis;
@@ -200,5 +200,19 @@ describe('RunEventPublisher batching', () => {
     }
     await Promise.all([a.close(), b.close()]);
     expect((await readRunEvents(redis, 'pub', 'run-grid-b', 0)).map((event) => (event.chunk as { delta?: string }).delta)).toEqual([undefined, 'first', ' second']);
+  });
+});
+
+describe('readStoredStream', () => {
+  it('reads the events after a position, the first seq held and the last event in one go, paging past its limit', async () => {
+    const keys = runStreamKeys('pub', 'run-stored');
+    const event = (seq: number): RunEvent => ({ runId: 'run-stored', seq, at: 1_700_000_000_000 + seq, chunk: seq === 7 ? { type: 'finish' } : { type: 'text-delta', id: 't', delta: `${seq}` } });
+    await appendRunEvents(redis, keys, [3, 4, 5, 6, 7].map(event)); // as if trimmed: 1 and 2 are gone
+    const stored = await readStoredStream(redis, 'pub', 'run-stored', 3, 2);
+    expect(stored.events.map((each) => each.seq)).toEqual([4, 5, 6, 7]);
+    expect(stored.firstSeq).toBe(3);
+    expect(stored.last).toEqual(event(7));
+    expect(await readStoredStream(redis, 'pub', 'run-stored', 7)).toEqual({ events: [], firstSeq: 3, last: event(7) });
+    expect(await readStoredStream(redis, 'pub', 'run-never-published', 0)).toEqual({ events: [], firstSeq: 0, last: undefined });
   });
 });
