@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DbHandle } from '../db/client';
-import { agentDocuments, toolCalls } from '../db/schema';
+import { agentDocuments, agentToolLogs, toolCalls } from '../db/schema';
 import { openTestDb, uniqueEmail } from '../testing';
 import { startLoopbackServer, type LoopbackServer } from '../tools/fetch/test-server';
 import { createTool, executeTool, type AgentTool } from './tools';
@@ -19,6 +19,7 @@ let keyedPostTool: AgentTool;
 let getTool: AgentTool;
 let documentTool: AgentTool;
 let slowTool: AgentTool;
+let calcTool: AgentTool;
 
 const slug = (base: string) => `${base}_${randomBytes(4).toString('hex')}`;
 const fields = { description: '', enabled: true, needsApproval: false, approvalTimeoutMs: null, sortOrder: 0 };
@@ -46,6 +47,7 @@ beforeAll(async () => {
   getTool = await createTool(database.db, { ...fields, name: 'Get', slug: slug('get'), type: 'fetch', config: { parseMode: 'raw' } });
   slowTool = await createTool(database.db, { ...fields, name: 'Slow', slug: slug('slow'), type: 'fetch', config: { parseMode: 'raw', timeout: 60_000 } });
   documentTool = await createTool(database.db, { ...fields, name: 'Docs', slug: slug('docs'), type: 'document', config: {} });
+  calcTool = await createTool(database.db, { ...fields, name: 'Calc', slug: slug('calc'), type: 'calculator', config: {} });
 });
 
 afterAll(async () => {
@@ -76,6 +78,31 @@ describe('the tool-call journal', () => {
       { toolCallId: 'call_live', state: 'completed' },
       { toolCallId: 'call_late', state: 'interrupted' },
     ]);
+  });
+
+  it('a call with no effect, in a run that defers its log: no cancel read, and its log row and complete journal entry handed over as one write; a call with an effect ignores deferLog', async () => {
+    const runId = newRunId();
+    const deferred: Promise<void>[] = [];
+    const deferLog = (written: Promise<void>) => void deferred.push(written);
+    const beforeRun = vi.fn();
+    const input = { expression: '6 * 7' };
+    const ran = await executeTool(database.db, { tool: calcTool, input, context: context(runId, 'call_pure'), beforeRun, deferLog });
+    const data = { expression: '6 * 7', result: '42' };
+    expect(ran).toMatchObject({ success: true, data });
+    expect(beforeRun).not.toHaveBeenCalled();
+    expect(deferred).toHaveLength(1);
+    await deferred[0];
+    expect(await toolCallsOfRun(database.db, runId)).toMatchObject([{ toolCallId: 'call_pure', state: 'completed', effect: 'none', attempt: 1, result: { success: true, data } }]);
+    expect(await database.db.select().from(agentToolLogs).where(eq(agentToolLogs.runId, runId))).toMatchObject([{ toolCallId: 'call_pure', status: 'success', output: JSON.stringify(data) }]);
+    // A resumed run (finishJournaledCalls, which does not defer) reuses the stored result.
+    expect(await executeTool(database.db, { tool: calcTool, input, context: context(runId, 'call_pure') })).toMatchObject({ success: true, data, replayed: true });
+
+    const fetched = await executeTool(database.db, { tool: getTool, input: { url: `${server.origin}/effect-${runId}` }, context: context(runId, 'call_get'), beforeRun, deferLog });
+    expect(fetched.success).toBe(true);
+    expect(deferred).toHaveLength(1);
+    // Journaled before it ran, as before: the begin's statement read the run's status (no such run here).
+    expect(beforeRun).toHaveBeenCalledWith(null);
+    expect((await toolCallsOfRun(database.db, runId)).find((entry) => entry.toolCallId === 'call_get')).toMatchObject({ state: 'completed', effect: 'idempotent' });
   });
 
   it('journals a call before it runs and completes it; a second attempt reuses the result without executing', async () => {

@@ -242,6 +242,15 @@ export type ExecuteToolOptions = {
    * commits with their writes).
    */
   claimedAs?: 'first' | 'again';
+  /**
+   * A chat run that publishes nothing after the call before this write commits (the worker's write
+   * chain). A call with no effect then skips its journal begin, since running it again is all the
+   * recovery it needs (a crash before its log commits re-runs the step; after, the resumed run reuses
+   * the stored result), and skips the cancel check's read (a cancel reaches it through its signal,
+   * the database's at the step checkpoint). Its log row and complete journal entry are written in one
+   * statement handed here instead of awaited, so the next model request goes out meanwhile.
+   */
+  deferLog?: (written: Promise<void>) => void;
 };
 
 /** The discovered tool `name` (server name or `<slug>__<name>`) of an expanding instance, if the config offers it. */
@@ -278,10 +287,12 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
   const journalEntry = runId && toolCallId ? { runId, toolCallId, toolId: tool.id, toolSlug: loggedName, input, effect } : undefined;
   // A first claim of a standalone run began the call already: its entry is written complete at the end.
   const begunByClaim = options.claimedAs === 'first' && !toolType.transactional;
+  const deferLog = journalEntry && effect === 'none' && !toolType.transactional && !options.claimedAs ? options.deferLog : undefined;
   let attempt = 1;
+  // A call whose log is deferred neither begins nor reads (see deferLog).
   if (journalEntry && begunByClaim) {
     await options.beforeRun?.('running'); // the claim's own status
-  } else if (journalEntry) {
+  } else if (journalEntry && !deferLog) {
     const begun = await beginToolCall(db, { ...journalEntry, retryInterrupted: tool.retryInterrupted, startedBefore: options.claimedAs === 'again' });
     if (begun.kind === 'completed') return { ...begun.result, replayed: true };
     if (begun.kind === 'interrupted') {
@@ -297,7 +308,7 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
         throw error;
       }
     }
-  } else {
+  } else if (!deferLog) {
     await options.beforeRun?.(undefined);
   }
 
@@ -368,11 +379,15 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
   const stopping = context.signal?.aborted && context.signal.reason instanceof WorkerStoppingError;
   if (runId && toolCallId && stopping) {
     // Not completed here: the worker that resumes the run decides by the call's effect.
-    await interruptToolCall(db, runId, toolCallId);
+    if (!deferLog) await interruptToolCall(db, runId, toolCallId);
     throw context.signal!.reason;
   }
   // The journal's completion, the log row and (standalone) the run's end: one statement.
-  const completes = journalEntry && !(toolType.transactional && result.success) ? { effect: journalEntry.effect, insert: begunByClaim } : undefined;
+  const completes = journalEntry && !(toolType.transactional && result.success) ? { effect: journalEntry.effect, insert: begunByClaim || Boolean(deferLog) } : undefined;
+  if (deferLog) {
+    deferLog(writeToolLog(db, tool, context, input, result, loggedName, completes).then(() => undefined));
+    return result;
+  }
   const runSettled = await writeToolLog(db, tool, context, input, result, loggedName, completes, Boolean(options.settlesRun && runId));
   return options.settlesRun ? { ...result, runSettled } : result;
 }

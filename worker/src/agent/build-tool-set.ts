@@ -41,6 +41,8 @@ export type ToolCallContext = {
   beforeRun: (runStatus: RunStatus | null | undefined) => Promise<void>;
   /** A call failed in a way the model must not see as a tool error (database down, worker stopping): the run loop rethrows it. */
   onFatal: (error: unknown) => void;
+  /** Where a call with no effect hands its log write, which the run's later output waits for (executeTool's `deferLog`). */
+  deferLog?: (written: Promise<void>) => void;
 };
 
 /** Runs one tool call effectively-once, keyed by (run id, tool call id), and shapes what the model reads. */
@@ -53,6 +55,7 @@ export async function runToolCall(
 ): Promise<ToolOutput> {
   const result = await executeTool(deps.db, {
     beforeRun: context.beforeRun,
+    deferLog: context.deferLog,
     tool: offered.tool,
     input,
     call: offered.call ? { name: offered.name, tool: offered.call } : null,

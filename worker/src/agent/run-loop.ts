@@ -13,6 +13,7 @@ import type { RunStream } from './open-run-stream';
 import { parkForApproval, requestApprovals } from './park-for-approval';
 import { RunCancelledError } from './run-control';
 import { resolveApprovals } from './resolve-approvals';
+import { createWriteChain } from './write-chain';
 import { streamStep, type RunProgress, type Usage } from './stream-step';
 import { finishJournaledCalls } from './tool-journal';
 
@@ -76,8 +77,10 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
 
   let fatal: unknown;
   const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal };
+  const writes = createWriteChain();
   const tools = buildToolSet(deps, offered, {
     ...callContext,
+    deferLog: writes.addStarted,
     // A tool boundary: a run cancelled in the database never starts another tool. The journal's
     // statement reads the status; a call it does not journal looks it up.
     beforeRun: async (status) => cancelIfFlagged(status === undefined ? await isRunCancelled(deps.db, run.id) : status === 'cancelled'),
@@ -113,7 +116,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
       stream,
       progress,
       fatal: () => fatal,
-      pendingCheckpoint: takeResolvedCheckpoint(),
+      writes,
       stallTimeoutMs: deps.config.modelStallTimeoutMs ?? DEFAULT_MODEL_STALL_TIMEOUT_MS,
       onStepBoundary: async (current) => cancelIfFlagged((await checkpointer.save({ messages: current, steps: progress.steps, usage: progress.usage })).cancelled),
     });
@@ -125,13 +128,6 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   let finishReason: string | undefined = checkpoint?.finishReason;
   // The loop parked the run in this attempt (and found it decided right after).
   let parkedHere = false;
-  // The checkpoint of resolved approvals, still being written: the next step waits for it before publishing.
-  let resolvedCheckpoint: Promise<void> | undefined;
-  const takeResolvedCheckpoint = () => {
-    const pending = resolvedCheckpoint;
-    resolvedCheckpoint = undefined;
-    return pending;
-  };
   // The last step finished and was checkpointed before a crash (a worker before the finish fold wrote
   // that separately): never run it again.
   if (!checkpoint?.done) {
@@ -153,7 +149,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
         stream.status({ status: 'running' });
         // Written beside the next step's start (its approved calls, its model request), which publishes
         // nothing before it; the journal keeps the approved calls from running twice meanwhile.
-        resolvedCheckpoint = checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage }).then(({ cancelled }) => cancelIfFlagged(cancelled));
+        writes.add(() => checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage }).then(({ cancelled }) => cancelIfFlagged(cancelled)));
       }
       const remaining = maxSteps - progress.steps;
       if (remaining <= 0) {
@@ -175,7 +171,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
       cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage })).cancelled);
     }
     // Resolved approvals with no step left to take them.
-    await takeResolvedCheckpoint();
+    await writes.settled();
     // The last step's checkpoint is written with the run's end (finishRun, one statement): nothing between
     // here and there waits on anything but the stream's flush, so a crash re-runs the last step in the same
     // window as a separate write would leave. A run cancelled meanwhile is settled as cancelled there.

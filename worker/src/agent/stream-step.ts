@@ -4,6 +4,7 @@ import { isStepCount, streamText, toUIMessageChunk, type LanguageModel, type Mod
 import type { z } from 'zod';
 import type { OfferedModelTool } from './build-tool-set';
 import type { RunStream } from './open-run-stream';
+import type { WriteChain } from './write-chain';
 
 export type Usage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; reasoningTokens?: number };
 type StepUsage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; outputTokenDetails?: { reasoningTokens?: number } };
@@ -48,15 +49,11 @@ export type StepCall = {
   progress: RunProgress;
   /**
    * Called before every step after the first with the messages so far (tool results included): the
-   * step checkpoint. The step's model request goes out meanwhile; none of its output is published
-   * (nor anything after the call) until this resolves, and a rejection ends the call with it.
+   * step checkpoint, added to `writes`. The step's model request goes out meanwhile.
    */
   onStepBoundary: (messages: ModelMessage[]) => Promise<void>;
-  /**
-   * A checkpoint written before this call that its start need not wait for (resolved approvals):
-   * chained before the step checkpoints, with their rules.
-   */
-  pendingCheckpoint?: Promise<void>;
+  /** The run's writes its output waits for: nothing after a pending one is published, and a failed one ends the call with its error. */
+  writes: WriteChain;
   /** What a tool reported as fatal during the call (see build-tool-set onFatal), rethrown instead of the SDK's error text. */
   fatal: () => unknown;
   /** MODEL_STALL_TIMEOUT_MS: how long the model may send nothing, before its first output of a step or between two. */
@@ -113,26 +110,6 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   const reasoningStarted = new Map<string, number>();
   const stall = stallWatchdog(call.stallTimeoutMs);
   stall.arm();
-  /**
-   * The step checkpoints, chained: each write overlaps the next model request (onStepBoundary) and
-   * starts after the one before it (should the SDK run a step ahead of the publishing loop), so they
-   * commit in step order and a failed one stops the ones after it.
-   */
-  let boundary: Promise<void> = Promise.resolve();
-  let boundaryPending = false;
-  const chainCheckpoint = (write: () => Promise<void>) => {
-    const written = boundary.then(write);
-    boundary = written;
-    boundaryPending = true;
-    // A rejection stays pending: the loop below awaits it before the next chunk, or after the stream.
-    written.then(
-      () => {
-        if (boundary === written) boundaryPending = false;
-      },
-      () => {},
-    );
-  };
-  if (call.pendingCheckpoint) chainCheckpoint(() => call.pendingCheckpoint!);
   const result = streamText({
     model: call.model,
     instructions: call.instructions,
@@ -144,7 +121,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
     timeout: { chunkMs: call.stallTimeoutMs },
     providerOptions: call.providerOptions,
     prepareStep: ({ messages, stepNumber }) => {
-      if (stepNumber > 0) chainCheckpoint(() => call.onStepBoundary(messages as ModelMessage[]));
+      if (stepNumber > 0) call.writes.add(() => call.onStepBoundary(messages as ModelMessage[]));
       return undefined;
     },
     onStepStart: () => stream.timeline.stepStarting(),
@@ -156,7 +133,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   });
   try {
     for await (const chunk of uiChunks(result.stream, stall.onPart)) {
-      if (boundaryPending) await boundary;
+      if (call.writes.pending) await call.writes.settled();
       if (call.fatal()) throw call.fatal();
       if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
       if (chunk.type === 'reasoning-end') {
@@ -170,7 +147,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
       if (chunk.type === 'error') throw call.fatal() ?? new Error(chunk.errorText);
       stream.emit(chunk);
     }
-    await boundary;
+    await call.writes.settled();
   } finally {
     stall.disarm();
   }
