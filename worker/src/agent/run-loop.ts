@@ -81,8 +81,9 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const tools = buildToolSet(deps, offered, {
     ...callContext,
     deferLog: writes.addStarted,
-    // A tool boundary: a run cancelled in the database never starts another tool. The journal's
-    // statement reads the status; a call it does not journal looks it up.
+    // A tool boundary: a run cancelled in the database never starts another tool with an effect. The
+    // journal's statement reads the status; a call it does not journal looks it up (one with no
+    // effect is not asked: see executeTool's deferLog).
     beforeRun: async (status) => cancelIfFlagged(status === undefined ? await isRunCancelled(deps.db, run.id) : status === 'cancelled'),
     onFatal: (error) => {
       fatal ??= error;
