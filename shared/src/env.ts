@@ -17,6 +17,9 @@ const booleanFlag = z
   .transform((value) => value === '1' || value === 'true' || value === 'yes');
 
 /** Every environment variable agentq reads, in one place (SPEC §6). */
+/** MODEL_STALL_TIMEOUT_MS's default, also the worker's when its config leaves it out (tests). */
+export const DEFAULT_MODEL_STALL_TIMEOUT_MS = 5 * 60_000;
+
 export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -76,7 +79,7 @@ export const envSchema = z.object({
   /** Default wait for a human decision before an approval expires (counted as denied). */
   APPROVAL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(10 * 60_000),
   /** A model call that sends nothing this long, before its first output or between two, fails the run (a provider that hung). */
-  MODEL_STALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(5 * 60_000),
+  MODEL_STALL_TIMEOUT_MS: z.coerce.number().int().min(1000).default(DEFAULT_MODEL_STALL_TIMEOUT_MS),
   /** How often each worker re-enqueues runs PostgreSQL says are active but Redis has no job for. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).default(60_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),

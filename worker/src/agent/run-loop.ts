@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL_STALL_TIMEOUT_MS } from '@agentq/shared/env';
 import { isRunCancelled, markRunRunning, type Approval, type Run, type ToolCallEntry } from '@agentq/shared/services';
 import { withMemory } from './load-memory';
 import { convertToModelMessages, type ModelMessage, type UIMessage } from 'ai';
@@ -18,8 +19,6 @@ import { streamStep, type RunProgress, type Usage } from './stream-step';
 import { finishJournaledCalls } from './tool-journal';
 
 const DEFAULT_MAX_STEPS = 8;
-/** A model call may go quiet this long (before its first output, or between two) before the run fails: 5 minutes. */
-const DEFAULT_MODEL_STALL_TIMEOUT_MS = 5 * 60_000;
 export { STEP_LIMIT_NOTE } from '@agentq/shared/events';
 import { STEP_LIMIT_NOTE } from '@agentq/shared/events';
 
