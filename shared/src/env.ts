@@ -16,10 +16,10 @@ const booleanFlag = z
   .default('0')
   .transform((value) => value === '1' || value === 'true' || value === 'yes');
 
-/** Every environment variable agentq reads, in one place (SPEC §6). */
 /** MODEL_STALL_TIMEOUT_MS's default, also the worker's when its config leaves it out (tests). */
 export const DEFAULT_MODEL_STALL_TIMEOUT_MS = 5 * 60_000;
 
+/** Every environment variable agentq reads, in one place (SPEC §6). */
 export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

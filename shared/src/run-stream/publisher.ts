@@ -3,6 +3,7 @@ import { deltaPart, isDelta, mergeDeltas, type RunChunk, type RunEvent } from '.
 import { isDependencyDown } from '../services/errors';
 import { runChannelCommands } from '../redis/pubsub';
 import { RUN_STREAM_MAX_EVENTS, RUN_STREAM_TTL_SECONDS, runStreamKeys } from './keys';
+import { firstEntrySeq, type StreamEntry } from './reader';
 
 /**
  * A delta waits 25–35 ms (30 on average) for more tokens: until the first point of a 10 ms grid
@@ -205,7 +206,5 @@ export async function lastRunEventSeq(redis: Redis, prefix: string, runId: strin
 }
 
 async function streamTopSeq(redis: Redis, key: string): Promise<number> {
-  const entries = (await redis.xrevrange(key, '+', '-', 'COUNT', 1)) as [string, string[]][];
-  const id = entries[0]?.[0];
-  return id ? Number(id.split('-')[0]) : 0;
+  return firstEntrySeq((await redis.xrevrange(key, '+', '-', 'COUNT', 1)) as StreamEntry[]);
 }

@@ -2,14 +2,23 @@ import type { Redis } from 'ioredis';
 import type { RunEvent } from '../events';
 import { runStreamKeys } from './keys';
 
+/** An entry of a run's stream as Redis returns it: id `${seq}-0`, fields `['e', json]`. */
+export type StreamEntry = [id: string, fields: string[]];
+
+/** The event an entry holds. */
+const entryEvent = ([, fields]: StreamEntry) => JSON.parse(fields[1]!) as RunEvent;
+
+/** The seq of the first of `entries` (0 when there is none). */
+export const firstEntrySeq = (entries: StreamEntry[]) => (entries[0] ? Number(entries[0][0].split('-')[0]) : 0);
+
 /** Events with seq > afterSeq from the run's Redis stream, in order. */
 export async function readRunEvents(redis: Redis, prefix: string, runId: string, afterSeq: number, limit = 1000): Promise<RunEvent[]> {
   const key = runStreamKeys(prefix, runId).events;
   const events: RunEvent[] = [];
   let start = `${afterSeq + 1}-0`;
   for (;;) {
-    const entries = (await redis.xrange(key, start, '+', 'COUNT', limit)) as [string, string[]][];
-    for (const [, fields] of entries) events.push(JSON.parse(fields[1]!) as RunEvent);
+    const entries = (await redis.xrange(key, start, '+', 'COUNT', limit)) as StreamEntry[];
+    events.push(...entries.map(entryEvent));
     if (entries.length < limit) return events;
     start = `${events.at(-1)!.seq + 1}-0`;
   }
@@ -27,10 +36,8 @@ export async function readStoredStream(redis: Redis, prefix: string, runId: stri
   const replies = (await redis.pipeline().xrange(key, `${afterSeq + 1}-0`, '+', 'COUNT', limit).xrange(key, '-', '+', 'COUNT', 1).xrevrange(key, '+', '-', 'COUNT', 1).exec())!;
   const failed = replies.find(([error]) => error);
   if (failed) throw failed[0];
-  const [page, first, last] = replies.map(([, entries]) => entries as [string, string[]][]);
-  const events = page!.map(([, fields]) => JSON.parse(fields[1]!) as RunEvent);
+  const [page, first, last] = replies.map(([, entries]) => entries as StreamEntry[]);
+  const events = page!.map(entryEvent);
   if (page!.length === limit) events.push(...(await readRunEvents(redis, prefix, runId, events.at(-1)!.seq, limit)));
-  const firstId = first![0]?.[0];
-  const lastFields = last![0]?.[1];
-  return { events, firstSeq: firstId ? Number(firstId.split('-')[0]) : 0, last: lastFields ? (JSON.parse(lastFields[1]!) as RunEvent) : undefined };
+  return { events, firstSeq: firstEntrySeq(first!), last: last![0] && entryEvent(last![0]) };
 }
