@@ -1,11 +1,11 @@
 import { enqueue } from '@agentq/shared/queues';
 import {
+  askInSession,
   createChatSession,
   createSessionInputSchema,
   deleteChatSession,
   editAndResend,
   getChatSessionFor,
-  getChatSessionWithLastShown,
   getDefaultModel,
   isDependencyDown,
   isTerminal,
@@ -20,7 +20,6 @@ import {
   searchChatSessions,
   searchSessionsQuerySchema,
   selectMessageVersion,
-  startChatRun,
   startRunInputSchema,
   transitionRun,
   type Run,
@@ -198,11 +197,8 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('header', idempotencyHeader),
     validate('json', startRunInputSchema),
     async (c) => {
-      const user = currentUser(c);
-      const { id } = c.req.valid('param');
-      // The owner check and the shown branch's last message (the new question's parent): one statement.
-      const { session, lastShownMessageId: parentMessageId } = await getChatSessionWithLastShown(c.get('db'), id, user.id);
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      return answerStartedRun(c, await startChatRun(c.get('db'), { userId: user.id, session, input: c.req.valid('json'), idempotencyKey, parentMessageId }));
+      const started = await askInSession(c.get('db'), { userId: currentUser(c).id, sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
+      return answerStartedRun(c, started);
     },
   );

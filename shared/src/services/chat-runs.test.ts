@@ -5,7 +5,7 @@ import { approvalGrants, chatSessions, llmModels, messages, runs, users } from '
 import { newId } from '../ids';
 import { bothTestDatabases } from '../testing';
 import { sessionGrants } from './approvals';
-import { claimChatRun, createChatSession, getChatSessionWithLastShown, lastShownMessageId, listSessionMessages, loadRunHistory, runHistory, settleChatRun, startChatRun } from './chat';
+import { askInSession, claimChatRun, createChatSession, getChatSessionWithLastShown, lastShownMessageId, listSessionMessages, loadRunHistory, runHistory, settleChatRun, startChatRun } from './chat';
 import { NotFoundError } from './errors';
 import { getRun } from './runs';
 import { transitionRun } from './run-lifecycle';
@@ -132,5 +132,51 @@ describe.each(bothTestDatabases)('chat runs on %s', (_name, open) => {
     const empty = await createChatSession(database.db, userId, {});
     expect((await getChatSessionWithLastShown(database.db, empty.id, userId)).lastShownMessageId).toBeNull();
     await expect(getChatSessionWithLastShown(database.db, session.id, newId('user'))).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("asks the first question of a session created here, and of one changed elsewhere as its read says: after the shown branch's last message, the owner's only", async () => {
+    const input = (content: string) => ({ content, enableTools: true, enableThinking: false });
+    const questionOf = async (runId: string) => (await database.db.select().from(messages).where(eq(messages.runId, runId)))[0]!;
+    const sessionRow = async (id: string) => (await database.db.select().from(chatSessions).where(eq(chatSessions.id, id)))[0]!;
+
+    // Unused since it was created: the question starts the thread and names the session.
+    const fresh = await createChatSession(database.db, userId, {});
+    const first = await askInSession(database.db, { userId, sessionId: fresh.id, input: input('How tall is Mount Fuji?') });
+    expect(first).toMatchObject({ created: true, run: { sessionId: fresh.id, userId, status: 'queued' } });
+    expect(await questionOf(first.run.id)).toMatchObject({ sessionId: fresh.id, role: 'user', parentId: null, parts: [{ type: 'text', text: 'How tall is Mount Fuji?' }] });
+    expect((await sessionRow(fresh.id)).title).toBe('How tall is Mount Fuji?');
+
+    // Someone else's session: not found, and nothing stored, though this process created it.
+    const others = await createChatSession(database.db, userId, {});
+    const stranger = newId('user');
+    await database.db.insert(users).values({ id: stranger, email: `${stranger}@test.local`, name: 'stranger', passwordHash: 'x' });
+    await expect(askInSession(database.db, { userId: stranger, sessionId: others.id, input: input('mine now?') })).rejects.toBeInstanceOf(NotFoundError);
+    expect(await database.db.select().from(messages).where(eq(messages.sessionId, others.id))).toEqual([]);
+
+    // Changed elsewhere (another API process): a question and its answer, and a name the user gave it.
+    // The remembered session is refused by its own statement, and the question follows the answer.
+    const changed = await createChatSession(database.db, userId, {});
+    const earlierRun = newId('run');
+    await database.db.insert(runs).values({ id: earlierRun, kind: 'chat', userId, sessionId: changed.id, status: 'succeeded' });
+    await database.db.insert(messages).values([
+      { id: `${changed.id}_q`, sessionId: changed.id, role: 'user', parts: [], runId: earlierRun, createdAt: new Date(Date.now() - 2000) },
+      { id: `${changed.id}_a`, sessionId: changed.id, role: 'assistant', parts: [], runId: earlierRun, parentId: `${changed.id}_q`, createdAt: new Date(Date.now() - 1000) },
+    ]);
+    await database.db.update(chatSessions).set({ title: 'Named by me', titleSetByUser: true }).where(eq(chatSessions.id, changed.id));
+    const followUp = await askInSession(database.db, { userId, sessionId: changed.id, input: input('And in feet?') });
+    expect(await questionOf(followUp.run.id)).toMatchObject({ sessionId: changed.id, parentId: `${changed.id}_a` });
+    expect((await sessionRow(changed.id)).title).toBe('Named by me');
+
+    // Renamed elsewhere but still empty: the run is stored and the user's name stays.
+    const renamed = await createChatSession(database.db, userId, {});
+    await database.db.update(chatSessions).set({ title: 'My trip', titleSetByUser: true }).where(eq(chatSessions.id, renamed.id));
+    const named = await askInSession(database.db, { userId, sessionId: renamed.id, input: input('Plan a day in Kyoto') });
+    expect(await questionOf(named.run.id)).toMatchObject({ parentId: null });
+    expect((await sessionRow(renamed.id)).title).toBe('My trip');
+
+    // Deleted elsewhere: not found.
+    const deleted = await createChatSession(database.db, userId, {});
+    await database.db.delete(chatSessions).where(eq(chatSessions.id, deleted.id));
+    await expect(askInSession(database.db, { userId, sessionId: deleted.id, input: input('hello?') })).rejects.toBeInstanceOf(NotFoundError);
   });
 });

@@ -57,7 +57,22 @@ export async function createChatSession(db: Database, userId: string, input: z.i
     title: input.title ?? DEFAULT_SESSION_TITLE,
     titleSetByUser: input.title !== undefined,
   });
+  rememberUnusedSession(session!);
   return session!;
+}
+
+/**
+ * Sessions this process created that have had no question yet, as created. The first question to
+ * one of them needs no session read (askInSession): its statement re-checks what it assumed, so a
+ * session changed elsewhere (another API process, a deletion) only costs the read after all. Bounded,
+ * oldest forgotten first.
+ */
+const unusedSessions = new Map<string, ChatSession>();
+const UNUSED_SESSIONS_KEPT = 10_000;
+
+function rememberUnusedSession(session: ChatSession): void {
+  unusedSessions.set(session.id, session);
+  if (unusedSessions.size > UNUSED_SESSIONS_KEPT) unusedSessions.delete(unusedSessions.keys().next().value!);
 }
 
 const insertChatSession = preparedQuery((db) =>
@@ -355,6 +370,33 @@ export async function startChatRun(
 }
 
 /**
+ * Asks a new question in session `sessionId` of `userId` (POST /api/sessions/:id/runs): reads the
+ * session with its shown branch's last message (the owner check and the question's parent, one
+ * statement), then startChatRun. The first question to a session this process created and nothing
+ * has used since skips that read: its statement stores the run only if the session is still the
+ * owner's, with the same agent and no message (see startRunStatement's `unusedSession`), else this
+ * falls back to the read.
+ */
+export async function askInSession(
+  db: Database,
+  options: { userId: string; sessionId: string; input: StartRunInput; idempotencyKey?: string },
+): Promise<{ run: Run; created: boolean }> {
+  const { userId, sessionId, input, idempotencyKey } = options;
+  const unused = unusedSessions.get(sessionId);
+  if (unused?.userId === userId) {
+    unusedSessions.delete(sessionId);
+    const question: Question = { kind: 'new', content: input.content, parentId: null };
+    const started = await createRun(db, { userId, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
+      if (isUnusedSessionMiss(error)) return undefined;
+      throw error;
+    });
+    if (started) return started;
+  }
+  const { session, lastShownMessageId } = await getChatSessionWithLastShown(db, sessionId, userId);
+  return startChatRun(db, { userId, session, input, idempotencyKey, parentMessageId: lastShownMessageId });
+}
+
+/**
  * Answers a question again: `messageId` is an answer (its question is asked again) or a question
  * without one. The earlier answers stay as versions of the new one.
  */
@@ -384,7 +426,7 @@ export async function editAndResend(
  * statement is built once (enqueue is the API's hottest write). The chat-turn job is enqueued under
  * the run's id.
  */
-function startRunStatement(db: Database, withQuestion: boolean, name: string) {
+function startRunStatement(db: Database, withQuestion: boolean, name: string, unusedSession = false) {
   const created = db.$with('created_run').as(
     db
       .insert(runs)
@@ -402,28 +444,50 @@ function startRunStatement(db: Database, withQuestion: boolean, name: string) {
       })
       .returning(),
   );
+  // An unused session (askInSession) is only touched while it is still as remembered: the owner's,
+  // with the same agent, without a message, and keeping a title the user has set since.
+  const unusedSessionGuard = and(
+    eq(chatSessions.userId, sql.placeholder('userId')),
+    sql`${chatSessions.agentId} is not distinct from ${sql.placeholder('sessionAgentId')}::text`,
+    sql`not exists (select 1 from ${messages} where ${messages.sessionId} = ${chatSessions.id})`,
+  );
   const touched = db.$with('touched_session').as(
     db
       .update(chatSessions)
       // now() explicitly: an $onUpdate default would be evaluated once, when the statement is built.
-      .set({ title: sql`${sql.placeholder('title')}`, updatedAt: sql`now()` })
-      .where(eq(chatSessions.id, sql.placeholder('sessionId')))
+      .set({
+        title: unusedSession ? sql`case when ${chatSessions.titleSetByUser} then ${chatSessions.title} else ${sql.placeholder('title')} end` : sql`${sql.placeholder('title')}`,
+        updatedAt: sql`now()`,
+      })
+      .where(unusedSession ? and(eq(chatSessions.id, sql.placeholder('sessionId')), unusedSessionGuard) : eq(chatSessions.id, sql.placeholder('sessionId')))
       .returning({ id: chatSessions.id }),
   );
+  // The question's session comes from the guarded update: a session that is not as remembered
+  // leaves it null, and the NOT NULL column refuses the whole statement (isUnusedSessionMiss).
+  const questionSession = unusedSession ? sql`(select ${sql.identifier('id')} from ${sql.identifier('touched_session')})` : sql.placeholder('sessionId');
   const question = db.$with('question').as(
     db
       .insert(messages)
-      .values({ id: sql.placeholder('messageId'), sessionId: sql.placeholder('sessionId'), role: 'user', parts: sql.placeholder('parts'), runId: sql.placeholder('runId'), parentId: sql.placeholder('parentId') })
+      .values({ id: sql.placeholder('messageId'), sessionId: questionSession, role: 'user', parts: sql.placeholder('parts'), runId: sql.placeholder('runId'), parentId: sql.placeholder('parentId') })
       .returning({ id: messages.id }),
   );
   return (withQuestion ? db.with(created, touched, question) : db.with(created, touched)).select().from(created).prepare(name);
 }
 const startRunWithNewQuestion = preparedQuery((db) => startRunStatement(db, true, 'start_run_new_question'));
+const startRunInUnusedSession = preparedQuery((db) => startRunStatement(db, true, 'start_run_unused_session', true));
 const startRunForQuestion = preparedQuery((db) => startRunStatement(db, false, 'start_run_existing_question'));
+
+/** The statement of an unused session's first question refused it: the session is not as remembered. */
+function isUnusedSessionMiss(error: unknown): boolean {
+  const candidate = error as { code?: string; column_name?: string; cause?: { code?: string; column_name?: string; column?: string } };
+  const code = candidate?.code ?? candidate?.cause?.code;
+  const column = candidate?.column_name ?? candidate?.cause?.column_name ?? candidate?.cause?.column;
+  return code === '23502' && column === 'session_id';
+}
 
 async function createRun(
   db: Database,
-  options: { userId: string; session: ChatSession; options: RunOptionsInput; question: Question; idempotencyKey?: string },
+  options: { userId: string; session: ChatSession; options: RunOptionsInput; question: Question; idempotencyKey?: string; unusedSession?: boolean },
 ): Promise<{ run: Run; created: boolean }> {
   const { userId, session, options: input, question, idempotencyKey } = options;
   if (idempotencyKey) {
@@ -454,7 +518,12 @@ async function createRun(
   try {
     const [run] =
       question.kind === 'new'
-        ? await startRunWithNewQuestion(db).execute({ ...values, parts: [{ type: 'text', text: question.content }], parentId: question.parentId })
+        ? await (options.unusedSession ? startRunInUnusedSession : startRunWithNewQuestion)(db).execute({
+            ...values,
+            parts: [{ type: 'text', text: question.content }],
+            parentId: question.parentId,
+            ...(options.unusedSession && { sessionAgentId: session.agentId }),
+          })
         : await startRunForQuestion(db).execute(values);
     return { run: run!, created: true };
   } catch (error) {
