@@ -158,6 +158,8 @@ describe('execution through the queue', () => {
     const [log] = await t.db.select().from(agentToolLogs).where(eq(agentToolLogs.runId, body.runId));
     expect(row!.result).toEqual(body.result);
     expect(row!.finishedAt!.getTime()).toBe(log!.createdAt.getTime());
+    // Not claimed (a calculation has no effect): it starts and ends in that statement.
+    expect(row!.startedAt!.getTime()).toBe(row!.finishedAt!.getTime());
   });
 
   it('executes datetime and reports an invalid input as a failed result', async () => {
@@ -220,6 +222,23 @@ describe('execution through the queue', () => {
     expect(requests.filter((url) => url === path)).toHaveLength(0);
     const run = await (await t.app.request(`/api/runs/${runId}`, { headers: admin.headers })).json();
     expect(run).toMatchObject({ status: 'cancelled' });
+    const logs = await (await t.app.request(`/api/tool-logs?runId=${runId}`, { headers: admin.headers })).json();
+    expect(logs.items).toHaveLength(0);
+  });
+
+  it('never runs a calculation cancelled while it was queued, though such a call is not claimed', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Calc', slug: slug('calc'), type: 'calculator' })).json();
+    await t.queues.toolExecutions.pause();
+    let runId = '';
+    try {
+      runId = (await (await post(`/api/agent-tools/${tool.id}/execute?async=1`, { input: { expression: '6 * 7' } })).json()).runId;
+      expect((await post(`/api/runs/${runId}/cancel`, {})).status).toBe(202);
+    } finally {
+      await t.queues.toolExecutions.resume();
+    }
+    await expect.poll(async () => (await t.queues.toolExecutions.getJobState(runId)), { timeout: 10_000 }).toBe('completed');
+    const run = await (await t.app.request(`/api/runs/${runId}`, { headers: admin.headers })).json();
+    expect(run).toMatchObject({ status: 'cancelled', result: null });
     const logs = await (await t.app.request(`/api/tool-logs?runId=${runId}`, { headers: admin.headers })).json();
     expect(logs.items).toHaveLength(0);
   });

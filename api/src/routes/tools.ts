@@ -140,7 +140,7 @@ export const agentToolRoutes = new Hono<AppEnv>()
       const expectation = isAsync ? undefined : await c.get('jobs').expect('toolExecutions', run.id);
       // The run row already names its job (queueJobId = run id): one insert, one queue add.
       try {
-        await enqueue(c.get('queues'), 'toolExecutions', 'tool-exec', { runId: run.id }, { jobId: run.id });
+        await enqueue(c.get('queues'), 'toolExecutions', 'tool-exec', { runId: run.id, toolId: tool.id }, { jobId: run.id });
       } catch (error) {
         expectation?.cancel();
         throw error;

@@ -18,7 +18,8 @@ export const chatTurns = defineQueue({
 /** One standalone tool execution (POST /api/agent-tools/:id/execute). */
 export const toolExecutions = defineQueue({
   name: 'tool-executions',
-  jobs: { 'tool-exec': runPayload },
+  // The tool, when the API names it: a type whose calls never have an effect runs without a claim.
+  jobs: { 'tool-exec': runPayload.extend({ toolId: z.string().min(1).optional() }) },
   // POST /api/agent-tools/:id/execute waits for the result.
   deliversResult: true,
   defaultJobOptions: { attempts: 2, backoff: { type: 'exponential', delay: 1000 }, ...keepForAudit },

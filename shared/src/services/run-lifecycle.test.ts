@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../db/client';
 import { RUN_STATUSES, runs } from '../db/schema';
 import { openTestDb, uniqueEmail } from '../testing';
-import { canTransition, isRunCancelled, markRunRunning, RUN_TRANSITIONS, sourcesOf, toRunErrorText, transitionRun } from './run-lifecycle';
+import { canTransition, isRunCancelled, markRunRunning, RUN_TRANSITIONS, sourcesOf, sourcesThrough, toRunErrorText, transitionRun } from './run-lifecycle';
 import { createToolRun } from './runs';
 import { createUser } from './users';
 
@@ -31,6 +31,13 @@ describe('the run status table', () => {
     expect(canTransition('cancelled', 'succeeded')).toBe(false);
     expect(canTransition('awaiting_approval', 'succeeded')).toBe(false);
     expect(sourcesOf('awaiting_approval')).toEqual(['running']);
+  });
+
+  it('allows two moves at once only where the table allows each: an unclaimed run ends from queued, never from an end', () => {
+    expect(sourcesOf('succeeded')).toEqual(['running']);
+    expect(sourcesThrough('running', 'succeeded')).toEqual(['queued', 'running', 'awaiting_approval']);
+    expect(sourcesThrough('running', 'failed')).toEqual(['queued', 'running', 'awaiting_approval']);
+    expect(sourcesThrough('awaiting_approval', 'succeeded')).toEqual(['running']);
   });
 
   it('walks queued → running → awaiting_approval → running → succeeded, stamping start and finish', async () => {

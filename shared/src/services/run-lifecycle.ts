@@ -103,17 +103,29 @@ const claimStatement = preparedQuery((db) => claimUpdate(db).returning(claimRetu
  * write it. The caller reads whether it matched. Placeholders: runId, result, and runError (failed:
  * the error through toRunErrorText).
  */
-export function toolRunSettlement(db: Database, to: 'succeeded' | 'failed') {
+export function toolRunSettlement(db: Database, to: 'succeeded' | 'failed', options: { unclaimed?: boolean } = {}) {
   return db
     .update(runs)
     .set({
       status: to,
       result: columnPlaceholder('result', runs.result),
       error: to === 'succeeded' ? null : columnPlaceholder('runError', runs.error),
+      // An unclaimed run (see sourcesThrough) starts and ends here.
+      ...(options.unclaimed && { startedAt: sql`coalesce(${runs.startedAt}, now())` }),
       finishedAt: sql`now()`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(runs.id, sql.placeholder('runId')), inArray(runs.status, sourcesOf(to))));
+    .where(and(eq(runs.id, sql.placeholder('runId')), inArray(runs.status, options.unclaimed ? sourcesThrough('running', to) : sourcesOf(to))));
+}
+
+/**
+ * The statuses a run may be in for the two moves `→ through → to` made at once: the end of a run
+ * that ran without its own claim (a standalone call with no effect), as the table allows it.
+ */
+export function sourcesThrough(through: RunStatus, to: RunStatus): RunStatus[] {
+  const direct = sourcesOf(to);
+  const via = canTransition(through, to) ? sourcesOf(through) : [];
+  return (Object.keys(RUN_TRANSITIONS) as RunStatus[]).filter((from) => direct.includes(from) || via.includes(from));
 }
 
 /**

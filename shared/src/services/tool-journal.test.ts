@@ -5,7 +5,7 @@ import type { DbHandle } from '../db/client';
 import { agentDocuments, agentToolLogs, toolCalls } from '../db/schema';
 import { openTestDb, uniqueEmail } from '../testing';
 import { startLoopbackServer, type LoopbackServer } from '../tools/fetch/test-server';
-import { createTool, executeTool, type AgentTool } from './tools';
+import { callsHaveNoEffect, createTool, executeTool, type AgentTool } from './tools';
 import { beginToolCall, INTERRUPTED_ERROR, toolCallsOfRun, WorkerStoppingError } from './tool-journal';
 import { claimRun, transitionRun } from './run-lifecycle';
 import { createToolRun, getRun } from './runs';
@@ -236,6 +236,38 @@ describe('the tool-call journal', () => {
       expect(retried).toMatchObject({ success: true, runSettled: true, metadata: { attempt: 2 } });
       expect(hits('/idem-after-claim')).toHaveLength(1);
       expect(await toolCallsOfRun(database.db, run.id)).toMatchObject([{ state: 'completed', attempt: 2 }]);
+    });
+
+    it('runs a call with no effect unclaimed: the run goes from queued to its end in the statement that logs the call, and a repeat changes nothing', async () => {
+      expect(callsHaveNoEffect(calcTool)).toBe(true);
+      expect([postTool, getTool, documentTool].map(callsHaveNoEffect)).toEqual([false, false, false]);
+      const input = { expression: '6 * 7' };
+      const run = await createToolRun(database.db, { userId, toolId: calcTool.id, input });
+      const unclaimed = () => executeTool(database.db, { tool: calcTool, input, context: context(run.id, 'standalone'), unclaimed: true, settlesRun: true });
+      expect(await unclaimed()).toMatchObject({ success: true, runSettled: true, data: { result: '42' } });
+      const ended = await getRun(database.db, run.id);
+      expect(ended).toMatchObject({ status: 'succeeded', result: { success: true, data: { result: '42' } } });
+      expect(ended.startedAt).toEqual(ended.finishedAt);
+      expect(await toolCallsOfRun(database.db, run.id)).toMatchObject([{ state: 'completed', effect: 'none', attempt: 1 }]);
+      // A repeated job (its first attempt died after the statement): logged once, the run as it was.
+      expect(await unclaimed()).toMatchObject({ success: true, runSettled: false });
+      expect(await database.db.select().from(agentToolLogs).where(eq(agentToolLogs.runId, run.id))).toHaveLength(1);
+      expect(await getRun(database.db, run.id)).toEqual(ended);
+
+      // A failed call ends its run failed with the error, from queued as well.
+      const bad = await createToolRun(database.db, { userId, toolId: calcTool.id, input: { expression: '1 +' } });
+      expect(await executeTool(database.db, { tool: calcTool, input: { expression: '1 +' }, context: context(bad.id, 'standalone'), unclaimed: true, settlesRun: true })).toMatchObject({ success: false, runSettled: true });
+      const failed = await getRun(database.db, bad.id);
+      expect(failed).toMatchObject({ status: 'failed', error: expect.any(String) });
+      expect(failed.error).toBe((failed.result as { error?: string }).error);
+    });
+
+    it('refuses to run a call with an effect unclaimed, before it runs', async () => {
+      const input = { url: `${server.origin}/unclaimed-post` };
+      const run = await createToolRun(database.db, { userId, toolId: postTool.id, input });
+      await expect(executeTool(database.db, { tool: postTool, input, context: context(run.id, 'standalone'), unclaimed: true, settlesRun: true })).rejects.toThrow(/no effect/);
+      expect(hits('/unclaimed-post')).toHaveLength(0);
+      expect(await getRun(database.db, run.id)).toMatchObject({ status: 'queued' });
     });
   });
 });

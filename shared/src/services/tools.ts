@@ -243,6 +243,13 @@ export type ExecuteToolOptions = {
    */
   claimedAs?: 'first' | 'again';
   /**
+   * A standalone execution whose job read its run instead of claiming it, since a call of this type
+   * never has an effect (callsHaveNoEffect): nothing is written before the call, and the statement
+   * that logs it writes the complete journal entry and ends the run from queued as well as running.
+   * Running such a call again is all the recovery it needs.
+   */
+  unclaimed?: boolean;
+  /**
    * A chat run that publishes nothing after the call before this write commits (the worker's write
    * chain). A call with no effect then skips its journal begin, since running it again is all the
    * recovery it needs (a crash before its log commits re-runs the step; after, the resumed run reuses
@@ -252,6 +259,13 @@ export type ExecuteToolOptions = {
    */
   deferLog?: (written: Promise<void>) => void;
 };
+
+/** Whether no call of this instance's type can have an effect (calculator, datetime): its standalone runs need no claim. */
+export function callsHaveNoEffect(tool: Pick<AgentTool, 'type'>): boolean {
+  const toolType = getToolType(tool.type);
+  const possible = toolType.effect?.possible ?? [];
+  return !toolType.transactional && !toolType.expand && possible.length > 0 && possible.every((effect) => effect === 'none');
+}
 
 /** The discovered tool `name` (server name or `<slug>__<name>`) of an expanding instance, if the config offers it. */
 export function findExpandedTool(tool: AgentTool, name: string): { name: string; tool: ExpandedTool } | null {
@@ -286,12 +300,13 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
   const journaled = Boolean(runId && toolCallId);
   const journalEntry = runId && toolCallId ? { runId, toolCallId, toolId: tool.id, toolSlug: loggedName, input, effect } : undefined;
   // A first claim of a standalone run began the call already: its entry is written complete at the end.
-  const begunByClaim = options.claimedAs === 'first' && !toolType.transactional;
+  if (options.unclaimed && (effect !== 'none' || toolType.transactional)) throw new Error(`${loggedName}: only a call with no effect may run without its run's claim`);
+  const begunByClaim = (options.claimedAs === 'first' || Boolean(options.unclaimed)) && !toolType.transactional;
   const deferLog = journalEntry && effect === 'none' && !toolType.transactional && !options.claimedAs ? options.deferLog : undefined;
   let attempt = 1;
   // A call whose log is deferred neither begins nor reads (see deferLog).
   if (journalEntry && begunByClaim) {
-    await options.beforeRun?.('running'); // the claim's own status
+    if (!options.unclaimed) await options.beforeRun?.('running'); // the claim's own status
   } else if (journalEntry && !deferLog) {
     const begun = await beginToolCall(db, { ...journalEntry, retryInterrupted: tool.retryInterrupted, startedBefore: options.claimedAs === 'again' });
     if (begun.kind === 'completed') return { ...begun.result, replayed: true };
@@ -388,7 +403,7 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     deferLog(writeToolLog(db, tool, context, input, result, loggedName, completes).then(() => undefined));
     return result;
   }
-  const runSettled = await writeToolLog(db, tool, context, input, result, loggedName, completes, Boolean(options.settlesRun && runId));
+  const runSettled = await writeToolLog(db, tool, context, input, result, loggedName, completes, Boolean(options.settlesRun && runId), Boolean(options.unclaimed));
   return options.settlesRun ? { ...result, runSettled } : result;
 }
 
@@ -407,9 +422,11 @@ async function writeToolLog(
   loggedName = tool.slug,
   completes?: { effect: ToolEffect; insert: boolean },
   settlesRun = false,
+  unclaimed = false,
 ): Promise<boolean> {
   const completion: LogCompletion = !completes ? 'none' : completes.insert ? 'insert' : 'update';
-  const settlement: LogSettlement = !settlesRun ? 'none' : result.success ? 'succeeded' : 'failed';
+  const outcome = result.success ? 'succeeded' : 'failed';
+  const settlement: LogSettlement = !settlesRun ? 'none' : unclaimed ? `${outcome}_unclaimed` : outcome;
   const rows = await toolLogStatements[`${completion}_${settlement}`](db).execute({
     toolId: tool.id,
     toolSlug: loggedName,
@@ -425,13 +442,13 @@ async function writeToolLog(
     result,
     effect: completes?.effect,
     completedAt: new Date(),
-    runError: settlement === 'failed' ? toRunErrorText(result.error ?? 'failed') : null,
+    runError: settlesRun && !result.success ? toRunErrorText(result.error ?? 'failed') : null,
   });
   return rows[0]?.runSettled ?? false;
 }
 
 const LOG_COMPLETIONS = ['none', 'update', 'insert'] as const;
-const LOG_SETTLEMENTS = ['none', 'succeeded', 'failed'] as const;
+const LOG_SETTLEMENTS = ['none', 'succeeded', 'failed', 'succeeded_unclaimed', 'failed_unclaimed'] as const;
 type LogCompletion = (typeof LOG_COMPLETIONS)[number];
 type LogSettlement = (typeof LOG_SETTLEMENTS)[number];
 
@@ -452,7 +469,10 @@ function preparedToolLog(completion: LogCompletion, settlement: LogSettlement) {
       completion === 'none'
         ? undefined
         : db.$with('completed_call').as(completion === 'insert' ? completedToolCallEntry(db).returning(completed) : toolCallCompletion(db).returning(completed));
-    const settlementCte = settlement === 'none' ? undefined : db.$with('settled_run').as(toolRunSettlement(db, settlement).returning({ id: runs.id }));
+    const settlementCte =
+      settlement === 'none'
+        ? undefined
+        : db.$with('settled_run').as(toolRunSettlement(db, settlement.startsWith('succeeded') ? 'succeeded' : 'failed', { unclaimed: settlement.endsWith('_unclaimed') }).returning({ id: runs.id }));
     const ctes = [completionCte, settlementCte].filter((cte) => cte !== undefined);
     const placeholder = sql.placeholder;
     return (ctes.length ? db.with(...ctes) : db)

@@ -1,4 +1,4 @@
-import { claimRun, executeTool, findExpandedTool, finishToolRun, getTool, NotFoundError } from '@agentq/shared/services';
+import { callsHaveNoEffect, claimRun, executeTool, findExpandedTool, finishToolRun, getRun, getTool, isTerminal, NotFoundError } from '@agentq/shared/services';
 import type { ToolResult } from '@agentq/shared/tools';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
@@ -9,13 +9,20 @@ import type { WorkerDeps } from '../processor';
 const STANDALONE_CALL_ID = 'standalone';
 
 /** One standalone tool execution (POST /api/agent-tools/:id/execute): run it, log it, store the result on the run. */
-export async function processToolExecution(job: Job<{ runId: string }>, deps: WorkerDeps): Promise<ToolResult> {
-  // One statement claims the run (see claimRun); a run the table will not start has ended.
-  const { run, claimed, firstStart } = await claimRun(deps.db, job.data.runId).catch((error: unknown) => {
+export async function processToolExecution(job: Job<{ runId: string; toolId?: string }>, deps: WorkerDeps): Promise<ToolResult> {
+  const notFound = (error: unknown): never => {
     if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
     throw error;
-  });
-  // The table refused the claim: the run ended (finished by an earlier attempt, or cancelled while queued). Never run it.
+  };
+  // A type whose calls never have an effect needs no claim: a read (no commit) checks the run is still
+  // to run, and the statement that logs the call ends it. Otherwise one statement claims the run (see
+  // claimRun), the journal's begin; a run the table will not start has ended.
+  const cachedTool = job.data.toolId ? await getTool(deps.db, job.data.toolId).catch((error) => (error instanceof NotFoundError ? undefined : Promise.reject(error))) : undefined;
+  const unclaimed = cachedTool !== undefined && callsHaveNoEffect(cachedTool);
+  const { run, claimed, firstStart } = unclaimed
+    ? await getRun(deps.db, job.data.runId).then((read) => ({ run: read, claimed: !isTerminal(read.status), firstStart: false }), notFound)
+    : await claimRun(deps.db, job.data.runId).catch(notFound);
+  // The run ended (finished by an earlier attempt, or cancelled while queued). Never run it.
   if (!claimed) return (run.result as ToolResult | null) ?? { success: false, error: `The execution was ${run.status} before it ran`, metadata: { durationMs: 0 } };
   // Through the config cache; a tool deleted meanwhile is NotFound.
   const tool = run.toolId ? await getTool(deps.db, run.toolId).catch((error) => {
@@ -44,7 +51,7 @@ export async function processToolExecution(job: Job<{ runId: string }>, deps: Wo
         services: toolServices(deps),
       },
       // The claim was the call's journal begin; the log row, the journal entry and the run's end: one statement.
-      claimedAs: claimed ? (firstStart ? 'first' : 'again') : undefined,
+      ...(unclaimed ? { unclaimed: true } : { claimedAs: firstStart ? 'first' : 'again' }),
       settlesRun: true,
     });
     result = executed;
