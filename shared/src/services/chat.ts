@@ -154,6 +154,12 @@ const claimWithSessionContext = preparedQuery((db) =>
         ${sessionMessagesJson.from(sql`${runs}.session_id`)}
       ), '[]'::json)`,
       sessionGrants: sql<string[]>`coalesce((select json_agg(g.tool_name) from ${approvalGrants} g where g.session_id = ${runs}.session_id), '[]'::json)`,
+      // The claim does not wait for its WAL flush (~1 ms, more under load) before the model call. A
+      // database crash can lose it only with nothing after it: every later durable write flushes it
+      // too (WAL is one sequence), and a run whose claim was lost is queued again, as if its first
+      // attempt had died before claiming. (A standalone run's claim is its call's journal begin:
+      // that one flushes.)
+      commitWithoutFlush: sql<string>`set_config('synchronous_commit', 'off', true)`,
     })
     .prepare('claim_chat_run_with_context'),
 );
@@ -174,7 +180,7 @@ export async function claimChatRun(
   if (!withContext) return claimRun(db, runId);
   const [row] = await claimWithSessionContext(db).execute({ runId });
   if (!row) return unclaimedRun(db, runId);
-  const { firstStart, sessionMessages, sessionGrants, ...run } = row;
+  const { firstStart, sessionMessages, sessionGrants, commitWithoutFlush: _commitWithoutFlush, ...run } = row;
   const toMessage = ([id, sessionId, role, parts, messageRunId, parentId, selectedAt, createdAt]: MessageTuple): ChatMessage =>
     ({ id, sessionId, role, parts, runId: messageRunId, parentId, selectedAt: selectedAt === null ? null : new Date(selectedAt), createdAt: new Date(createdAt) });
   return { run, claimed: true, firstStart, context: { messages: sessionMessages.map(toMessage), grants: new Set(sessionGrants) } };
