@@ -1,4 +1,3 @@
-import { newId } from '@agentq/shared/ids';
 import { enqueue } from '@agentq/shared/queues';
 import {
   askInSession,
@@ -97,30 +96,7 @@ async function startOrAbandon<T>(c: Context<AppEnv>, run: Run, start: () => Prom
   }
 }
 
-const enqueueChatTurn = (c: Context<AppEnv>, run: Pick<Run, 'id'>) => enqueue(c.get('queues'), 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
-
-/** Whether the client asked for the run's events on this response (answerStartedRun). */
-const wantsEventStream = (c: Context<AppEnv>) => c.req.header('accept')?.includes('text/event-stream') ?? false;
-
-/**
- * A question answered 202: its chat turn is enqueued while the run is stored, one round trip
- * instead of two (the worker's claim waits a moment for a row that is not committed yet, see
- * claimStoredRun). When no run was created (a refusal, a retried Idempotency-Key) the job is
- * withdrawn; one a worker took already finds no run and ends.
- */
-async function askEnqueuingMeanwhile(c: Context<AppEnv>, ask: Omit<Parameters<typeof askInSession>[1], 'runId'>) {
-  const runId = newId('run');
-  const adding = enqueueChatTurn(c, { id: runId });
-  adding.catch(() => {}); // awaited below, or withdrawn
-  const withdraw = () => adding.then((job) => job.remove()).catch(() => {});
-  const started = await askInSession(c.get('db'), { ...ask, runId }).catch(async (error: unknown) => {
-    await withdraw();
-    throw error;
-  });
-  if (started.created) await startOrAbandon(c, started.run, () => adding);
-  else await withdraw();
-  return c.json({ runId: started.run.id, eventsUrl: `/api/runs/${started.run.id}/events`, status: started.run.status }, 202);
-}
+const enqueueChatTurn = (c: Context<AppEnv>, run: Run) => enqueue(c.get('queues'), 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
 
 /**
  * Answers a started run: 202 with where to follow it, or, when the request accepts
@@ -129,7 +105,7 @@ async function askEnqueuingMeanwhile(c: Context<AppEnv>, ask: Omit<Parameters<ty
  * request (Idempotency-Key) gets the existing run's stream from its start.
  */
 async function answerStartedRun(c: Context<AppEnv>, { run, created }: { run: Run; created: boolean }) {
-  if (wantsEventStream(c)) {
+  if (c.req.header('accept')?.includes('text/event-stream')) {
     c.header('x-agentq-run-id', run.id);
     const streamed = await (created ? startOrAbandon(c, run, () => streamNewRun(c, run, async () => void (await enqueueChatTurn(c, run)))) : streamRunEvents(c, run.id));
     // Typed away from the route's output: the RPC types the web client derives describe the JSON answer.
@@ -221,9 +197,8 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('header', idempotencyHeader),
     validate('json', startRunInputSchema),
     async (c) => {
-      const ask = { userId: currentUser(c).id, sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] };
-      // A stream subscribes before its job exists (streamNewRun): store, then enqueue.
-      if (wantsEventStream(c)) return answerStartedRun(c, await askInSession(c.get('db'), ask));
-      return askEnqueuingMeanwhile(c, ask);
+      const idempotencyKey = c.req.valid('header')['idempotency-key'];
+      const started = await askInSession(c.get('db'), { userId: currentUser(c).id, sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
+      return answerStartedRun(c, started);
     },
   );

@@ -368,7 +368,7 @@ type Question = { kind: 'new'; content: string; parentId: string | null } | { ki
  */
 export async function startChatRun(
   db: Database,
-  options: { userId: string; session: ChatSession; input: StartRunInput; idempotencyKey?: string; parentMessageId?: string | null; runId?: string },
+  options: { userId: string; session: ChatSession; input: StartRunInput; idempotencyKey?: string; parentMessageId?: string | null },
 ): Promise<{ run: Run; created: boolean }> {
   const { session, input } = options;
   const parentId = options.parentMessageId !== undefined ? options.parentMessageId : await lastShownMessageId(db, session.id);
@@ -385,21 +385,21 @@ export async function startChatRun(
  */
 export async function askInSession(
   db: Database,
-  options: { userId: string; sessionId: string; input: StartRunInput; idempotencyKey?: string; runId?: string },
+  options: { userId: string; sessionId: string; input: StartRunInput; idempotencyKey?: string },
 ): Promise<{ run: Run; created: boolean }> {
-  const { userId, sessionId, input, idempotencyKey, runId } = options;
+  const { userId, sessionId, input, idempotencyKey } = options;
   const unused = unusedSessions.get(sessionId);
   if (unused?.userId === userId) {
     unusedSessions.delete(sessionId);
     const question: Question = { kind: 'new', content: input.content, parentId: null };
-    const started = await createRun(db, { userId, session: unused, options: input, question, idempotencyKey, runId, unusedSession: true }).catch((error: unknown) => {
+    const started = await createRun(db, { userId, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
       if (isUnusedSessionMiss(error)) return undefined;
       throw error;
     });
     if (started) return started;
   }
   const { session, lastShownMessageId } = await getChatSessionWithLastShown(db, sessionId, userId);
-  return startChatRun(db, { userId, session, input, idempotencyKey, runId, parentMessageId: lastShownMessageId });
+  return startChatRun(db, { userId, session, input, idempotencyKey, parentMessageId: lastShownMessageId });
 }
 
 /**
@@ -493,7 +493,7 @@ function isUnusedSessionMiss(error: unknown): boolean {
 
 async function createRun(
   db: Database,
-  options: { userId: string; session: ChatSession; options: RunOptionsInput; question: Question; idempotencyKey?: string; unusedSession?: boolean; runId?: string },
+  options: { userId: string; session: ChatSession; options: RunOptionsInput; question: Question; idempotencyKey?: string; unusedSession?: boolean },
 ): Promise<{ run: Run; created: boolean }> {
   const { userId, session, options: input, question, idempotencyKey } = options;
   if (idempotencyKey) {
@@ -505,8 +505,7 @@ async function createRun(
   }
   const agent = await resolveAgent(db, input.agentId, session);
   const model = await resolveModel(db, input.modelId, agent?.modelId);
-  // Given when the caller enqueues the run's job while it is stored (see POST /api/sessions/:id/runs).
-  const runId = options.runId ?? newId('run');
+  const runId = newId('run');
   const messageId = question.kind === 'new' ? newId('message') : question.messageId;
   // The first question names the session, unless the user already has.
   const title = question.kind === 'new' && question.parentId === null && !session.titleSetByUser ? suggestSessionTitle(question.content) : session.title;

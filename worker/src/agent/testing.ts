@@ -25,8 +25,6 @@ export type AgentHarness = {
   deps: WorkerDeps;
   llm: FakeLlm;
   userId: string;
-  /** The fake LLM's model. */
-  modelId: string;
   /** Starts the worker pool (not started by default, so a test can stage a crashed attempt first). */
   startWorker: (db?: Database) => WorkerPool;
   /** A chat run in a fresh session, with an agent offering exactly `tools`. */
@@ -56,7 +54,6 @@ export async function startAgentHarness(script: ScriptLike): Promise<AgentHarnes
     deps,
     llm,
     userId: user.id,
-    modelId: model.id,
     startWorker: (override) => {
       const pool = startWorkers(processors, override ? { ...deps, db: override } : deps, { connection: redis, prefix, concurrency: 2 });
       pools.push(pool);

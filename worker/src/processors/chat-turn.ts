@@ -14,25 +14,6 @@ import type { RunProgress, Usage } from '../agent/stream-step';
 export { STEP_LIMIT_NOTE } from '../agent/run-loop';
 
 /**
- * The API enqueues a question's chat turn while it stores the run (POST /api/sessions/:id/runs), so
- * a job can arrive a moment before its run's row commits: a claim that finds no run tries again
- * after these pauses (about 0.8 s in all) before the run counts as missing.
- */
-export const STORED_RUN_WAITS_MS = [2, 5, 10, 20, 50, 100, 200, 400];
-
-async function claimStoredRun<T>(claim: () => Promise<T>): Promise<T> {
-  for (const waitMs of STORED_RUN_WAITS_MS) {
-    try {
-      return await claim();
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-    }
-  }
-  return claim();
-}
-
-/**
  * One chat turn job: opens the run's stream where the last attempt left it and runs the loop
  * (agent/run-loop.ts). Decides what each way out means for BullMQ: parked (DelayedError), handed
  * over by a stopping worker (delayed to now, attempts untouched), retried from the checkpoint (a
@@ -50,7 +31,7 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
   // Awaited by whoever needs them; a claim that fails first leaves them unobserved, not unhandled.
   for (const read of [streamReads.lastSeq, streamReads.events, resumeReads?.approvals, resumeReads?.toolCalls]) read?.catch(() => {});
   // An outage keeps its identity (BullMQ retries); only a run that really is not there is unrecoverable.
-  const { run, claimed, context } = await claimStoredRun(() => claimChatRun(deps.db, runId, { withContext: firstAttempt })).catch((error: unknown) => {
+  const { run, claimed, context } = await claimChatRun(deps.db, runId, { withContext: firstAttempt }).catch((error: unknown) => {
     if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${runId} does not exist`);
     throw error;
   });
