@@ -337,16 +337,28 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
   return model;
 }
 
+/**
+ * The fields of a PostgreSQL error, thrown by the driver itself or wrapped by drizzle (as `cause`):
+ * postgres.js names them `constraint_name` and `column_name`, PGlite `constraint` and `column`.
+ */
+function postgresErrorFields(error: unknown): { code?: string; constraint?: string; column?: string } {
+  type Fields = { code?: string; constraint_name?: string; constraint?: string; column_name?: string; column?: string };
+  const outer = error as (Fields & { cause?: Fields }) | undefined;
+  const cause = outer?.cause;
+  return {
+    code: outer?.code ?? cause?.code,
+    constraint: outer?.constraint_name ?? cause?.constraint_name ?? cause?.constraint,
+    column: outer?.column_name ?? cause?.column_name ?? cause?.column,
+  };
+}
+
 function isActiveRunViolation(error: unknown): boolean {
-  const candidate = error as { code?: string; constraint_name?: string; cause?: { code?: string; constraint_name?: string; constraint?: string } };
-  const code = candidate?.code ?? candidate?.cause?.code;
-  const constraint = candidate?.constraint_name ?? candidate?.cause?.constraint_name ?? candidate?.cause?.constraint;
+  const { code, constraint } = postgresErrorFields(error);
   return code === '23505' && (constraint === undefined || constraint === 'runs_one_active_per_session_idx');
 }
 
 function isIdempotencyViolation(error: unknown): boolean {
-  const candidate = error as { constraint_name?: string; cause?: { constraint_name?: string; constraint?: string } };
-  return (candidate?.constraint_name ?? candidate?.cause?.constraint_name ?? candidate?.cause?.constraint) === 'runs_idempotency_idx';
+  return postgresErrorFields(error).constraint === 'runs_idempotency_idx';
 }
 
 export class ActiveRunConflictError extends ConflictError {
@@ -452,11 +464,13 @@ function startRunStatement(db: Database, withQuestion: boolean, name: string, un
   );
   // An unused session (askInSession) is only touched while it is still as remembered: the owner's,
   // with the same agent, without a message, and keeping a title the user has set since.
-  const unusedSessionGuard = and(
-    eq(chatSessions.userId, sql.placeholder('userId')),
-    sql`${chatSessions.agentId} is not distinct from ${sql.placeholder('sessionAgentId')}::text`,
-    sql`not exists (select 1 from ${messages} where ${messages.sessionId} = ${chatSessions.id})`,
-  );
+  const unusedSessionGuard = unusedSession
+    ? and(
+        eq(chatSessions.userId, sql.placeholder('userId')),
+        sql`${chatSessions.agentId} is not distinct from ${sql.placeholder('sessionAgentId')}::text`,
+        sql`not exists (select 1 from ${messages} where ${messages.sessionId} = ${chatSessions.id})`,
+      )
+    : undefined;
   const touched = db.$with('touched_session').as(
     db
       .update(chatSessions)
@@ -465,7 +479,7 @@ function startRunStatement(db: Database, withQuestion: boolean, name: string, un
         title: unusedSession ? sql`case when ${chatSessions.titleSetByUser} then ${chatSessions.title} else ${sql.placeholder('title')} end` : sql`${sql.placeholder('title')}`,
         updatedAt: sql`now()`,
       })
-      .where(unusedSession ? and(eq(chatSessions.id, sql.placeholder('sessionId')), unusedSessionGuard) : eq(chatSessions.id, sql.placeholder('sessionId')))
+      .where(and(eq(chatSessions.id, sql.placeholder('sessionId')), unusedSessionGuard))
       .returning({ id: chatSessions.id }),
   );
   // The question's session comes from the guarded update: a session that is not as remembered
@@ -485,9 +499,7 @@ const startRunForQuestion = preparedQuery((db) => startRunStatement(db, false, '
 
 /** The statement of an unused session's first question refused it: the session is not as remembered. */
 function isUnusedSessionMiss(error: unknown): boolean {
-  const candidate = error as { code?: string; column_name?: string; cause?: { code?: string; column_name?: string; column?: string } };
-  const code = candidate?.code ?? candidate?.cause?.code;
-  const column = candidate?.column_name ?? candidate?.cause?.column_name ?? candidate?.cause?.column;
+  const { code, column } = postgresErrorFields(error);
   return code === '23502' && column === 'session_id';
 }
 

@@ -263,8 +263,7 @@ export type ExecuteToolOptions = {
 /** Whether no call of this instance's type can have an effect (calculator, datetime): its standalone runs need no claim. */
 export function callsHaveNoEffect(tool: Pick<AgentTool, 'type'>): boolean {
   const toolType = getToolType(tool.type);
-  const possible = toolType.effect?.possible ?? [];
-  return !toolType.transactional && !toolType.expand && possible.length > 0 && possible.every((effect) => effect === 'none');
+  return !toolType.transactional && (toolType.effect?.possible.every((effect) => effect === 'none') ?? false);
 }
 
 /** The discovered tool `name` (server name or `<slug>__<name>`) of an expanding instance, if the config offers it. */
@@ -425,9 +424,8 @@ async function writeToolLog(
   unclaimed = false,
 ): Promise<boolean> {
   const completion: LogCompletion = !completes ? 'none' : completes.insert ? 'insert' : 'update';
-  const outcome = result.success ? 'succeeded' : 'failed';
-  const settlement: LogSettlement = !settlesRun ? 'none' : unclaimed ? `${outcome}_unclaimed` : outcome;
-  const rows = await toolLogStatements[`${completion}_${settlement}`](db).execute({
+  const settlement: LogSettlement = !settlesRun ? 'none' : result.success ? 'succeeded' : 'failed';
+  const rows = await toolLogStatements[`${completion}_${settlement}_${unclaimed ? 'unclaimed' : 'claimed'}`](db).execute({
     toolId: tool.id,
     toolSlug: loggedName,
     userId: context.userId,
@@ -448,21 +446,26 @@ async function writeToolLog(
 }
 
 const LOG_COMPLETIONS = ['none', 'update', 'insert'] as const;
-const LOG_SETTLEMENTS = ['none', 'succeeded', 'failed', 'succeeded_unclaimed', 'failed_unclaimed'] as const;
+const LOG_SETTLEMENTS = ['none', 'succeeded', 'failed'] as const;
+/** Whether the run was claimed before the call, or is ended from queued as well (executeTool's `unclaimed`). */
+const LOG_RUN_CLAIMS = ['claimed', 'unclaimed'] as const;
 type LogCompletion = (typeof LOG_COMPLETIONS)[number];
 type LogSettlement = (typeof LOG_SETTLEMENTS)[number];
+type LogRunClaim = (typeof LOG_RUN_CLAIMS)[number];
 
 /**
- * writeToolLog's statement for each combination of journal completion and run settlement, each
- * prepared per database on first use: drizzle builds an insert with CTEs clause by clause, ~0.5 ms a
- * call. The journal and settlement CTEs read the same placeholders as the log row (runId,
- * toolCallId, toolId, toolSlug, input, result).
+ * writeToolLog's statement for each combination of journal completion, run settlement and run
+ * claim, each prepared per database on first use: drizzle builds an insert with CTEs clause by
+ * clause, ~0.5 ms a call. The journal and settlement CTEs read the same placeholders as the log row
+ * (runId, toolCallId, toolId, toolSlug, input, result).
  */
 const toolLogStatements = Object.fromEntries(
-  LOG_COMPLETIONS.flatMap((completion) => LOG_SETTLEMENTS.map((settlement) => [`${completion}_${settlement}`, preparedToolLog(completion, settlement)])),
-) as Record<`${LogCompletion}_${LogSettlement}`, ReturnType<typeof preparedToolLog>>;
+  LOG_COMPLETIONS.flatMap((completion) =>
+    LOG_SETTLEMENTS.flatMap((settlement) => LOG_RUN_CLAIMS.map((claim) => [`${completion}_${settlement}_${claim}`, preparedToolLog(completion, settlement, claim)])),
+  ),
+) as Record<`${LogCompletion}_${LogSettlement}_${LogRunClaim}`, ReturnType<typeof preparedToolLog>>;
 
-function preparedToolLog(completion: LogCompletion, settlement: LogSettlement) {
+function preparedToolLog(completion: LogCompletion, settlement: LogSettlement, claim: LogRunClaim) {
   return preparedQuery((db) => {
     const completed = { runId: toolCalls.runId };
     const completionCte =
@@ -472,7 +475,7 @@ function preparedToolLog(completion: LogCompletion, settlement: LogSettlement) {
     const settlementCte =
       settlement === 'none'
         ? undefined
-        : db.$with('settled_run').as(toolRunSettlement(db, settlement.startsWith('succeeded') ? 'succeeded' : 'failed', { unclaimed: settlement.endsWith('_unclaimed') }).returning({ id: runs.id }));
+        : db.$with('settled_run').as(toolRunSettlement(db, settlement, { unclaimed: claim === 'unclaimed' }).returning({ id: runs.id }));
     const ctes = [completionCte, settlementCte].filter((cte) => cte !== undefined);
     const placeholder = sql.placeholder;
     return (ctes.length ? db.with(...ctes) : db)
@@ -493,7 +496,7 @@ function preparedToolLog(completion: LogCompletion, settlement: LogSettlement) {
       .onConflictDoNothing()
       // A row already logged (a replayed job) returns nothing: the caller then ends the run the long way.
       .returning({ runSettled: settlementCte ? sql<boolean>`exists (select 1 from ${settlementCte})` : sql<boolean>`false` })
-      .prepare(`tool_log_${completion}_${settlement}`);
+      .prepare(`tool_log_${completion}_${settlement}_${claim}`);
   });
 }
 

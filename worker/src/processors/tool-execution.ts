@@ -17,18 +17,22 @@ export async function processToolExecution(job: Job<{ runId: string; toolId?: st
   // A type whose calls never have an effect needs no claim: a read (no commit) checks the run is still
   // to run, and the statement that logs the call ends it. Otherwise one statement claims the run (see
   // claimRun), the journal's begin; a run the table will not start has ended.
-  const cachedTool = job.data.toolId ? await getTool(deps.db, job.data.toolId).catch((error) => (error instanceof NotFoundError ? undefined : Promise.reject(error))) : undefined;
-  const unclaimed = cachedTool !== undefined && callsHaveNoEffect(cachedTool);
+  // Through the config cache; a tool deleted meanwhile is NotFound.
+  const toolOrNone = (toolId: string | null | undefined) =>
+    toolId
+      ? getTool(deps.db, toolId).catch((error: unknown) => {
+          if (error instanceof NotFoundError) return undefined;
+          throw error;
+        })
+      : undefined;
+  const namedTool = await toolOrNone(job.data.toolId);
+  const unclaimed = namedTool !== undefined && callsHaveNoEffect(namedTool);
   const { run, claimed, firstStart } = unclaimed
     ? await getRun(deps.db, job.data.runId).then((read) => ({ run: read, claimed: !isTerminal(read.status), firstStart: false }), notFound)
     : await claimRun(deps.db, job.data.runId).catch(notFound);
   // The run ended (finished by an earlier attempt, or cancelled while queued). Never run it.
   if (!claimed) return (run.result as ToolResult | null) ?? { success: false, error: `The execution was ${run.status} before it ran`, metadata: { durationMs: 0 } };
-  // Through the config cache; a tool deleted meanwhile is NotFound.
-  const tool = run.toolId ? await getTool(deps.db, run.toolId).catch((error) => {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }) : undefined;
+  const tool = run.toolId === namedTool?.id ? namedTool : await toolOrNone(run.toolId);
   let result: ToolResult;
   let settled = false;
   if (!tool) {
