@@ -23,6 +23,7 @@ import {
   startRunInputSchema,
   transitionRun,
   type Run,
+  type StartedRun,
 } from '@agentq/shared/services';
 import type { Context } from 'hono';
 import { runs } from '@agentq/shared/db';
@@ -104,14 +105,16 @@ const enqueueChatTurn = (c: Context<AppEnv>, run: Run) => enqueue(c.get('queues'
  * expects), saving the client a second request and the API the follower's lookups. A retried
  * request (Idempotency-Key) gets the existing run's stream from its start.
  */
-async function answerStartedRun(c: Context<AppEnv>, { run, created }: { run: Run; created: boolean }) {
+async function answerStartedRun(c: Context<AppEnv>, { run, created, durable }: StartedRun) {
+  // The run's commit is flushed while its job is added; the answer waits for both.
+  const enqueueDurably = async () => void (await Promise.all([durable, created && enqueueChatTurn(c, run)]));
   if (c.req.header('accept')?.includes('text/event-stream')) {
     c.header('x-agentq-run-id', run.id);
-    const streamed = await (created ? startOrAbandon(c, run, () => streamNewRun(c, run, async () => void (await enqueueChatTurn(c, run)))) : streamRunEvents(c, run.id));
+    const streamed = await (created ? startOrAbandon(c, run, () => streamNewRun(c, run, enqueueDurably)) : durable.then(() => streamRunEvents(c, run.id)));
     // Typed away from the route's output: the RPC types the web client derives describe the JSON answer.
     return streamed as never;
   }
-  if (created) await startOrAbandon(c, run, () => enqueueChatTurn(c, run));
+  await (created ? startOrAbandon(c, run, enqueueDurably) : durable);
   return c.json({ runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status }, 202);
 }
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { Sql } from 'postgres';
+import { attachCommitLane } from './commit-lane';
 import { createReplaceableClient } from './postgres/replaceable-client';
 import { preparingClient } from './prepared-client';
 import type { Env } from '../env';
@@ -19,7 +20,7 @@ export type DbHandle = {
   /** Applies pending drizzle-kit migrations; re-running is a no-op. */
   migrate: () => Promise<void>;
   /**
-   * Opens every connection of the pool now (a no-op with `warmPool: false`, DATABASE_POOL_WARM=0). postgres.js connects lazily, so the first burst of work
+   * Opens every connection of the pool and the commit lane now (a no-op with `warmPool: false`, DATABASE_POOL_WARM=0). postgres.js connects lazily, so the first burst of work
    * after a start (20 runs arriving at once) otherwise waits for a PostgreSQL backend to be forked per
    * connection: 50–140 ms more on the first wave's first tokens (tool scenario, 20 runs at once, two cores;
    * docs/benchmarks.md). Idle connections stay open (postgres.js closes none by default).
@@ -76,8 +77,15 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     // there is not the client's for longer than a transaction, so named statements go missing.
     // Replaceable: a pool poisoned by the driver's null-socket fault is swapped (postgres/driver-fault.ts).
     const prepare = options.prepare ?? true;
-    const pool = createReplaceableClient(() => postgres(options.url!, { max: options.poolSize ?? 10, prepare, onnotice: () => {} }));
-    const db = drizzle({ client: (prepare ? preparingClient(pool) : pool) as unknown as Sql, schema });
+    const open = (max: number) => {
+      const client = createReplaceableClient(() => postgres(options.url!, { max, prepare, onnotice: () => {} }));
+      return { client, db: drizzle({ client: (prepare ? preparingClient(client) : client) as unknown as Sql, schema }) };
+    };
+    const { client: pool, db } = open(options.poolSize ?? 10);
+    // One more connection for the runs' inserts, whose statements pipeline on it (commit-lane.ts).
+    // Not behind PgBouncer (DATABASE_PREPARE=0): nothing pipelines there, so one connection would queue them.
+    const lane = prepare ? open(1) : undefined;
+    if (lane) attachCommitLane(db as unknown as Database, lane.db as unknown as Database);
     return {
       db: db as unknown as Database,
       kind: 'postgres',
@@ -85,9 +93,11 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
       // One query per connection, all at once: the pool opens a connection for each while the others are busy.
       warm: async () => {
         if (options.warmPool === false) return;
-        await Promise.all(Array.from({ length: options.poolSize ?? 10 }, () => pool.unsafe('select 1')));
+        await Promise.all([...Array.from({ length: options.poolSize ?? 10 }, () => pool.unsafe('select 1')), lane?.client.unsafe('select 1')]);
       },
-      close: () => pool.end({ timeout: 5 }),
+      close: async () => {
+        await Promise.all([pool.end({ timeout: 5 }), lane?.client.end({ timeout: 5 })]);
+      },
     };
   }
   const { PGlite } = await import('@electric-sql/pglite');

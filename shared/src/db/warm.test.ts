@@ -25,15 +25,16 @@ function namedUrl(): { url: string; applicationName: string } {
 }
 
 describe('DbHandle.warm (DATABASE_POOL_WARM)', () => {
-  it('opens every connection of the pool ahead of the first burst, and they stay open', async () => {
+  it('opens every connection of the pool and the commit lane ahead of the first burst, and they stay open', async () => {
     const { url, applicationName } = namedUrl();
     const database = await createDb({ url, poolSize: 4 });
     try {
       expect(await openConnections(applicationName)).toBe(0); // postgres.js connects lazily
       await database.warm();
-      expect(await openConnections(applicationName)).toBe(4);
+      // The pool's four and the commit lane's one (commit-lane.ts).
+      expect(await openConnections(applicationName)).toBe(5);
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(await openConnections(applicationName)).toBe(4);
+      expect(await openConnections(applicationName)).toBe(5);
     } finally {
       await database.close();
     }

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { executeRows, type Database } from '../db/client';
+import { commitOnLane, laneFlushed, setSynchronousCommit } from '../db/commit-lane';
 import { preparedQuery } from '../db/prepared-query';
 import { ACTIVE_RUN_STATUSES, approvalGrants, chatSessions, messages, runs, type RunStatus } from '../db/schema';
 import { newId } from '../ids';
@@ -370,6 +371,14 @@ export class ActiveRunConflictError extends ConflictError {
   }
 }
 
+/**
+ * A run stored by startChatRun and the others. Its insert may have committed without waiting for
+ * its WAL flush (it joined other requests' on the commit lane, commit-lane.ts), so the caller's
+ * queue add can overlap the flush; `durable` resolves once the run is on disk, and nobody may be
+ * told about the run (a 202) before it has.
+ */
+export type StartedRun = { run: Run; created: boolean; durable: Promise<void> };
+
 /** Where a run's question comes from: a new message (after `parentId`, null for the first), or an existing one. */
 type Question = { kind: 'new'; content: string; parentId: string | null } | { kind: 'existing'; messageId: string };
 
@@ -381,7 +390,7 @@ type Question = { kind: 'new'; content: string; parentId: string | null } | { ki
 export async function startChatRun(
   db: Database,
   options: { userId: string; session: ChatSession; input: StartRunInput; idempotencyKey?: string; parentMessageId?: string | null },
-): Promise<{ run: Run; created: boolean }> {
+): Promise<StartedRun> {
   const { session, input } = options;
   const parentId = options.parentMessageId !== undefined ? options.parentMessageId : await lastShownMessageId(db, session.id);
   return createRun(db, { ...options, options: input, question: { kind: 'new', content: input.content, parentId } });
@@ -398,17 +407,17 @@ export async function startChatRun(
 export async function askInSession(
   db: Database,
   options: { userId: string; sessionId: string; input: StartRunInput; idempotencyKey?: string },
-): Promise<{ run: Run; created: boolean }> {
+): Promise<StartedRun> {
   const { userId, sessionId, input, idempotencyKey } = options;
   const unused = unusedSessions.get(sessionId);
   if (unused?.userId === userId) {
     unusedSessions.delete(sessionId);
     const question: Question = { kind: 'new', content: input.content, parentId: null };
-    const started = await createRun(db, { userId, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
+    const run = await createRun(db, { userId, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
       if (isUnusedSessionMiss(error)) return undefined;
       throw error;
     });
-    if (started) return started;
+    if (run) return run;
   }
   const { session, lastShownMessageId } = await getChatSessionWithLastShown(db, sessionId, userId);
   return startChatRun(db, { userId, session, input, idempotencyKey, parentMessageId: lastShownMessageId });
@@ -421,7 +430,7 @@ export async function askInSession(
 export async function regenerateAnswer(
   db: Database,
   options: { userId: string; session: ChatSession; messageId: string; input: RunOptionsInput; idempotencyKey?: string },
-): Promise<{ run: Run; created: boolean }> {
+): Promise<StartedRun> {
   const message = await requireMessage(db, options.session, options.messageId);
   const questionId = message.role === 'assistant' ? message.parentId : message.id;
   if (!questionId) throw new InvalidInputError('This answer has no question to ask again', [{ path: ['messageId'], message: 'No question' }]);
@@ -432,7 +441,7 @@ export async function regenerateAnswer(
 export async function editAndResend(
   db: Database,
   options: { userId: string; session: ChatSession; messageId: string; input: StartRunInput; idempotencyKey?: string },
-): Promise<{ run: Run; created: boolean }> {
+): Promise<StartedRun> {
   const message = await requireMessage(db, options.session, options.messageId);
   if (message.role !== 'user') throw new InvalidInputError('Only your own messages can be edited', [{ path: ['messageId'], message: 'Not a user message' }]);
   return startChatRun(db, { ...options, parentMessageId: message.parentId });
@@ -491,7 +500,12 @@ function startRunStatement(db: Database, withQuestion: boolean, name: string, un
       .values({ id: sql.placeholder('messageId'), sessionId: questionSession, role: 'user', parts: sql.placeholder('parts'), runId: sql.placeholder('runId'), parentId: sql.placeholder('parentId') })
       .returning({ id: messages.id }),
   );
-  return (withQuestion ? db.with(created, touched, question) : db.with(created, touched)).select().from(created).prepare(name);
+  // synchronous_commit as commitOnLane asks: off when the insert joins others on the lane.
+  return (withQuestion ? db.with(created, touched, question) : db.with(created, touched))
+    .select()
+    .from(created)
+    .where(sql`${setSynchronousCommit} is not null`)
+    .prepare(name);
 }
 const startRunWithNewQuestion = preparedQuery((db) => startRunStatement(db, true, 'start_run_new_question'));
 const startRunInUnusedSession = preparedQuery((db) => startRunStatement(db, true, 'start_run_unused_session', true));
@@ -506,13 +520,13 @@ function isUnusedSessionMiss(error: unknown): boolean {
 async function createRun(
   db: Database,
   options: { userId: string; session: ChatSession; options: RunOptionsInput; question: Question; idempotencyKey?: string; unusedSession?: boolean },
-): Promise<{ run: Run; created: boolean }> {
+): Promise<StartedRun> {
   const { userId, session, options: input, question, idempotencyKey } = options;
   if (idempotencyKey) {
     const [existing] = await db.select().from(runs).where(and(eq(runs.userId, userId), eq(runs.idempotencyKey, idempotencyKey)));
     if (existing) {
       if (existing.sessionId !== session.id) throw new ConflictError('This Idempotency-Key was already used for another session');
-      return { run: existing, created: false };
+      return { run: existing, created: false, durable: laneFlushed(db) };
     }
   }
   const agent = await resolveAgent(db, input.agentId, session);
@@ -534,20 +548,22 @@ async function createRun(
     title,
   };
   try {
-    const [run] =
+    const { result: [run], durable } = await commitOnLane(db, (lane, synchronousCommit) =>
       question.kind === 'new'
-        ? await (options.unusedSession ? startRunInUnusedSession : startRunWithNewQuestion)(db).execute({
+        ? (options.unusedSession ? startRunInUnusedSession : startRunWithNewQuestion)(lane).execute({
             ...values,
+            synchronousCommit,
             parts: [{ type: 'text', text: question.content }],
             parentId: question.parentId,
             ...(options.unusedSession && { sessionAgentId: session.agentId }),
           })
-        : await startRunForQuestion(db).execute(values);
-    return { run: run!, created: true };
+        : startRunForQuestion(lane).execute({ ...values, synchronousCommit }),
+    );
+    return { run: run!, created: true, durable };
   } catch (error) {
     if (idempotencyKey && isIdempotencyViolation(error)) {
       const [existing] = await db.select().from(runs).where(and(eq(runs.userId, userId), eq(runs.idempotencyKey, idempotencyKey)));
-      if (existing) return { run: existing, created: false };
+      if (existing) return { run: existing, created: false, durable: laneFlushed(db) };
     }
     if (isActiveRunViolation(error)) {
       const active = await getActiveRun(db, session.id);
