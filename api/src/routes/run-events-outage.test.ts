@@ -110,7 +110,7 @@ describe('run events while Redis restarts', () => {
     await expect.poll(async () => (await openEvents(await newRun())).status, { timeout: 10_000 }).toBe(200);
   }, 60_000);
 
-  it('a POST that would stream its new run while Redis is down answers 503 and ends the run failed, so the session is not blocked', async () => {
+  it('a POST of a new run while Redis is down (streamed or 202) answers 503 and ends the run failed, so the session is not blocked', async () => {
     await insertBackgroundModel(t.db, 'Outage test model');
     const session = await (await t.app.request('/api/sessions', { method: 'POST', headers: owner.headers, body: '{}' })).json();
     await server.stop('SIGTERM');
@@ -120,6 +120,13 @@ describe('run events while Redis restarts', () => {
       expect(await refused.json()).toMatchObject({ error: { code: 'service_unavailable' } });
       const [run] = await t.db.select().from(runs).where(eq(runs.sessionId, session.id));
       expect(run).toMatchObject({ status: 'failed', error: 'Could not enqueue the run (queue unavailable)' });
+      // The 202 path adds the job after answering only while Redis is up; known down, it answers 503 the same way.
+      expect(t.redis.status).not.toBe('ready');
+      const other = await (await t.app.request('/api/sessions', { method: 'POST', headers: owner.headers, body: '{}' })).json();
+      const refusedJson = await t.app.request(`/api/sessions/${other.id}/runs`, { method: 'POST', headers: owner.headers, body: JSON.stringify({ content: 'now' }) });
+      expect(refusedJson.status).toBe(503);
+      const [otherRun] = await t.db.select().from(runs).where(eq(runs.sessionId, other.id));
+      expect(otherRun).toMatchObject({ status: 'failed', error: 'Could not enqueue the run (queue unavailable)' });
     } finally {
       await server.start();
     }

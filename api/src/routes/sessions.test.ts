@@ -2,7 +2,7 @@ import { llmModels, messages, runs } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
 import { createModel, settleChatRun } from '@agentq/shared/services';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, TEST_APP_SECRET } from '../testing';
 
 let t: Awaited<ReturnType<typeof createTestApp>>;
@@ -211,6 +211,45 @@ describe('chat sessions', () => {
     expect(detail.title).toBe('Plan a trip to Porto');
     expect(detail.messages[0]!.versions).toMatchObject({ index: 2, count: 2 });
     expect(detail.messages).toHaveLength(1);
+  });
+});
+
+describe('POST /api/sessions/:id/runs: the 202 and the job', () => {
+  it('answers 202 before the chat turn is added, then adds it under the run id', async () => {
+    const original = t.queues.chatTurns.add.bind(t.queues.chatTurns);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const add = vi.spyOn(t.queues.chatTurns, 'add').mockImplementationOnce(async (...args) => {
+      await held;
+      return original(...args);
+    });
+    try {
+      const { id } = await newSession();
+      // Answered while the add is still held.
+      const runId = await send(id, 'Is the answer already on its way?');
+      await expect.poll(() => add.mock.calls.length).toBe(1);
+      expect(await t.queues.chatTurns.getJob(runId)).toBeUndefined();
+      release();
+      await expect.poll(async () => (await t.queues.chatTurns.getJob(runId))?.data).toEqual({ runId });
+    } finally {
+      add.mockRestore();
+    }
+  });
+
+  it('leaves a run whose add failed after its 202 queued, for the workers\' reconciler to enqueue', async () => {
+    const add = vi.spyOn(t.queues.chatTurns, 'add').mockRejectedValueOnce(new Error('Connection is closed.'));
+    try {
+      const { id } = await newSession();
+      const runId = await send(id, 'Will this still run?');
+      await expect.poll(() => add.mock.calls.length).toBe(1);
+      // Let the failed add's handler run: it must not end the run.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const [run] = await t.db.select().from(runs).where(eq(runs.id, runId));
+      expect(run).toMatchObject({ status: 'queued', error: null });
+      expect(await t.queues.chatTurns.getJob(runId)).toBeUndefined();
+    } finally {
+      add.mockRestore();
+    }
   });
 });
 
