@@ -107,11 +107,8 @@ const enqueueChatTurn = (c: Context<AppEnv>, run: Run) => enqueue(c.get('queues'
  * (worker/src/reconciler.ts). With Redis known to be down the add comes first, for the 503.
  */
 function enqueueAfterAnswer(c: Context<AppEnv>, run: Run) {
-  const { queues, logger } = c.var;
   setImmediate(() => {
-    enqueue(queues, 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id }).catch((error: unknown) =>
-      logger.warn({ err: error, runId: run.id }, 'could not enqueue the run after its 202; the reconciler will'),
-    );
+    enqueueChatTurn(c, run).catch((error: unknown) => c.var.logger.warn({ err: error, runId: run.id }, 'could not enqueue the run after its 202; the reconciler will'));
   });
 }
 
@@ -123,10 +120,10 @@ function enqueueAfterAnswer(c: Context<AppEnv>, run: Run) {
  * before the run is on disk (`durable`).
  */
 async function answerStartedRun(c: Context<AppEnv>, { run, created, durable }: StartedRun) {
+  // The add first, beside the flush: for a stream, which follows the run from the add on, and with Redis known down (the 503).
+  const enqueueDurably = async () => void (await Promise.all([durable, enqueueChatTurn(c, run)]));
   if (c.req.header('accept')?.includes('text/event-stream')) {
     c.header('x-agentq-run-id', run.id);
-    // The stream follows the run from the add on: the add comes first, beside the flush.
-    const enqueueDurably = async () => void (await Promise.all([durable, enqueueChatTurn(c, run)]));
     const streamed = await (created ? startOrAbandon(c, run, () => streamNewRun(c, run, enqueueDurably)) : durable.then(() => streamRunEvents(c, run.id)));
     // Typed away from the route's output: the RPC types the web client derives describe the JSON answer.
     return streamed as never;
@@ -135,7 +132,7 @@ async function answerStartedRun(c: Context<AppEnv>, { run, created, durable }: S
   else if (c.var.redis.status === 'ready') {
     await startOrAbandon(c, run, () => durable);
     enqueueAfterAnswer(c, run);
-  } else await startOrAbandon(c, run, async () => void (await Promise.all([durable, enqueueChatTurn(c, run)])));
+  } else await startOrAbandon(c, run, enqueueDurably);
   return c.json({ runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status }, 202);
 }
 

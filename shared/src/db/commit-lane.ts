@@ -13,7 +13,7 @@ import type { Database } from './client';
  * no privilege) and commits synchronously, flushing the WAL up to its own commit record and so
  * every commit before it. One barrier serves every statement queued in the same turn.
  */
-export type CommitLane = {
+type CommitLane = {
   db: Database;
   /** Statements sent and not yet answered. */
   inFlight: number;
@@ -26,15 +26,14 @@ export type SynchronousCommit = 'on' | 'off';
 
 export const setSynchronousCommit = sql<string>`set_config('synchronous_commit', ${sql.placeholder('synchronousCommit')}, true)`;
 
+/** The same, always off: for a statement whose loss in a crash something later repairs (a chat run's claim). */
+export const commitWithoutFlush = sql<string>`set_config('synchronous_commit', 'off', true)`;
+
 const lanes = new WeakMap<Database, CommitLane>();
 
 /** Registers `lane` as `db`'s commit lane (createDb does, for PostgreSQL). */
 export function attachCommitLane(db: Database, lane: Database): void {
   lanes.set(db, { db: lane, inFlight: 0 });
-}
-
-export function commitLaneOf(db: Database): CommitLane | undefined {
-  return lanes.get(db);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { executeRows, type Database } from '../db/client';
-import { commitOnLane, laneFlushed, setSynchronousCommit } from '../db/commit-lane';
+import { commitOnLane, commitWithoutFlush, laneFlushed, setSynchronousCommit } from '../db/commit-lane';
 import { preparedQuery } from '../db/prepared-query';
 import { ACTIVE_RUN_STATUSES, approvalGrants, chatSessions, messages, runs, type RunStatus } from '../db/schema';
 import { newId } from '../ids';
@@ -160,7 +160,7 @@ const claimWithSessionContext = preparedQuery((db) =>
       // too (WAL is one sequence), and a run whose claim was lost is queued again, as if its first
       // attempt had died before claiming. (A standalone run's claim is its call's journal begin:
       // that one flushes.)
-      commitWithoutFlush: sql<string>`set_config('synchronous_commit', 'off', true)`,
+      commitWithoutFlush,
     })
     .prepare('claim_chat_run_with_context'),
 );
