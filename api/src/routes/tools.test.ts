@@ -162,6 +162,47 @@ describe('execution through the queue', () => {
     expect(row!.startedAt!.getTime()).toBe(row!.finishedAt!.getTime());
   });
 
+  it('stores a synchronous calculation only when it ends: its job carries the run until the worker writes it', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Calc', slug: slug('calc'), type: 'calculator' })).json();
+    const queued = async () => (await t.queues.toolExecutions.getJobs(['waiting', 'paused'])).filter((job) => job.data.toolId === tool.id);
+    await t.queues.toolExecutions.pause();
+    let pending: Promise<Response> | undefined;
+    try {
+      pending = post(`/api/agent-tools/${tool.id}/execute`, { input: { expression: '6 * 7' } });
+      await expect.poll(async () => (await queued()).length, { timeout: 5_000 }).toBe(1);
+      const [job] = await queued();
+      expect(job!.data.draft).toMatchObject({ userId: admin.user.id, options: { input: { expression: '6 * 7' } } });
+      expect(await t.db.select().from(runs).where(eq(runs.id, job!.data.runId))).toHaveLength(0);
+    } finally {
+      await t.queues.toolExecutions.resume();
+    }
+    const response = await pending!;
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.result).toMatchObject({ success: true, data: { result: '42' } });
+    const run = await (await t.app.request(`/api/runs/${body.runId}`, { headers: admin.headers })).json();
+    expect(run).toMatchObject({ kind: 'tool', status: 'succeeded', userId: admin.user.id });
+    // Created when it was asked for, not when it was written.
+    expect(new Date(run.createdAt).getTime()).toBeLessThan(new Date(run.finishedAt).getTime());
+  });
+
+  it('fails, and stores, a synchronous calculation whose tool was disabled while it waited', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Calc', slug: slug('calc'), type: 'calculator' })).json();
+    await t.queues.toolExecutions.pause();
+    let pending: Promise<Response> | undefined;
+    try {
+      pending = post(`/api/agent-tools/${tool.id}/execute`, { input: { expression: '6 * 7' } });
+      await expect.poll(async () => (await t.queues.toolExecutions.getJobs(['waiting', 'paused'])).some((job) => job.data.toolId === tool.id), { timeout: 5_000 }).toBe(true);
+      expect((await put(`/api/agent-tools/${tool.id}`, { enabled: false })).status).toBe(200);
+    } finally {
+      await t.queues.toolExecutions.resume();
+    }
+    const body = await (await pending!).json();
+    expect(body.result).toMatchObject({ success: false, error: expect.stringMatching(/disabled/) });
+    const run = await (await t.app.request(`/api/runs/${body.runId}`, { headers: admin.headers })).json();
+    expect(run).toMatchObject({ status: 'failed', error: expect.stringMatching(/disabled/) });
+  });
+
   it('executes datetime and reports an invalid input as a failed result', async () => {
     const tool = await (await post('/api/agent-tools', { name: 'Clock', slug: slug('clock'), type: 'datetime' })).json();
     const ok = await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { action: 'now', timezone: 'Asia/Tokyo' } })).json();

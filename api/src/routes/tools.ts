@@ -1,10 +1,12 @@
 import { enqueue, JobWaitTimeoutError } from '@agentq/shared/queues';
 import {
+  callsHaveNoEffect,
   createTool,
   createToolInputSchema,
   createToolRun,
   deleteTool,
   discoversTools,
+  draftToolRun,
   findExpandedTool,
   getRun,
   getTool,
@@ -13,6 +15,7 @@ import {
   listTools,
   prepareManualExecution,
   recordExecutionConfirmation,
+  storeToolRunDraft,
   toolLogQuerySchema,
   toToolView,
   updateTool,
@@ -131,16 +134,21 @@ export const agentToolRoutes = new Hono<AppEnv>()
           details: { needsApproval: true, reason: prepared.reason },
         });
       }
-      const run = await createToolRun(c.get('db'), { userId: currentUser(c).id, toolId: tool.id, input: prepared.input, toolName });
+      const isAsync = ['1', 'true'].includes(c.req.valid('query').async ?? '');
+      const spec = { userId: currentUser(c).id, toolId: tool.id, input: prepared.input, toolName };
+      // A call that waits for its result and can have no effect is stored once, by the worker, with
+      // its end (ToolRunDraft); any other is stored now, so the 202 or an approval can name it.
+      const draft = !isAsync && !prepared.needsApproval && callsHaveNoEffect(tool) ? draftToolRun(spec) : undefined;
+      const run = draft ?? (await createToolRun(c.get('db'), spec));
       if (prepared.needsApproval) {
         await recordExecutionConfirmation(c.get('db'), { actorUserId: currentUser(c).id, toolId: tool.id, runId: run.id, reason: prepared.reason ?? '' });
       }
-      const isAsync = ['1', 'true'].includes(c.req.valid('query').async ?? '');
       // Listening before the job exists: its outcome arrives as a message, with no read of its key.
       const expectation = isAsync ? undefined : await c.get('jobs').expect('toolExecutions', run.id);
       // The run row already names its job (queueJobId = run id): one insert, one queue add.
+      const payload = { runId: run.id, toolId: tool.id, ...(draft && { draft: { userId: draft.userId, options: draft.options, createdAt: draft.createdAt.toISOString() } }) };
       try {
-        await enqueue(c.get('queues'), 'toolExecutions', 'tool-exec', { runId: run.id, toolId: tool.id }, { jobId: run.id });
+        await enqueue(c.get('queues'), 'toolExecutions', 'tool-exec', payload, { jobId: run.id });
       } catch (error) {
         expectation?.cancel();
         throw error;
@@ -153,11 +161,13 @@ export const agentToolRoutes = new Hono<AppEnv>()
         return c.json({ runId: run.id, result });
       } catch (error) {
         if (error instanceof JobWaitTimeoutError) {
+          // The run's URL must answer: a draft its worker has not written yet is stored now.
+          if (draft) await storeToolRunDraft(c.get('db'), draft);
           return c.json({ runId: run.id, statusUrl: `/api/runs/${run.id}`, message: 'Still running; poll statusUrl for the result' }, 202);
         }
-        // The job failed outright (not a tool failure): report what the run says.
-        const failed = await getRun(c.get('db'), run.id);
-        throw new ApiError(503, 'execution_failed', failed.error ?? (error instanceof Error ? error.message : 'Execution failed'));
+        // The job failed outright (not a tool failure): report what the run says, if it was stored.
+        const failed = await getRun(c.get('db'), run.id).catch(() => undefined);
+        throw new ApiError(503, 'execution_failed', failed?.error ?? (error instanceof Error ? error.message : 'Execution failed'));
       }
     },
   );

@@ -19,7 +19,13 @@ export const chatTurns = defineQueue({
 export const toolExecutions = defineQueue({
   name: 'tool-executions',
   // The tool, when the API names it: a type whose calls never have an effect runs without a claim.
-  jobs: { 'tool-exec': runPayload.extend({ toolId: z.string().min(1).optional() }) },
+  // A draft is the run the API did not store (ToolRunDraft): the worker writes it with its end.
+  jobs: {
+    'tool-exec': runPayload.extend({
+      toolId: z.string().min(1).optional(),
+      draft: z.object({ userId: z.string().min(1), options: z.record(z.string(), z.unknown()), createdAt: z.iso.datetime() }).optional(),
+    }),
+  },
   // POST /api/agent-tools/:id/execute waits for the result.
   deliversResult: true,
   defaultJobOptions: { attempts: 2, backoff: { type: 'exponential', delay: 1000 }, ...keepForAudit },

@@ -119,6 +119,37 @@ export function toolRunSettlement(db: Database, to: 'succeeded' | 'failed', opti
 }
 
 /**
+ * toolRunSettlement for a draft run (runs.ts, ToolRunDraft): the run is inserted already ended, or,
+ * when it was stored meanwhile (a timed-out wait), ended as an unclaimed run is. Placeholders as
+ * toolRunSettlement's, and the draft's userId, toolId, runOptions and runCreatedAt.
+ */
+export function draftToolRunSettlement(db: Database, to: 'succeeded' | 'failed') {
+  const error = to === 'succeeded' ? null : sql.placeholder('runError');
+  return db
+    .insert(runs)
+    .values({
+      id: sql.placeholder('runId'),
+      kind: 'tool',
+      userId: sql.placeholder('userId'),
+      toolId: sql.placeholder('toolId'),
+      options: sql.placeholder('runOptions'),
+      queueJobId: sql.placeholder('runId'),
+      status: to,
+      result: sql.placeholder('result'),
+      error,
+      startedAt: sql`now()`,
+      finishedAt: sql`now()`,
+      createdAt: sql.placeholder('runCreatedAt'),
+      updatedAt: sql`now()`,
+    })
+    .onConflictDoUpdate({
+      target: runs.id,
+      set: { status: to, result: sql.raw('excluded.result'), error: sql.raw('excluded.error'), startedAt: sql`coalesce(${runs.startedAt}, now())`, finishedAt: sql`now()`, updatedAt: sql`now()` },
+      setWhere: inArray(runs.status, sourcesThrough('running', to)),
+    });
+}
+
+/**
  * The statuses a run may be in for the two moves `→ through → to` made at once: the end of a run
  * that ran without its own claim (a standalone call with no effect), as the table allows it.
  */

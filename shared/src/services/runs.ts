@@ -15,10 +15,11 @@ export type Run = typeof runs.$inferSelect;
  */
 export async function createToolRun(db: Database, input: { userId: string; toolId: string; input: unknown; toolName?: string }): Promise<Run> {
   const id = newId('run');
-  const options = { input: input.input, ...(input.toolName && { toolName: input.toolName }) };
-  const [run] = await insertToolRun(db).execute({ id, userId: input.userId, toolId: input.toolId, options });
+  const [run] = await insertToolRun(db).execute({ id, userId: input.userId, toolId: input.toolId, options: toolRunOptions(input) });
   return run!;
 }
+
+const toolRunOptions = (input: { input: unknown; toolName?: string }) => ({ input: input.input, ...(input.toolName && { toolName: input.toolName }) });
 
 // Prepared: drizzle builds an insert into this wide table column by column, ~0.3 ms per call.
 const insertToolRun = preparedQuery((db) =>
@@ -28,6 +29,28 @@ const insertToolRun = preparedQuery((db) =>
     .returning()
     .prepare('insert_tool_run'),
 );
+
+/**
+ * A synchronous execution of a tool whose calls never have an effect (callsHaveNoEffect) is not
+ * inserted by the API: its job carries the run as it would have been stored, and the worker writes
+ * it once, together with its end and the call's log (executeTool's `draft`). The caller waits for
+ * the result, so until then the run is only the job; a wait that times out stores the draft
+ * (storeToolRunDraft) before answering with the run's URL.
+ */
+export type ToolRunDraft = { id: string; userId: string; toolId: string; options: Record<string, unknown>; createdAt: Date };
+
+export function draftToolRun(input: { userId: string; toolId: string; input: unknown; toolName?: string }): ToolRunDraft {
+  return { id: newId('run'), userId: input.userId, toolId: input.toolId, options: toolRunOptions(input), createdAt: new Date() };
+}
+
+/** Stores a draft as a queued run, unless its worker wrote it already; returns the run as stored. */
+export async function storeToolRunDraft(db: Database, draft: ToolRunDraft): Promise<Run> {
+  await db
+    .insert(runs)
+    .values({ id: draft.id, kind: 'tool', userId: draft.userId, toolId: draft.toolId, options: draft.options, queueJobId: draft.id, createdAt: draft.createdAt })
+    .onConflictDoNothing({ target: runs.id });
+  return getRun(db, draft.id);
+}
 
 const runById = preparedQuery((db) => db.select().from(runs).where(eq(runs.id, sql.placeholder('id'))).prepare('run_by_id'));
 

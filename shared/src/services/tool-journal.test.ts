@@ -8,7 +8,7 @@ import { startLoopbackServer, type LoopbackServer } from '../tools/fetch/test-se
 import { callsHaveNoEffect, createTool, executeTool, type AgentTool } from './tools';
 import { beginToolCall, INTERRUPTED_ERROR, toolCallsOfRun, WorkerStoppingError } from './tool-journal';
 import { claimRun, transitionRun } from './run-lifecycle';
-import { createToolRun, getRun } from './runs';
+import { createToolRun, draftToolRun, getRun, storeToolRunDraft, type ToolRunDraft } from './runs';
 import { createUser } from './users';
 
 let database: DbHandle;
@@ -260,6 +260,39 @@ describe('the tool-call journal', () => {
       const failed = await getRun(database.db, bad.id);
       expect(failed).toMatchObject({ status: 'failed', error: expect.any(String) });
       expect(failed.error).toBe((failed.result as { error?: string }).error);
+    });
+
+    it('writes a draft run once, with its end and the call\'s log; a draft stored meanwhile ends as any run, and one cancelled meanwhile stays cancelled', async () => {
+      const input = { expression: '6 * 7' };
+      const execute = (draft: ToolRunDraft) => executeTool(database.db, { tool: calcTool, input, context: context(draft.id, 'standalone'), draft, settlesRun: true });
+      // Nothing stored until the call ends: then the run, its log and its journal entry in one statement.
+      const draft = draftToolRun({ userId, toolId: calcTool.id, input });
+      await expect(getRun(database.db, draft.id)).rejects.toThrow(/not found/i);
+      expect(await execute(draft)).toMatchObject({ success: true, runSettled: true, data: { result: '42' } });
+      const written = await getRun(database.db, draft.id);
+      expect(written).toMatchObject({ kind: 'tool', userId, toolId: calcTool.id, status: 'succeeded', options: { input }, queueJobId: draft.id, createdAt: draft.createdAt });
+      expect(written.startedAt).toEqual(written.finishedAt);
+      const [log] = await database.db.select().from(agentToolLogs).where(eq(agentToolLogs.runId, draft.id));
+      expect(log!.createdAt).toEqual(written.finishedAt);
+      expect(await toolCallsOfRun(database.db, draft.id)).toMatchObject([{ state: 'completed', effect: 'none' }]);
+      // A repeated job: logged once, the run as it was.
+      expect(await execute(draft)).toMatchObject({ success: true, runSettled: false });
+      expect(await getRun(database.db, draft.id)).toEqual(written);
+
+      // A wait that timed out stored the draft as queued (storeToolRunDraft): the job ends that run.
+      const stored = draftToolRun({ userId, toolId: calcTool.id, input });
+      expect(await storeToolRunDraft(database.db, stored)).toMatchObject({ status: 'queued', createdAt: stored.createdAt });
+      expect(await execute(stored)).toMatchObject({ runSettled: true });
+      expect(await getRun(database.db, stored.id)).toMatchObject({ status: 'succeeded', result: { data: { result: '42' } } });
+      // Storing it after its worker wrote it changes nothing.
+      expect(await storeToolRunDraft(database.db, stored)).toMatchObject({ status: 'succeeded' });
+
+      // Stored, then cancelled by its owner before the job ran: the run stays cancelled.
+      const cancelled = draftToolRun({ userId, toolId: calcTool.id, input });
+      await storeToolRunDraft(database.db, cancelled);
+      expect((await transitionRun(database.db, cancelled.id, 'cancelled')).ok).toBe(true);
+      expect(await execute(cancelled)).toMatchObject({ runSettled: false });
+      expect(await getRun(database.db, cancelled.id)).toMatchObject({ status: 'cancelled', result: null });
     });
 
     it('refuses to run a call with an effect unclaimed, before it runs', async () => {

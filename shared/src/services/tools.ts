@@ -12,7 +12,8 @@ import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema 
 import { findInAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, isDependencyDown, NotFoundError } from './errors';
-import { toolRunSettlement, toRunErrorText } from './run-lifecycle';
+import { draftToolRunSettlement, toolRunSettlement, toRunErrorText } from './run-lifecycle';
+import type { ToolRunDraft } from './runs';
 import { beginToolCall, completedToolCallEntry, completeToolCall, interruptToolCall, toolCallCompletion, toolCallIdempotencyKey, WorkerStoppingError } from './tool-journal';
 
 export type AgentTool = typeof agentTools.$inferSelect;
@@ -250,6 +251,11 @@ export type ExecuteToolOptions = {
    */
   unclaimed?: boolean;
   /**
+   * An unclaimed standalone execution whose run was never stored (runs.ts, ToolRunDraft): the
+   * statement that logs the call inserts the run already ended (or ends it, if it was stored meanwhile).
+   */
+  draft?: ToolRunDraft;
+  /**
    * A chat run that publishes nothing after the call before this write commits (the worker's write
    * chain). A call with no effect then skips its journal begin, since running it again is all the
    * recovery it needs (a crash before its log commits re-runs the step; after, the resumed run reuses
@@ -298,14 +304,15 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
   const loggedName = options.call?.name ?? tool.slug;
   const journaled = Boolean(runId && toolCallId);
   const journalEntry = runId && toolCallId ? { runId, toolCallId, toolId: tool.id, toolSlug: loggedName, input, effect } : undefined;
+  const unclaimed = Boolean(options.unclaimed || options.draft);
   // A first claim of a standalone run began the call already: its entry is written complete at the end.
-  if (options.unclaimed && (effect !== 'none' || toolType.transactional)) throw new Error(`${loggedName}: only a call with no effect may run without its run's claim`);
-  const begunByClaim = (options.claimedAs === 'first' || Boolean(options.unclaimed)) && !toolType.transactional;
+  if (unclaimed && (effect !== 'none' || toolType.transactional)) throw new Error(`${loggedName}: only a call with no effect may run without its run's claim`);
+  const begunByClaim = (options.claimedAs === 'first' || unclaimed) && !toolType.transactional;
   const deferLog = journalEntry && effect === 'none' && !toolType.transactional && !options.claimedAs ? options.deferLog : undefined;
   let attempt = 1;
   // A call whose log is deferred neither begins nor reads (see deferLog).
   if (journalEntry && begunByClaim) {
-    if (!options.unclaimed) await options.beforeRun?.('running'); // the claim's own status
+    if (!unclaimed) await options.beforeRun?.('running'); // the claim's own status
   } else if (journalEntry && !deferLog) {
     const begun = await beginToolCall(db, { ...journalEntry, retryInterrupted: tool.retryInterrupted, startedBefore: options.claimedAs === 'again' });
     if (begun.kind === 'completed') return { ...begun.result, replayed: true };
@@ -402,7 +409,8 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     deferLog(writeToolLog(db, tool, context, input, result, loggedName, completes).then(() => undefined));
     return result;
   }
-  const runSettled = await writeToolLog(db, tool, context, input, result, loggedName, completes, Boolean(options.settlesRun && runId), Boolean(options.unclaimed));
+  const claim: LogRunClaim = options.draft ? 'draft' : unclaimed ? 'unclaimed' : 'claimed';
+  const runSettled = await writeToolLog(db, tool, context, input, result, loggedName, completes, Boolean(options.settlesRun && runId), claim, options.draft);
   return options.settlesRun ? { ...result, runSettled } : result;
 }
 
@@ -421,11 +429,12 @@ async function writeToolLog(
   loggedName = tool.slug,
   completes?: { effect: ToolEffect; insert: boolean },
   settlesRun = false,
-  unclaimed = false,
+  claim: LogRunClaim = 'claimed',
+  draft?: ToolRunDraft,
 ): Promise<boolean> {
   const completion: LogCompletion = !completes ? 'none' : completes.insert ? 'insert' : 'update';
   const settlement: LogSettlement = !settlesRun ? 'none' : result.success ? 'succeeded' : 'failed';
-  const rows = await toolLogStatements[`${completion}_${settlement}_${unclaimed ? 'unclaimed' : 'claimed'}`](db).execute({
+  const rows = await toolLogStatements[`${completion}_${settlement}_${claim}`](db).execute({
     toolId: tool.id,
     toolSlug: loggedName,
     userId: context.userId,
@@ -441,14 +450,16 @@ async function writeToolLog(
     effect: completes?.effect,
     completedAt: new Date(),
     runError: settlesRun && !result.success ? toRunErrorText(result.error ?? 'failed') : null,
+    runOptions: draft?.options ?? null,
+    runCreatedAt: draft?.createdAt ?? null,
   });
   return rows[0]?.runSettled ?? false;
 }
 
 const LOG_COMPLETIONS = ['none', 'update', 'insert'] as const;
 const LOG_SETTLEMENTS = ['none', 'succeeded', 'failed'] as const;
-/** Whether the run was claimed before the call, or is ended from queued as well (executeTool's `unclaimed`). */
-const LOG_RUN_CLAIMS = ['claimed', 'unclaimed'] as const;
+/** Whether the run was claimed before the call, is ended from queued as well (executeTool's `unclaimed`), or is inserted ended (`draft`). */
+const LOG_RUN_CLAIMS = ['claimed', 'unclaimed', 'draft'] as const;
 type LogCompletion = (typeof LOG_COMPLETIONS)[number];
 type LogSettlement = (typeof LOG_SETTLEMENTS)[number];
 type LogRunClaim = (typeof LOG_RUN_CLAIMS)[number];
@@ -475,7 +486,11 @@ function preparedToolLog(completion: LogCompletion, settlement: LogSettlement, c
     const settlementCte =
       settlement === 'none'
         ? undefined
-        : db.$with('settled_run').as(toolRunSettlement(db, settlement, { unclaimed: claim === 'unclaimed' }).returning({ id: runs.id }));
+        : db.$with('settled_run').as(
+            claim === 'draft'
+              ? draftToolRunSettlement(db, settlement).returning({ id: runs.id })
+              : toolRunSettlement(db, settlement, { unclaimed: claim === 'unclaimed' }).returning({ id: runs.id }),
+          );
     const ctes = [completionCte, settlementCte].filter((cte) => cte !== undefined);
     const placeholder = sql.placeholder;
     return (ctes.length ? db.with(...ctes) : db)

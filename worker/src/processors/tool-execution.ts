@@ -1,4 +1,5 @@
-import { callsHaveNoEffect, claimRun, executeTool, findExpandedTool, finishToolRun, getRun, getTool, isTerminal, NotFoundError } from '@agentq/shared/services';
+import type { JobPayload } from '@agentq/shared/queues';
+import { callsHaveNoEffect, claimRun, executeTool, findExpandedTool, finishToolRun, getRun, getTool, isTerminal, NotFoundError, storeToolRunDraft } from '@agentq/shared/services';
 import type { ToolResult } from '@agentq/shared/tools';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
@@ -9,7 +10,7 @@ import type { WorkerDeps } from '../processor';
 const STANDALONE_CALL_ID = 'standalone';
 
 /** One standalone tool execution (POST /api/agent-tools/:id/execute): run it, log it, store the result on the run. */
-export async function processToolExecution(job: Job<{ runId: string; toolId?: string }>, deps: WorkerDeps): Promise<ToolResult> {
+export async function processToolExecution(job: Job<JobPayload<'toolExecutions', 'tool-exec'>>, deps: WorkerDeps): Promise<ToolResult> {
   const notFound = (error: unknown): never => {
     if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${job.data.runId} does not exist`);
     throw error;
@@ -27,9 +28,16 @@ export async function processToolExecution(job: Job<{ runId: string; toolId?: st
       : undefined;
   const namedTool = await toolOrNone(job.data.toolId);
   const unclaimed = namedTool !== undefined && callsHaveNoEffect(namedTool);
-  const { run, claimed, firstStart } = unclaimed
-    ? await getRun(deps.db, job.data.runId).then((read) => ({ run: read, claimed: !isTerminal(read.status), firstStart: false }), notFound)
-    : await claimRun(deps.db, job.data.runId).catch(notFound);
+  const draft = job.data.draft && job.data.toolId ? { id: job.data.runId, toolId: job.data.toolId, ...job.data.draft, createdAt: new Date(job.data.draft.createdAt) } : undefined;
+  // A draft is written with the call's log, unless there is no call to log: then it is stored first
+  // and ends as any run does.
+  const writesDraft = draft !== undefined && unclaimed && namedTool.enabled;
+  if (draft && !writesDraft) await storeToolRunDraft(deps.db, draft);
+  const { run, claimed, firstStart } = writesDraft
+    ? { run: { ...draft, status: 'queued' as const, result: null }, claimed: true, firstStart: false }
+    : unclaimed
+      ? await getRun(deps.db, job.data.runId).then((read) => ({ run: read, claimed: !isTerminal(read.status), firstStart: false }), notFound)
+      : await claimRun(deps.db, job.data.runId).catch(notFound);
   // The run ended (finished by an earlier attempt, or cancelled while queued). Never run it.
   if (!claimed) return (run.result as ToolResult | null) ?? { success: false, error: `The execution was ${run.status} before it ran`, metadata: { durationMs: 0 } };
   const tool = run.toolId === namedTool?.id ? namedTool : await toolOrNone(run.toolId);
@@ -55,7 +63,7 @@ export async function processToolExecution(job: Job<{ runId: string; toolId?: st
         services: toolServices(deps),
       },
       // The claim was the call's journal begin; the log row, the journal entry and the run's end: one statement.
-      ...(unclaimed ? { unclaimed: true } : { claimedAs: firstStart ? 'first' : 'again' }),
+      ...(writesDraft ? { draft } : unclaimed ? { unclaimed: true } : { claimedAs: firstStart ? 'first' : 'again' }),
       settlesRun: true,
     });
     result = executed;
