@@ -164,9 +164,9 @@ describe('execution through the queue', () => {
 
   it('stores a synchronous calculation only when it ends: its job carries the run until the worker writes it', async () => {
     const tool = await (await post('/api/agent-tools', { name: 'Calc', slug: slug('calc'), type: 'calculator' })).json();
-    const queued = async () => (await t.queues.toolExecutions.getJobs(['waiting', 'paused'])).filter((job) => job.data.toolId === tool.id);
+    const queued = async () => (await t.queues.toolExecutions.getJobs(['waiting'])).filter((job) => job.data.toolId === tool.id);
     await t.queues.toolExecutions.pause();
-    let pending: Promise<Response> | undefined;
+    let pending: Response | Promise<Response> | undefined;
     try {
       pending = post(`/api/agent-tools/${tool.id}/execute`, { input: { expression: '6 * 7' } });
       await expect.poll(async () => (await queued()).length, { timeout: 5_000 }).toBe(1);
@@ -189,10 +189,10 @@ describe('execution through the queue', () => {
   it('fails, and stores, a synchronous calculation whose tool was disabled while it waited', async () => {
     const tool = await (await post('/api/agent-tools', { name: 'Calc', slug: slug('calc'), type: 'calculator' })).json();
     await t.queues.toolExecutions.pause();
-    let pending: Promise<Response> | undefined;
+    let pending: Response | Promise<Response> | undefined;
     try {
       pending = post(`/api/agent-tools/${tool.id}/execute`, { input: { expression: '6 * 7' } });
-      await expect.poll(async () => (await t.queues.toolExecutions.getJobs(['waiting', 'paused'])).some((job) => job.data.toolId === tool.id), { timeout: 5_000 }).toBe(true);
+      await expect.poll(async () => (await t.queues.toolExecutions.getJobs(['waiting'])).some((job) => job.data.toolId === tool.id), { timeout: 5_000 }).toBe(true);
       expect((await put(`/api/agent-tools/${tool.id}`, { enabled: false })).status).toBe(200);
     } finally {
       await t.queues.toolExecutions.resume();

@@ -2,7 +2,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ToolContext, ToolResult } from '../define-tool-type';
 import { CALCULATOR_POOL_SIZE, calculatorProcessIds, closeCalculatorProcess, evaluateExpression, warmCalculatorProcesses } from './evaluate-expression';
+import { all, create } from 'mathjs';
 import { calculatorToolType } from './index';
+import { evaluatePlainArithmetic } from './plain-arithmetic';
 
 afterAll(async () => {
   await closeCalculatorProcess();
@@ -123,8 +125,12 @@ describe('calculator tool', () => {
     expect(await calculate('2 * 3')).toMatchObject({ data: { result: '6' } });
   });
 
-  it('honours cancellation through context.signal', async () => {
-    await calculate('1');
+  it('honours cancellation through context.signal, also while the child process starts', async () => {
+    await closeCalculatorProcess();
+    const early = new AbortController();
+    setTimeout(() => early.abort(), 5);
+    expect(await calculate('sqrt(16)', 10, early.signal)).toMatchObject({ success: false, error: expect.stringMatching(/cancelled/) });
+    await calculate('sqrt(4)');
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const result = await calculate('f(n) = n == 0 ? 0 : f(n - 1) + f(n - 1); f(60)', 10, controller.signal);
@@ -134,6 +140,34 @@ describe('calculator tool', () => {
   it('refuses over-long input', async () => {
     const result = await calculate('1+'.repeat(1_500) + '1');
     expect(result).toMatchObject({ success: false, error: expect.stringMatching(/Invalid input/) });
+  });
+
+  describe('plain arithmetic', () => {
+    // The child process's instance, as math-process.ts creates it (the blocked functions do not matter here).
+    const full = create(all!, { number: 'number' });
+
+    it('is answered in this process, exactly as the child process would format it', async () => {
+      await closeCalculatorProcess();
+      const expressions = ['6 * 7', '0.1 + 0.2', '1/3', '123456', '-(2 - 5) * 1e-7', '2 / 0', '+-+3', '2(3 + 4)', '1e308 * 10', '((1.5))'];
+      for (const precision of [3, 10, 20]) {
+        for (const expression of expressions) {
+          expect(await evaluatePlainArithmetic(expression, precision), expression).toEqual({ ok: true, result: full.format(full.evaluate(expression), { precision }) });
+          expect(await calculate(expression, precision)).toMatchObject({ success: true, data: { result: full.format(full.evaluate(expression), { precision }) } });
+        }
+      }
+      // No child process was started for any of them.
+      expect(calculatorProcessIds()).toEqual(Array(CALCULATOR_POOL_SIZE).fill(undefined));
+    });
+
+    it('answers a syntax error as the child would, and leaves everything else to the child', async () => {
+      expect(await evaluatePlainArithmetic('1 +', 10)).toEqual({ ok: false, error: expect.stringMatching(/Unexpected end of expression/) });
+      expect(await evaluatePlainArithmetic('('.repeat(900) + '1' + ')'.repeat(900), 10)).toMatchObject({ ok: expect.any(Boolean) });
+      for (const expression of ['2^10', 'sqrt(16)', '5 inch to cm', 'e', '[1, 2] * 2', '7 % 3', 'a = 3; a * 2', '1:1e9']) {
+        expect(await evaluatePlainArithmetic(expression, 10), expression).toBeUndefined();
+      }
+      expect(await calculate('2^10')).toMatchObject({ success: true, data: { result: '1024' } });
+      expect(calculatorProcessIds().some((pid) => pid !== undefined)).toBe(true);
+    });
   });
 
   describe('process pool', () => {

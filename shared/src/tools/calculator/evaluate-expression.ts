@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EvaluateRequest, EvaluateResponse } from './math-process';
+import { evaluatePlainArithmetic, loadPlainArithmetic } from './plain-arithmetic';
 
 /** Wall-clock budget for one evaluation; past it the child process is killed and replaced. */
 export const EVALUATION_TIMEOUT_MS = 2_000;
@@ -108,6 +109,8 @@ class MathProcessHost {
     } catch (error) {
       return { ok: false, error: `Calculator unavailable: ${error instanceof Error ? error.message : String(error)}` };
     }
+    // Cancelled while the child started: an abort listener added now would never fire.
+    if (options.signal?.aborted) return { ok: false, error: 'The calculation was cancelled.' };
     const timeoutMs = options.timeoutMs ?? EVALUATION_TIMEOUT_MS;
     const request: EvaluateRequest = { id: this.#nextId++, expression, precision: options.precision };
 
@@ -212,17 +215,18 @@ class MathProcessPool {
 const pool = new MathProcessPool(CALCULATOR_POOL_SIZE);
 
 /**
- * Evaluates a mathjs expression in the limited instance in a child process, with a time and
- * memory budget. Returns the result formatted to `precision` significant digits, or an error.
+ * Evaluates a mathjs expression: plain arithmetic in this process (plain-arithmetic.ts), anything
+ * else in the limited instance in a child process, with a time and memory budget. Returns the result formatted to `precision` significant digits, or an error.
  * @example await evaluateExpression('2 inch to cm', { precision: 10 }) // { ok: true, result: '5.08 cm' }
  */
-export function evaluateExpression(expression: string, options: EvaluateOptions): Promise<EvaluationOutcome> {
-  return pool.evaluate(expression, options);
+export async function evaluateExpression(expression: string, options: EvaluateOptions): Promise<EvaluationOutcome> {
+  if (options.signal?.aborted) return { ok: false, error: 'The calculation was cancelled.' };
+  return (await evaluatePlainArithmetic(expression, options.precision)) ?? pool.evaluate(expression, options);
 }
 
 /** Starts every child process of the pool now (a worker does this at start) and keeps them running after kills. */
-export function warmCalculatorProcesses(): Promise<void> {
-  return pool.warm();
+export async function warmCalculatorProcesses(): Promise<void> {
+  await Promise.all([pool.warm(), loadPlainArithmetic()]);
 }
 
 /** The pids of the pool's running children (undefined where none runs); for tests. */

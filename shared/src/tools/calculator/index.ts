@@ -28,7 +28,8 @@ const calculatorInputSchema = z.object({
 /**
  * `calculator`: evaluates arithmetic, algebra on numbers, units and matrices with mathjs, in a
  * limited instance (no import, createUnit, parse/evaluate, symbolic functions or config) in a
- * child process with a time and memory budget.
+ * child process with a time and memory budget; plain arithmetic (numbers, + - * / and parentheses)
+ * in the worker itself (plain-arithmetic.ts).
  */
 export const calculatorToolType = defineToolType({
   type: 'calculator',
