@@ -1,4 +1,6 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger';
 
@@ -75,5 +77,37 @@ describe('log redaction', () => {
     logger.child({ runId: 'run_1', jobId: 'job_1' }).info({ apiKey: API_KEY }, 'inside a job');
     expect(raw[0]).toContain('"runId":"run_1"');
     expect(raw[0]).not.toContain(API_KEY);
+  });
+});
+
+describe('stdout', () => {
+  /** Runs a script against createLogger's default destination in a process of its own; resolves with its stdout. */
+  function runLogging(script: string, onLine?: (line: string, child: ChildProcess) => void): Promise<string> {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { createLogger } from ${JSON.stringify(fileURLToPath(new URL('./logger.ts', import.meta.url)))};\nconst logger = createLogger({ name: 'stdout-test' });\n${script}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      onLine?.(output, child);
+    });
+    return new Promise((resolve) => child.on('close', () => resolve(output)));
+  }
+
+  it('writes info lines in batches while the process idles, and what is left at exit', async () => {
+    let firstSeenAfter: number | undefined;
+    const started = performance.now();
+    // 50 lines in one turn arrive together; the process then idles until it is told to exit.
+    const output = await runLogging(`for (let i = 0; i < 50; i++) logger.info({ i }, 'batched'); setTimeout(() => { logger.info('last'); process.exit(0); }, 2000);`, (text) => {
+      if (firstSeenAfter === undefined && text.includes('"batched"')) firstSeenAfter = performance.now() - started;
+    });
+    expect(output.split('\n').filter((line) => line.includes('"batched"'))).toHaveLength(50);
+    expect(output).toContain('"msg":"last"');
+    // Flushed by the timer while the process idled, long before its exit.
+    expect(firstSeenAfter).toBeLessThan(1500);
+  });
+
+  it('writes a warning or an error at once: a process killed right after keeps it', async () => {
+    const output = await runLogging(`logger.info('before'); logger.error({ err: new Error('boom') }, 'failed'); process.kill(process.pid, 'SIGKILL');`);
+    expect(output).toContain('"msg":"before"');
+    expect(output).toContain('"msg":"failed"');
   });
 });

@@ -1,4 +1,4 @@
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { recoverFromPostgresDriverFault } from './db/postgres/driver-fault';
 
 export type { Logger };
@@ -62,6 +62,43 @@ export function redactSecrets(value: unknown, depth = 0, inHeaders = false): unk
   return copy ?? value;
 }
 
+/** How long a log line may wait in the buffer before it is written. */
+const LOG_FLUSH_INTERVAL_MS = 200;
+
+/** Lines at this level or above (warn, error, fatal) are written at once, with whatever waits before them. */
+const WRITTEN_AT_ONCE_LEVEL = 40;
+
+/**
+ * stdout, written in batches of up to 4 kB instead of one write per line: under load each write is a
+ * system call and a wake-up of whatever reads the pipe (two info lines per standalone execution cost
+ * a tenth of its throughput, docs/benchmarks.md). An info or debug line waits at most
+ * LOG_FLUSH_INTERVAL_MS; a warning or error goes out at once (what a crash must not take with it),
+ * and pino flushes what is left when the process exits.
+ */
+function stdoutInBatches(settings: LoggerOptions): Logger {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => destination.flush(), LOG_FLUSH_INTERVAL_MS).unref();
+  const writeNow = () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // A write in flight (EAGAIN on a full pipe): the line goes out with it, moments later.
+    }
+  };
+  return pino(
+    {
+      ...settings,
+      hooks: {
+        logMethod(args, write, level) {
+          write.apply(this, args);
+          if (level >= WRITTEN_AT_ONCE_LEVEL) writeNow();
+        },
+      },
+    },
+    destination,
+  );
+}
+
 /**
  * Structured JSON logs (pino) with secrets redacted: the logged object, child bindings and
  * serialized errors all pass through `redactSecrets` before they are written. `destination`
@@ -76,7 +113,7 @@ export function createLogger(options: { level?: string; name?: string; destinati
     // pino serializes errors after the log formatter ran: their own properties are redacted here.
     serializers: { err: (error: unknown) => redactSecrets(pino.stdSerializers.err(error as Error)) },
   };
-  const logger = options.destination ? pino(settings, options.destination) : pino(settings);
+  const logger = options.destination ? pino(settings, options.destination) : stdoutInBatches(settings);
   // Child bindings skip the formatters (pino resets them for children): redact them on the way in.
   // Children are created from their parent's prototype chain, so every descendant inherits this.
   const child = logger.child;
