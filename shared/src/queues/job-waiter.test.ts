@@ -48,6 +48,10 @@ describe('job waiter (results over pub/sub)', () => {
     await expect(expectation.result(5_000)).resolves.toBe('pushed');
     // It never reads the stored outcome: one stored before it listened is not seen (wait() reads it).
     await publishJobOutcome(redis, prefix, 'tool-executions', 'job-stored-before', { ok: true, value: 'stored' });
+    // Messages on one channel arrive in order: once this one is in, the one before went by unheard.
+    const marker = await waiter.expect('toolExecutions', 'job-marker');
+    await publishJobOutcome(redis, prefix, 'tool-executions', 'job-marker', { ok: true, value: 'marker' });
+    await expect(marker.result(5_000)).resolves.toBe('marker');
     const late = await waiter.expect('toolExecutions', 'job-stored-before');
     await expect(late.result(300)).rejects.toBeInstanceOf(JobWaitTimeoutError);
     await expect(waiter.wait('toolExecutions', 'job-stored-before', 5_000)).resolves.toBe('stored');
