@@ -4,7 +4,7 @@ import type { ToolContext, ToolResult } from '../define-tool-type';
 import { CALCULATOR_POOL_SIZE, calculatorProcessIds, closeCalculatorProcess, evaluateExpression, warmCalculatorProcesses } from './evaluate-expression';
 import { all, create } from 'mathjs';
 import { calculatorToolType } from './index';
-import { evaluatePlainArithmetic } from './plain-arithmetic';
+import { evaluatePlainArithmetic, formatLikeMathjs } from './plain-arithmetic';
 
 afterAll(async () => {
   await closeCalculatorProcess();
@@ -145,27 +145,54 @@ describe('calculator tool', () => {
   describe('plain arithmetic', () => {
     // The child process's instance, as math-process.ts creates it (the blocked functions do not matter here).
     const full = create(all!, { number: 'number' });
+    const mathjsAnswer = (expression: string, precision: number) => full.format(full.evaluate(expression), { precision });
 
-    it('is answered in this process, exactly as the child process would format it', async () => {
+    it('is answered in this process, exactly as the child process would answer it', async () => {
       await closeCalculatorProcess();
-      const expressions = ['6 * 7', '0.1 + 0.2', '1/3', '123456', '-(2 - 5) * 1e-7', '2 / 0', '+-+3', '2(3 + 4)', '1e308 * 10', '((1.5))'];
-      for (const precision of [3, 10, 20]) {
+      const expressions = ['6 * 7', '0.1 + 0.2', '1/3', '123456', '-(2 - 5) * 1e-7', '2 / 0', '0 / 0', '+-+3', '8 / 2 / 2', '1 - 2 - 3', '1e308 * 10', '((1.5))', '\t 99999.5 '];
+      for (const precision of [1, 3, 5, 10, 20]) {
         for (const expression of expressions) {
-          expect(await evaluatePlainArithmetic(expression, precision), expression).toEqual({ ok: true, result: full.format(full.evaluate(expression), { precision }) });
-          expect(await calculate(expression, precision)).toMatchObject({ success: true, data: { result: full.format(full.evaluate(expression), { precision }) } });
+          expect(evaluatePlainArithmetic(expression, precision), `${expression} at ${precision}`).toEqual({ ok: true, result: mathjsAnswer(expression, precision) });
+          expect(await calculate(expression, precision)).toMatchObject({ success: true, data: { result: mathjsAnswer(expression, precision) } });
         }
       }
       // No child process was started for any of them.
       expect(calculatorProcessIds()).toEqual(Array(CALCULATOR_POOL_SIZE).fill(undefined));
     });
 
-    it('answers a syntax error as the child would, and leaves everything else to the child', async () => {
-      expect(await evaluatePlainArithmetic('1 +', 10)).toEqual({ ok: false, error: expect.stringMatching(/Unexpected end of expression/) });
-      expect(await evaluatePlainArithmetic('('.repeat(900) + '1' + ')'.repeat(900), 10)).toMatchObject({ ok: expect.any(Boolean) });
-      for (const expression of ['2^10', 'sqrt(16)', '5 inch to cm', 'e', '[1, 2] * 2', '7 % 3', 'a = 3; a * 2', '1:1e9']) {
-        expect(await evaluatePlainArithmetic(expression, 10), expression).toBeUndefined();
+    it('agrees with mathjs on generated expressions and on how it writes numbers', () => {
+      // A fixed-seed generator: the same cases every run.
+      let seed = 42;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const pick = <T,>(items: T[]) => items[Math.floor(random() * items.length)]!;
+      const number = () => pick([String(Math.floor(random() * 1000)), (random() * 10 ** Math.floor(random() * 12 - 6)).toPrecision(1 + Math.floor(random() * 17)), `${Math.floor(random() * 90) + 1}e${pick(['', '-', '+'])}${Math.floor(random() * 30)}`, `.${Math.floor(random() * 1000)}`]);
+      const expression = (depth: number): string => {
+        if (depth <= 0 || random() < 0.3) return pick(['', '-', '+', '- ']) + number();
+        const inner = `${expression(depth - 1)} ${pick(['+', '-', '*', '/'])} ${expression(depth - 1)}`;
+        return random() < 0.4 ? `(${inner})` : inner;
+      };
+      for (let index = 0; index < 3000; index++) {
+        const text = expression(4);
+        const precision = 1 + Math.floor(random() * 20);
+        expect(evaluatePlainArithmetic(text, precision), `${text} at ${precision}`).toEqual({ ok: true, result: mathjsAnswer(text, precision) });
+      }
+      for (let index = 0; index < 3000; index++) {
+        const value = (random() < 0.5 ? -1 : 1) * random() * 10 ** Math.floor(random() * 44 - 22);
+        const rounded = random() < 0.3 ? Number(value.toPrecision(1 + Math.floor(random() * 4))) : value;
+        const precision = 1 + Math.floor(random() * 20);
+        expect(formatLikeMathjs(rounded, precision), `${rounded} at ${precision}`).toBe(full.format(rounded, { precision }));
+      }
+      for (const edge of [0, -0, 1, 9.5, 99.95, 999999.5, 0.00099995, 1e21, 1.7976931348623157e308, 5e-324, 0.001, 0.0001, 99999, 100000]) {
+        for (const precision of [1, 2, 4, 10, 20]) expect(formatLikeMathjs(edge, precision), `${edge} at ${precision}`).toBe(full.format(edge, { precision }));
+      }
+    });
+
+    it('leaves everything else to the child, which answers it as before', async () => {
+      for (const expression of ['1 +', '2^10', 'sqrt(16)', '5 inch to cm', 'e', '2e', '2(3)', '2 3', '[1, 2] * 2', '7 % 3', 'a = 3; a * 2', '1:1e9', '1\n2', '0x1F', '1.2.3', '('.repeat(150) + '1' + ')'.repeat(150)]) {
+        expect(evaluatePlainArithmetic(expression, 10), expression).toBeUndefined();
       }
       expect(await calculate('2^10')).toMatchObject({ success: true, data: { result: '1024' } });
+      expect(await calculate('1 +')).toMatchObject({ success: false, error: expect.stringMatching(/Unexpected end of expression/) });
       expect(calculatorProcessIds().some((pid) => pid !== undefined)).toBe(true);
     });
   });

@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EvaluateRequest, EvaluateResponse } from './math-process';
-import { evaluatePlainArithmetic, loadPlainArithmetic } from './plain-arithmetic';
+import { evaluatePlainArithmetic } from './plain-arithmetic';
 
 /** Wall-clock budget for one evaluation; past it the child process is killed and replaced. */
 export const EVALUATION_TIMEOUT_MS = 2_000;
@@ -221,12 +221,12 @@ const pool = new MathProcessPool(CALCULATOR_POOL_SIZE);
  */
 export async function evaluateExpression(expression: string, options: EvaluateOptions): Promise<EvaluationOutcome> {
   if (options.signal?.aborted) return { ok: false, error: 'The calculation was cancelled.' };
-  return (await evaluatePlainArithmetic(expression, options.precision)) ?? pool.evaluate(expression, options);
+  return evaluatePlainArithmetic(expression, options.precision) ?? pool.evaluate(expression, options);
 }
 
 /** Starts every child process of the pool now (a worker does this at start) and keeps them running after kills. */
-export async function warmCalculatorProcesses(): Promise<void> {
-  await Promise.all([pool.warm(), loadPlainArithmetic()]);
+export function warmCalculatorProcesses(): Promise<void> {
+  return pool.warm();
 }
 
 /** The pids of the pool's running children (undefined where none runs); for tests. */
