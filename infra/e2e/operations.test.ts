@@ -147,23 +147,20 @@ describe('operations across real API and worker processes', () => {
   });
 
   it('logs JSON with a request id on API lines and run and job ids on worker lines, and no secrets', async () => {
-    const apiLines = stack.api
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const requests = apiLines.filter((line) => line.msg === 'request');
+    const jsonLines = (output: string) =>
+      output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // Info lines are written in batches (at most 200 ms late): wait for the last runs' lines.
+    await expect.poll(() => jsonLines(stack.workers[0]!.output()).filter((line) => line.msg === 'run finished').length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => jsonLines(stack.api.output()).some((line) => line.msg === 'request' && line.route === '/api/sessions/:id/runs' && line.status === 202), { timeout: 5_000 }).toBe(true);
+    const requests = jsonLines(stack.api.output()).filter((line) => line.msg === 'request');
     expect(requests.length).toBeGreaterThan(5);
     for (const line of requests) expect(line).toMatchObject({ requestId: expect.any(String), method: expect.any(String), route: expect.any(String), status: expect.any(Number), durationMs: expect.any(Number) });
     expect(requests.some((line) => line.route === '/api/sessions/:id/runs' && line.status === 202)).toBe(true);
 
-    const workerLines = stack.workers[0]!
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const finished = workerLines.filter((line) => line.msg === 'run finished');
-    expect(finished.length).toBeGreaterThanOrEqual(2);
+    const finished = jsonLines(stack.workers[0]!.output()).filter((line) => line.msg === 'run finished');
     for (const line of finished) expect(line).toMatchObject({ runId: expect.stringMatching(/^run_/), jobId: expect.any(String), queue: 'chat-turns' });
 
     for (const output of [stack.api.output(), stack.workers[0]!.output()]) {

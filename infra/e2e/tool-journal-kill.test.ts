@@ -131,7 +131,8 @@ describe('a worker stopped with SIGTERM during a tool call', () => {
     await expect.poll(() => payments.length, { timeout: 30_000 }).toBe(before + 1);
     await worker.stop('SIGTERM');
     expect(worker.child.exitCode).toBe(0);
-    expect(worker.output()).toContain('run handed over by a stopping worker');
+    // Written at exit with the rest of the batched log lines; the pipe may deliver them after the exit event.
+    await expect.poll(() => worker.output(), { timeout: 5_000 }).toContain('run handed over by a stopping worker');
     await stack.startWorker();
     const { events, done } = await streamed;
     expect(done).toBe(true);
