@@ -31,26 +31,18 @@ function evaluatePlain(expression: string): number | undefined {
     return expression[position];
   };
   // Each rule returns undefined for anything outside the grammar, which ends the whole attempt.
-  const sum = (): number | undefined => {
-    let value = product();
-    for (let operator = peek(); value !== undefined && (operator === '+' || operator === '-'); operator = peek()) {
-      position++;
-      const right = product();
-      if (right === undefined) return undefined;
-      value = operator === '+' ? value + right : value - right;
-    }
-    return value;
-  };
-  const product = (): number | undefined => {
-    let value = signed();
-    for (let operator = peek(); value !== undefined && (operator === '*' || operator === '/'); operator = peek()) {
-      position++;
-      const right = signed();
-      if (right === undefined) return undefined;
-      value = operator === '*' ? value * right : value / right;
-    }
-    return value;
-  };
+  /** `operand (operator operand)*`, applied left to right: + and -, or * and /. */
+  const leftToRight =
+    (operand: () => number | undefined, operators: string, apply: (operator: string, left: number, right: number) => number) => (): number | undefined => {
+      let value = operand();
+      for (let operator = peek(); value !== undefined && operator !== undefined && operators.includes(operator); operator = peek()) {
+        position++;
+        const right = operand();
+        if (right === undefined) return undefined;
+        value = apply(operator, value, right);
+      }
+      return value;
+    };
   const signed = (): number | undefined => {
     const sign = peek();
     if (sign !== '+' && sign !== '-') return operand();
@@ -76,6 +68,8 @@ function evaluatePlain(expression: string): number | undefined {
     position += match[0].length;
     return Number(match[0]);
   };
+  const product = leftToRight(signed, '*/', (operator, left, right) => (operator === '*' ? left * right : left / right));
+  const sum = leftToRight(product, '+-', (operator, left, right) => (operator === '+' ? left + right : left - right));
   const value = sum();
   return value !== undefined && peek() === undefined ? value : undefined;
 }
