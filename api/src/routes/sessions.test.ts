@@ -1,6 +1,6 @@
 import { llmModels, messages, runs } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
-import { createModel, settleChatRun } from '@agentq/shared/services';
+import { createModel, OPENING_MAX_CHARS, settleChatRun } from '@agentq/shared/services';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, TEST_APP_SECRET } from '../testing';
@@ -230,10 +230,41 @@ describe('POST /api/sessions/:id/runs: the 202 and the job', () => {
       await expect.poll(() => add.mock.calls.length).toBe(1);
       expect(await t.queues.chatTurns.getJob(runId)).toBeUndefined();
       release();
-      await expect.poll(async () => (await t.queues.chatTurns.getJob(runId))?.data).toEqual({ runId });
+      await expect.poll(async () => (await t.queues.chatTurns.getJob(runId))?.data).toMatchObject({ runId });
     } finally {
       add.mockRestore();
     }
+  });
+
+  it("carries a session's first question in its job (the opening), exactly as stored, and no later or long question", async () => {
+    const jobData = async (runId: string) => {
+      await expect.poll(async () => (await t.queues.chatTurns.getJob(runId))?.data).toBeDefined();
+      return (await t.queues.chatTurns.getJob(runId))!.data as { runId: string; opening?: Record<string, unknown> };
+    };
+    const session = await newSession();
+    const first = await send(session.id, 'Where does the opening go?');
+    const [stored] = await t.db.select().from(runs).where(eq(runs.id, first));
+    const [question] = await t.db.select().from(messages).where(eq(messages.runId, first));
+    expect(await jobData(first)).toEqual({
+      runId: first,
+      opening: {
+        userId: stored!.userId,
+        sessionId: session.id,
+        agentId: stored!.agentId,
+        modelId: stored!.modelId,
+        options: stored!.options,
+        questionId: question!.id,
+        question: 'Where does the opening go?',
+      },
+    });
+    expect(question!.parts).toEqual([{ type: 'text', text: 'Where does the opening go?' }]);
+    await answer(first, session.id, 'Into the job.');
+    // The second question's history is two messages and more: the worker reads it with its claim.
+    const second = await send(session.id, 'And the second question?');
+    expect(await jobData(second)).toEqual({ runId: second });
+    // A first question too long to carry is read with the claim as well.
+    const long = await send((await newSession()).id, 'x'.repeat(OPENING_MAX_CHARS + 1));
+    expect(await jobData(long)).toEqual({ runId: long });
   });
 
   it('leaves a run whose add failed after its 202 queued, for the workers\' reconciler to enqueue', async () => {

@@ -1,4 +1,4 @@
-import { enqueue } from '@agentq/shared/queues';
+import { enqueue, type ChatRunOpening } from '@agentq/shared/queues';
 import {
   askInSession,
   createChatSession,
@@ -97,7 +97,9 @@ async function startOrAbandon<T>(c: Context<AppEnv>, run: Run, start: () => Prom
   }
 }
 
-const enqueueChatTurn = (c: Context<AppEnv>, run: Run) => enqueue(c.get('queues'), 'chatTurns', 'chat-turn', { runId: run.id }, { jobId: run.id });
+/** A session's first question carries its opening (ChatRunOpening): its worker sends the model call beside its claim. */
+const enqueueChatTurn = (c: Context<AppEnv>, run: Run, opening?: ChatRunOpening) =>
+  enqueue(c.get('queues'), 'chatTurns', 'chat-turn', opening ? { runId: run.id, opening } : { runId: run.id }, { jobId: run.id });
 
 /**
  * Adds a created run's job once its 202 is written: the answer leaves before the worker the add
@@ -106,9 +108,9 @@ const enqueueChatTurn = (c: Context<AppEnv>, run: Run) => enqueue(c.get('queues'
  * fails, the run stays queued and the workers' reconciler enqueues it within seconds
  * (worker/src/reconciler.ts). With Redis known to be down the add comes first, for the 503.
  */
-function enqueueAfterAnswer(c: Context<AppEnv>, run: Run) {
+function enqueueAfterAnswer(c: Context<AppEnv>, run: Run, opening?: ChatRunOpening) {
   setImmediate(() => {
-    enqueueChatTurn(c, run).catch((error: unknown) => c.var.logger.warn({ err: error, runId: run.id }, 'could not enqueue the run after its 202; the reconciler will'));
+    enqueueChatTurn(c, run, opening).catch((error: unknown) => c.var.logger.warn({ err: error, runId: run.id }, 'could not enqueue the run after its 202; the reconciler will'));
   });
 }
 
@@ -119,9 +121,9 @@ function enqueueAfterAnswer(c: Context<AppEnv>, run: Run) {
  * request (Idempotency-Key) gets the existing run's stream from its start. Nothing is answered
  * before the run is on disk (`durable`).
  */
-async function answerStartedRun(c: Context<AppEnv>, { run, created, durable }: StartedRun) {
+async function answerStartedRun(c: Context<AppEnv>, { run, created, durable, opening }: StartedRun) {
   // The add first, beside the flush: for a stream, which follows the run from the add on, and with Redis known down (the 503).
-  const enqueueDurably = async () => void (await Promise.all([durable, enqueueChatTurn(c, run)]));
+  const enqueueDurably = async () => void (await Promise.all([durable, enqueueChatTurn(c, run, opening)]));
   if (c.req.header('accept')?.includes('text/event-stream')) {
     c.header('x-agentq-run-id', run.id);
     const streamed = await (created ? startOrAbandon(c, run, () => streamNewRun(c, run, enqueueDurably)) : durable.then(() => streamRunEvents(c, run.id)));
@@ -131,7 +133,7 @@ async function answerStartedRun(c: Context<AppEnv>, { run, created, durable }: S
   if (!created) await durable;
   else if (c.var.redis.status === 'ready') {
     await startOrAbandon(c, run, () => durable);
-    enqueueAfterAnswer(c, run);
+    enqueueAfterAnswer(c, run, opening);
   } else await startOrAbandon(c, run, enqueueDurably);
   return c.json({ runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status }, 202);
 }

@@ -8,10 +8,26 @@ const keepForAudit = {
   removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
 };
 
+/**
+ * A session's first question as its API stored it: everything the run's first model call needs, so
+ * the worker sends that call beside its claim instead of after it (processChatTurn). Any other
+ * question's history is in the database, and a large one is read from there too (OPENING_MAX_CHARS).
+ */
+export const chatRunOpening = z.object({
+  userId: z.string().min(1),
+  sessionId: z.string().min(1),
+  agentId: z.string().nullable(),
+  modelId: z.string().nullable(),
+  options: z.record(z.string(), z.unknown()),
+  questionId: z.string().min(1),
+  question: z.string(),
+});
+export type ChatRunOpening = z.infer<typeof chatRunOpening>;
+
 /** One chat turn: the tool loop for one run. Retries resume from the run's checkpoint. */
 export const chatTurns = defineQueue({
   name: 'chat-turns',
-  jobs: { 'chat-turn': runPayload },
+  jobs: { 'chat-turn': runPayload.extend({ opening: chatRunOpening.optional() }) },
   defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, ...keepForAudit },
 });
 

@@ -90,6 +90,8 @@ export class RunEventPublisher {
   /** The part the last delta belonged to: a part's first delta goes out at once, the rest are coalesced. */
   private deltaPart = '';
   private chain: Promise<void> = Promise.resolve();
+  /** What every write waits for while set (holdUntil). */
+  private hold: Promise<unknown> | undefined;
   private failure: unknown;
   private nextSeq: number;
   readonly keys: ReturnType<typeof runStreamKeys>;
@@ -151,6 +153,21 @@ export class RunEventPublisher {
     return { cancel: () => clearImmediate(immediate), soon };
   }
 
+  /**
+   * Writes nothing until `gate` resolves, and nothing at all if it rejects (its reason is then every
+   * flush's failure): events emitted meanwhile wait, numbered as usual. For a run whose model call
+   * started before its claim returned (processChatTurn).
+   */
+  holdUntil(gate: Promise<unknown>): void {
+    this.hold = gate;
+    gate.then(
+      () => {
+        if (this.hold === gate) this.hold = undefined;
+      },
+      () => {},
+    );
+  }
+
   /** Writes everything queued so far; resolves once Redis has it. Throws the first write failure. */
   flush(): Promise<void> {
     this.scheduled?.cancel();
@@ -162,7 +179,8 @@ export class RunEventPublisher {
     if (chunks.length > 0) {
       const events = chunks.map((chunk, index) => ({ runId: this.runId, seq: this.nextSeq++, chunk, at: times[index] ?? Date.now() }));
       for (const event of events) this.onEvent?.(event);
-      this.chain = this.chain.then(() => this.write(events)).catch((error) => {
+      const hold = this.hold;
+      this.chain = (hold ? this.chain.then(() => hold) : this.chain).then(() => this.write(events)).catch((error) => {
         this.failure ??= error;
       });
     }

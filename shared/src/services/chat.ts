@@ -5,6 +5,7 @@ import { commitOnLane, commitWithoutFlush, laneFlushed, setSynchronousCommit } f
 import { preparedQuery } from '../db/prepared-query';
 import { ACTIVE_RUN_STATUSES, approvalGrants, chatSessions, messages, runs, type RunStatus } from '../db/schema';
 import { newId } from '../ids';
+import type { ChatRunOpening } from '../queues/catalog';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { claimReturning, claimRun, claimUpdate, sourcesOf, unclaimedRun, type RunTransitionFields } from './run-lifecycle';
@@ -167,6 +168,42 @@ const claimWithSessionContext = preparedQuery((db) =>
 
 /** What a first attempt's claim reads with the run: its session's messages and grants. */
 export type ChatRunContext = { messages: ChatMessage[]; grants: Set<string> };
+
+/**
+ * The run and context an opening (ChatRunOpening) stands for, as its claim will return them: the
+ * run running, its session holding the question alone. `grants` starts empty for the claim to fill.
+ */
+export function openedChatRun(runId: string, opening: ChatRunOpening): { run: Run; context: ChatRunContext } {
+  const now = new Date();
+  const { userId, sessionId, agentId, modelId, options, questionId } = opening;
+  const run: Run = {
+    id: runId,
+    kind: 'chat',
+    userId,
+    sessionId,
+    replyToMessageId: questionId,
+    agentId,
+    modelId,
+    toolId: null,
+    status: 'running',
+    options,
+    finishReason: null,
+    steps: 0,
+    usage: null,
+    hitStepLimit: false,
+    error: null,
+    checkpoint: null,
+    result: null,
+    idempotencyKey: null,
+    queueJobId: runId,
+    startedAt: now,
+    finishedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const question: ChatMessage = { id: questionId, sessionId, role: 'user', parts: [{ type: 'text', text: opening.question }], runId, parentId: null, selectedAt: null, createdAt: now };
+  return { run, context: { messages: [question], grants: new Set() } };
+}
 
 /**
  * Claims a chat run (claimRun). With `withContext` (a first attempt, which has no checkpoint to
@@ -377,7 +414,19 @@ export class ActiveRunConflictError extends ConflictError {
  * queue add can overlap the flush; `durable` resolves once the run is on disk, and nobody may be
  * told about the run (a 202) before it has.
  */
-export type StartedRun = { run: Run; created: boolean; durable: Promise<void> };
+export type StartedRun = { run: Run; created: boolean; durable: Promise<void>; opening?: ChatRunOpening };
+
+/** A first question this long (with its system prompt) is not carried in its job; its worker reads it with the claim. */
+export const OPENING_MAX_CHARS = 8_000;
+
+/** A created run's opening (ChatRunOpening): only for a session's first question, whose history is that question alone. */
+function openingOf(run: Run, question: Question): ChatRunOpening | undefined {
+  if (question.kind !== 'new' || question.parentId !== null || !run.sessionId || !run.replyToMessageId) return undefined;
+  const systemPrompt = (run.options as { systemPrompt?: string }).systemPrompt ?? '';
+  if (question.content.length + systemPrompt.length > OPENING_MAX_CHARS) return undefined;
+  const { userId, sessionId, agentId, modelId, options, replyToMessageId } = run;
+  return { userId, sessionId, agentId, modelId, options, questionId: replyToMessageId, question: question.content };
+}
 
 /** Where a run's question comes from: a new message (after `parentId`, null for the first), or an existing one. */
 type Question = { kind: 'new'; content: string; parentId: string | null } | { kind: 'existing'; messageId: string };
@@ -559,7 +608,7 @@ async function createRun(
           })
         : startRunForQuestion(lane).execute({ ...values, synchronousCommit }),
     );
-    return { run: run!, created: true, durable };
+    return { run: run!, created: true, durable, opening: openingOf(run!, question) };
   } catch (error) {
     if (idempotencyKey && isIdempotencyViolation(error)) {
       const [existing] = await db.select().from(runs).where(and(eq(runs.userId, userId), eq(runs.idempotencyKey, idempotencyKey)));

@@ -43,6 +43,8 @@ export type ToolCallContext = {
   onFatal: (error: unknown) => void;
   /** Where a call with no effect hands its log write, which the run's later output waits for (executeTool's `deferLog`). */
   deferLog?: (written: Promise<void>) => void;
+  /** The run's claim, when the model call went out before it returned: no call runs before it. */
+  ready?: Promise<unknown>;
 };
 
 /** Runs one tool call effectively-once, keyed by (run id, tool call id), and shapes what the model reads. */
@@ -83,6 +85,7 @@ export function buildToolSet(deps: WorkerDeps, offered: OfferedModelTool[], cont
       execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
         const signal = options.abortSignal ? AbortSignal.any([options.abortSignal, context.signal]) : context.signal;
         try {
+          if (context.ready) await context.ready;
           return await runToolCall(deps, entry, options.toolCallId, input, { ...context, signal });
         } catch (error) {
           // The AI SDK would turn a throw into tool-error text and lose it: hand it to the run loop instead.

@@ -4,7 +4,7 @@ import { startLoopbackServer, type LoopbackServer } from '../../../shared/src/to
 import { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sequence, type Turn } from '../../../infra/fake-llm/scripts';
-import { messages, schema, type Database } from '@agentq/shared/db';
+import { createDb, messages, schema, type Database } from '@agentq/shared/db';
 import { testDatabaseUrl } from '@agentq/shared/testing';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
@@ -139,6 +139,103 @@ describe('run loop', () => {
     expect(rebuilt.parts.find((part) => 'toolCallId' in part && part.toolCallId === 'call_bad')).toMatchObject({ state: 'output-error' });
     expect(textOf(rebuilt)).toContain('That tool does not exist.');
     expect(await toolCallsOfRun(harness.db, run.id)).toEqual([]);
+  });
+});
+
+describe("a session's first question, started beside its claim", () => {
+  /** Runs `during` while the run's row is locked, so the worker's claim (an UPDATE of that row) waits; `then` runs before the lock is released. */
+  async function withClaimHeld(runId: string, during: () => Promise<void>, then?: (sql: postgres.TransactionSql) => Promise<void>) {
+    const locker = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
+    try {
+      await locker.begin(async (sql) => {
+        await sql`select 1 from runs where id = ${runId} for update`;
+        await during();
+        await then?.(sql);
+      });
+    } finally {
+      await locker.end();
+    }
+  }
+
+  /**
+   * A worker on a pool of its own: the held row also holds the worker's lease renewals (an UPDATE of
+   * it every 2 s), each keeping a connection, which the run's setup reads must not wait behind.
+   */
+  async function workerOfItsOwn() {
+    const handle = await createDb({ url: testDatabaseUrl(), poolSize: 12 });
+    const pool = harness.startWorker(handle.db);
+    return { pool, close: () => pool.close(5000).then(() => handle.close()) };
+  }
+
+  it('sends the model call while its claim waits, shows and writes nothing until the claim returns, then answers as usual', async () => {
+    const { pool, close } = await workerOfItsOwn();
+    script([{ text: 'Asked before the claim.' }]);
+    const { run, opening } = await harness.startRun('start before the claim');
+    expect(opening).toMatchObject({ questionId: run.replyToMessageId, question: 'start before the claim' });
+    const requestsBefore = harness.llm.requests.length;
+    await withClaimHeld(run.id, async () => {
+      await harness.enqueueRun(run.id, opening);
+      await expect.poll(() => harness.llm.requests.length, { timeout: 10_000 }).toBe(requestsBefore + 1);
+      const request = harness.llm.requests.at(-1)!;
+      expect(JSON.stringify(request.messages)).toContain('start before the claim');
+      // The model answered meanwhile; nothing of it (nor the run's start) is shown before the claim.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await harness.events(run.id)).toEqual([]);
+    });
+    const ended = await harness.waitForEnd(run.id);
+    await close();
+    expect(ended).toMatchObject({ status: 'succeeded', finishReason: 'stop', steps: 1, error: null });
+    expect(harness.llm.requests.length).toBe(requestsBefore + 1);
+    const events = await harness.events(run.id);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(events[0]!.chunk).toMatchObject({ type: 'start', messageId: run.id });
+    const rebuilt = await rebuildMessage(events);
+    expect(textOf(rebuilt)).toBe('Asked before the claim.');
+    expect(await persistedParts(run.id)).toEqual(rebuilt.parts);
+  });
+
+  it('drops the early model call of a run cancelled before its claim, and ends the run cancelled with nothing of the model shown', async () => {
+    const { pool, close } = await workerOfItsOwn();
+    // Slow enough that the answer would still be streaming when the claim returns.
+    script([{ text: 'WRONG: shown after cancel', latency: { timeToFirstTokenMs: 20, interTokenMs: 1000 } }]);
+    const { run, opening } = await harness.startRun('cancel me before the claim');
+    const requestsBefore = harness.llm.requests.length;
+    await withClaimHeld(
+      run.id,
+      async () => {
+        await harness.enqueueRun(run.id, opening);
+        await expect.poll(() => harness.llm.requests.length, { timeout: 10_000 }).toBe(requestsBefore + 1);
+      },
+      // Cancelled as the API cancels a queued run, committed before the claim can look.
+      async (sql) => void (await sql`update runs set status = 'cancelled', finish_reason = 'cancelled', finished_at = now() where id = ${run.id}`),
+    );
+    const ended = await harness.waitForEnd(run.id);
+    // The early call was aborted, not left to stream to its end.
+    await expect.poll(() => harness.llm.inFlight, { timeout: 2_000 }).toBe(0);
+    await close();
+    expect(ended).toMatchObject({ status: 'cancelled', finishReason: 'cancelled' });
+    const events = await harness.events(run.id);
+    expect(events.some((event) => event.chunk.type === 'text-delta' || event.chunk.type === 'text-start')).toBe(false);
+    expect(events.at(-1)!.chunk.type).toBe('finish');
+    expect(await persistedParts(run.id)).toBeUndefined();
+  });
+
+  it('goes the ordinary way when the stream it would start is not new, continuing its numbering', async () => {
+    const { pool, close } = await workerOfItsOwn();
+    script([{ text: 'Numbered after the rest.' }]);
+    const { run, opening } = await harness.startRun('a stream that is not new');
+    // Something published for the run already (nothing does for a run its API just stored).
+    const earlier = new RunEventPublisher(harness.deps.redis, harness.deps.config.prefix, run.id, 0);
+    earlier.emit({ type: 'data-note', data: { note: 'before' }, transient: true } as never);
+    await earlier.flush();
+    await harness.enqueueRun(run.id, opening);
+    const ended = await harness.waitForEnd(run.id);
+    await close();
+    expect(ended).toMatchObject({ status: 'succeeded', error: null });
+    const events = await harness.events(run.id);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(events[0]!.chunk.type).toBe('data-note');
+    expect(textOf(await rebuildMessage(events))).toBe('Numbered after the rest.');
   });
 });
 

@@ -36,6 +36,12 @@ export type RunLoopOptions = {
   setup?: Promise<RunSetup>;
   /** A later start's reads, sent with its claim: the run's approvals and journaled tool calls. */
   resumeReads?: ResumeReads;
+  /**
+   * The run's claim, when the loop starts before it returns (an opened first question): the first
+   * model call goes out at once, and nothing the run writes or shows (its stream is held by the
+   * caller) happens before this resolves; it rejects when the run was not claimed.
+   */
+  ready?: Promise<unknown>;
 };
 
 export type ResumeReads = { approvals: Promise<Approval[]>; toolCalls: Promise<ToolCallEntry[]> };
@@ -51,7 +57,11 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const checkpointer = createCheckpointer(deps, run, stream);
   const checkpoint = checkpointer.current;
   const progress = Object.assign(options.progress, { steps: checkpoint?.steps ?? 0, usage: (checkpoint?.usage as Usage) ?? {} });
-  const finish = (outcome: Parameters<typeof finishRun>[1]['outcome'], message?: UIMessage) => finishRun(deps, { run, stream, checkpointer, progress, outcome, message });
+  const { ready } = options;
+  const finish = async (outcome: Parameters<typeof finishRun>[1]['outcome'], message?: UIMessage) => {
+    if (ready) await ready;
+    return finishRun(deps, { run, stream, checkpointer, progress, outcome, message });
+  };
   const cancelIfFlagged = (cancelled: boolean) => {
     if (cancelled) options.abort(new RunCancelledError());
     if (signal.aborted) throw signal.reason;
@@ -80,6 +90,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const tools = buildToolSet(deps, offered, {
     ...callContext,
     deferLog: writes.addStarted,
+    ready,
     // A tool boundary: a run cancelled in the database never starts another tool with an effect. The
     // journal's statement reads the status; a call it does not journal looks it up (one with no
     // effect is not asked: see executeTool's deferLog).
@@ -118,6 +129,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
       fatal: () => fatal,
       writes,
       stallTimeoutMs: deps.config.modelStallTimeoutMs ?? DEFAULT_MODEL_STALL_TIMEOUT_MS,
+      ready,
       onStepBoundary: async (current) => cancelIfFlagged((await checkpointer.save({ messages: current, steps: progress.steps, usage: progress.usage })).cancelled),
     });
     history = outcome.messages;

@@ -58,6 +58,11 @@ export type StepCall = {
   fatal: () => unknown;
   /** MODEL_STALL_TIMEOUT_MS: how long the model may send nothing, before its first output of a step or between two. */
   stallTimeoutMs: number;
+  /**
+   * The run's claim, when the call went out before it returned: the model's output, and its tools'
+   * approval decisions, wait for it (the tools wait in build-tool-set).
+   */
+  ready?: Promise<unknown>;
 };
 
 /** The model provider stopped sending: the run fails with this instead of waiting forever. */
@@ -104,7 +109,15 @@ export type StepOutcome = {
 /** One streamText call: every UI chunk becomes a run event; usage and step counts go into `progress`. */
 export async function streamStep(call: StepCall): Promise<StepOutcome> {
   const { stream, progress } = call;
-  const toolApproval = call.tools ? Object.fromEntries(call.offered.map((entry) => [entry.name, approvalFor(entry, call.grants)])) : undefined;
+  const { ready } = call;
+  const toolApproval = call.tools
+    ? Object.fromEntries(
+        call.offered.map((entry) => {
+          const approval = approvalFor(entry, call.grants);
+          return [entry.name, ready ? async (input: unknown) => ready.then(() => approval(input)) : approval];
+        }),
+      )
+    : undefined;
   const inputs = new Map<string, { toolName: string; input: unknown }>();
   const approvalRequests: { sdkApprovalId: string; toolCallId: string }[] = [];
   const reasoningStarted = new Map<string, number>();
@@ -132,6 +145,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
     },
   });
   try {
+    if (ready) await ready;
     for await (const chunk of uiChunks(result.stream, stall.onPart)) {
       if (call.writes.pending) await call.writes.settled();
       if (call.fatal()) throw call.fatal();

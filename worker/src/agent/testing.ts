@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '@agentq/shared/db';
 import { withoutRetriedAttempts, type RunEvent } from '@agentq/shared/events';
-import { createQueues, enqueue } from '@agentq/shared/queues';
+import { createQueues, enqueue, type ChatRunOpening } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
 import { readRunEvents } from '@agentq/shared/run-stream';
-import { createAgent, createChatSession, createModel, createTool, createUser, getRun, isTerminal, startChatRun, startRunInputSchema, transitionRun, type AgentTool, type Run } from '@agentq/shared/services';
+import { createAgent, createChatSession, createModel, createTool, createUser, getRun, isTerminal, startChatRun, startRunInputSchema, transitionRun, type AgentTool, type Run, type StartedRun } from '@agentq/shared/services';
 import { openTestDb, randomPrefix, silentLogger, testRedisUrl } from '@agentq/shared/testing';
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { startFakeLlm, type FakeLlm } from '../../../infra/fake-llm/server';
@@ -29,7 +29,9 @@ export type AgentHarness = {
   startWorker: (db?: Database) => WorkerPool;
   /** A chat run in a fresh session, with an agent offering exactly `tools`. */
   createRun: (content: string, tools?: AgentTool[]) => Promise<Run>;
-  enqueueRun: (runId: string) => Promise<void>;
+  /** createRun, with what the API's job carries for it (a session's first question: its opening). */
+  startRun: (content: string, tools?: AgentTool[]) => Promise<StartedRun>;
+  enqueueRun: (runId: string, opening?: ChatRunOpening) => Promise<void>;
   waitForEnd: (runId: string, timeoutMs?: number) => Promise<Run>;
   events: (runId: string) => Promise<RunEvent[]>;
   createTool: (input: Omit<Parameters<typeof createTool>[1], 'description' | 'enabled' | 'needsApproval' | 'approvalTimeoutMs' | 'sortOrder' | 'slug' | 'name'> & { needsApproval?: boolean }) => Promise<AgentTool>;
@@ -49,6 +51,11 @@ export async function startAgentHarness(script: ScriptLike): Promise<AgentHarnes
   const user = await createUser(db, { email: `agent-${randomBytes(4).toString('hex')}@test.local`, name: 'Agent test', password: 'password-123', role: 'user' });
   const model = await createModel(db, { name: `Fake ${randomBytes(3).toString('hex')}`, baseUrl: llm.url, modelId: 'fake-model' }, APP_SECRET);
   const pools: WorkerPool[] = [];
+  const startRun = async (content: string, tools: AgentTool[] = []) => {
+    const agent = await createAgent(db, { name: `Agent ${randomBytes(3).toString('hex')}`, modelId: model.id, tools: tools.map((tool) => ({ toolId: tool.id })) });
+    const session = await createChatSession(db, user.id, { agentId: agent.id });
+    return startChatRun(db, { userId: user.id, session, input: startRunInputSchema.parse({ content }) });
+  };
   return {
     db,
     deps,
@@ -59,13 +66,10 @@ export async function startAgentHarness(script: ScriptLike): Promise<AgentHarnes
       pools.push(pool);
       return pool;
     },
-    createRun: async (content, tools = []) => {
-      const agent = await createAgent(db, { name: `Agent ${randomBytes(3).toString('hex')}`, modelId: model.id, tools: tools.map((tool) => ({ toolId: tool.id })) });
-      const session = await createChatSession(db, user.id, { agentId: agent.id });
-      return (await startChatRun(db, { userId: user.id, session, input: startRunInputSchema.parse({ content }) })).run;
-    },
-    enqueueRun: async (runId) => {
-      await enqueue(queues, 'chatTurns', 'chat-turn', { runId }, { jobId: runId, backoff: { type: 'fixed', delay: 200 } });
+    startRun,
+    createRun: async (content, tools = []) => (await startRun(content, tools)).run,
+    enqueueRun: async (runId, opening) => {
+      await enqueue(queues, 'chatTurns', 'chat-turn', { runId, ...(opening && { opening }) }, { jobId: runId, backoff: { type: 'fixed', delay: 200 } });
     },
     waitForEnd: async (runId, timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;

@@ -1,12 +1,13 @@
 import { lastRunEventSeq } from '@agentq/shared/run-stream';
-import { approvalsForRun, claimChatRun, isDependencyDown, isTerminal, NotFoundError, toolCallsOfRun, WorkerStoppingError } from '@agentq/shared/services';
+import { approvalsForRun, claimChatRun, isDependencyDown, isTerminal, NotFoundError, openedChatRun, toolCallsOfRun, WorkerStoppingError, type Run } from '@agentq/shared/services';
+import type { ChatRunOpening } from '@agentq/shared/queues';
 import type { Job } from 'bullmq';
 import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { WorkerDeps } from '../processor';
 import { finishRun } from '../agent/finish-run';
 import { openRunStream, readAll, type StreamReads } from '../agent/open-run-stream';
 import { RunCancelledError } from '../agent/run-control';
-import { loadRunSetup } from '../agent/load-run-setup';
+import { loadRunSetup, type RunSetup } from '../agent/load-run-setup';
 import { runLoop, type ResumeReads } from '../agent/run-loop';
 import { createCheckpointer } from '../agent/checkpoint';
 import type { RunProgress, Usage } from '../agent/stream-step';
@@ -19,7 +20,7 @@ export { STEP_LIMIT_NOTE } from '../agent/run-loop';
  * over by a stopping worker (delayed to now, attempts untouched), retried from the checkpoint (a
  * database or Redis outage while attempts remain), or ended as cancelled/failed.
  */
-export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerDeps, token?: string): Promise<{ status: string }> {
+export async function processChatTurn(job: Job<{ runId: string; opening?: ChatRunOpening }>, deps: WorkerDeps, token?: string): Promise<{ status: string }> {
   // Everything read before the first model call goes out with the claim: one round trip. A first
   // start reads its session's context in the claim itself and the stream's position beside it. A
   // later start (after parking, a retry or a crash) has a checkpoint instead of that context; it
@@ -31,17 +32,61 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
   // Awaited by whoever needs them; a claim that fails first leaves them unobserved, not unhandled.
   for (const read of [streamReads.lastSeq, streamReads.events, resumeReads?.approvals, resumeReads?.toolCalls]) read?.catch(() => {});
   // An outage keeps its identity (BullMQ retries); only a run that really is not there is unrecoverable.
-  const { run, claimed, context } = await claimChatRun(deps.db, runId, { withContext: firstAttempt }).catch((error: unknown) => {
+  const claim = claimChatRun(deps.db, runId, { withContext: firstAttempt }).catch((error: unknown) => {
     if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${runId} does not exist`);
     throw error;
   });
+  const opening = firstAttempt ? job.data.opening : undefined;
+  if (opening) {
+    // A session's first question: its job carries all the first model call needs, so the call goes
+    // out beside the claim and the stream's read instead of after them. It starts a new stream: the
+    // first attempt of a run its API just stored has published nothing. Nothing is published or
+    // written before the claim returns; a run it did not claim (cancelled meanwhile), or a stream
+    // that is not new after all, aborts the call, and the run goes the ordinary way below.
+    const opened = openedChatRun(runId, opening);
+    const ready = Promise.all([claim, streamReads.lastSeq!]).then(([{ run, claimed, context }, lastSeq]) => {
+      if (!claimed || lastSeq !== 0) throw new OpeningRefusedError();
+      Object.assign(opened.run, run);
+      for (const grant of context?.grants ?? []) opened.context.grants.add(grant);
+    });
+    ready.catch(() => {});
+    try {
+      return await attempt(job, deps, token, { run: opened.run, setup: loadRunSetup(deps, opened.run, null, opened.context), streamReads: { lastSeq: Promise.resolve(0) }, ready });
+    } catch (error) {
+      if (!(error instanceof OpeningRefusedError)) throw error;
+    }
+  }
+  const { run, claimed, context } = await claim;
   if (run.kind !== 'chat' || !run.sessionId) throw new UnrecoverableError(`Run ${run.id} is not a chat run`);
-
-  const log = deps.logger;
   // The lookups before the first model call and the stream's position are independent: one round trip for both.
-  const setup = claimed ? loadRunSetup(deps, run, run.checkpoint, context) : undefined;
+  return attempt(job, deps, token, { run, setup: claimed ? loadRunSetup(deps, run, run.checkpoint, context) : undefined, streamReads, resumeReads });
+}
+
+/** An opened start cannot go on (its claim refused the run, or its stream was not new): its early model call is dropped. */
+class OpeningRefusedError extends Error {
+  override name = 'OpeningRefusedError';
+}
+
+type Attempt = {
+  run: Run;
+  /** Set when the run is claimed (or being claimed: `ready`) and its setup loading. */
+  setup?: Promise<RunSetup>;
+  streamReads: StreamReads;
+  resumeReads?: ResumeReads;
+  /** The claim of a run started before it returned (see runLoop's `ready`). */
+  ready?: Promise<void>;
+};
+
+/** One attempt at a run: its stream opened, the loop run, and what each way out means for BullMQ. */
+async function attempt(job: Job, deps: WorkerDeps, token: string | undefined, { run, setup, streamReads, resumeReads, ready }: Attempt): Promise<{ status: string }> {
+  const log = deps.logger;
   setup?.catch(() => {}); // awaited by the loop; this only keeps an early way out from leaving it unobserved
   const [control, stream] = await Promise.all([deps.control.track(run.id), openRunStream(deps, run, job.attemptsMade + 1, streamReads)]);
+  if (ready) {
+    stream.publisher.holdUntil(ready);
+    // A refused claim stops the early model call at once.
+    ready.catch((reason: unknown) => deps.control.abort(run.id, reason));
+  }
   const progress: RunProgress = { steps: run.steps, usage: (run.usage as Usage) ?? {} };
   const settle = (outcome: Parameters<typeof finishRun>[1]['outcome']) =>
     finishRun(deps, { run, stream, checkpointer: createCheckpointer(deps, run, stream), progress, outcome });
@@ -58,10 +103,13 @@ export async function processChatTurn(job: Job<{ runId: string }>, deps: WorkerD
       }
       return { status: run.status };
     }
-    const outcome = await runLoop(deps, { run, job, token, stream, progress, setup, resumeReads, signal: control.signal, abort: (reason) => deps.control.abort(run.id, reason) });
+    const outcome = await runLoop(deps, { run, job, token, stream, progress, setup, resumeReads, ready, signal: control.signal, abort: (reason) => deps.control.abort(run.id, reason) });
+    if (ready) await ready;
     if (outcome.status === 'cancelled' && !stream.finished()) await settle({ status: 'cancelled', finishReason: 'cancelled' });
     return outcome;
   } catch (error) {
+    // Whatever ended an unconfirmed start, the claim decides first: a refusal or the claim's own failure is the answer.
+    if (ready) await ready;
     if (error instanceof DelayedError) throw error;
     const reason = control.signal.aborted ? control.signal.reason : error;
     if (reason instanceof WorkerStoppingError || error instanceof WorkerStoppingError) {
