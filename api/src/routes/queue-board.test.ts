@@ -52,6 +52,23 @@ describe('bull-board at /admin/queues', () => {
     expect(slash.status).toBe(301);
   });
 
+  it("shows a first question's job without the question", async () => {
+    const model = await t.app.request('/api/models', { method: 'POST', headers: admin.headers, body: JSON.stringify({ name: 'Board model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm' }) });
+    expect(model.status).toBe(201);
+    const session = await (await t.app.request('/api/sessions', { method: 'POST', headers: user.headers, body: '{}' })).json();
+    const sent = await t.app.request(`/api/sessions/${session.id}/runs`, { method: 'POST', headers: user.headers, body: JSON.stringify({ content: 'my private question' }) });
+    expect(sent.status).toBe(202);
+    const { runId } = await sent.json();
+    // The job carries the question (the worker's opening); the board does not show it.
+    await expect.poll(async () => (await t.queues.chatTurns.getJob(runId))?.data.opening?.question).toBe('my private question');
+    const board = await t.app.request('/admin/queues/api/queues?activeQueue=chat-turns&status=waiting&page=1', { headers: admin.headers });
+    expect(board.status).toBe(200);
+    const text = await board.text();
+    expect(text).toContain(runId);
+    expect(text).not.toContain('my private question');
+    expect(text).toContain('(19 characters, not shown)');
+  });
+
   it('refuses cross-site writes made with the session cookie', async () => {
     const response = await t.app.request('/admin/queues/api/queues/chat-turns/pause', { method: 'PUT', headers: { ...admin.headers, origin: 'https://evil.example', host: 'localhost' } });
     expect(response.status).toBe(403);

@@ -30,6 +30,16 @@ export const queueBoardAccess = createMiddleware<AppEnv>(async function queueBoa
 });
 
 /**
+ * A job's data as the board shows it: a first question's opening (ChatRunOpening) without the
+ * question itself, which is the user's words and not the operator's to read.
+ */
+function withoutQuestions(data: unknown): unknown {
+  const opening = (data as { opening?: { question?: unknown } } | null)?.opening;
+  if (typeof opening?.question !== 'string') return data;
+  return { ...(data as object), opening: { ...opening, question: `(${opening.question.length} characters, not shown)` } };
+}
+
+/**
  * bull-board for every catalog queue, to be mounted at /admin/queues. Its page and assets are served
  * from node_modules through the mount path; the one third-party request it makes (Google Fonts) is
  * dropped, so the board works offline and tells no one who is looking.
@@ -38,7 +48,11 @@ export function queueBoardRoutes(queues: Queues) {
   const adapter = new HonoAdapter(serveStatic);
   adapter.setBasePath(QUEUE_BOARD_PATH);
   createBullBoard({
-    queues: (Object.keys(queueCatalog) as QueueKey[]).map((key) => new BullMQAdapter(queues[key])),
+    queues: (Object.keys(queueCatalog) as QueueKey[]).map((key) => {
+      const board = new BullMQAdapter(queues[key]);
+      board.setFormatter('data', withoutQuestions);
+      return board;
+    }),
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'agentq queues' } },
   });
