@@ -30,33 +30,41 @@ describe('run enqueue durability', () => {
   it('keeps every run whose flush resolved through a PostgreSQL crash; an unflushed commit is lost', async () => {
     const user = await createUser(database.db, createUserInputSchema.parse({ email: 'durable@test.local', name: 'Durable', password: 'durable-password-1', role: 'user' }));
     await createModel(database.db, { name: 'm', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm' }, 'enqueue-durability-secret-0123');
-    const sessions = await Promise.all(Array.from({ length: 24 }, () => createChatSession(database.db, user.id, {})));
-    // Stored at once, as concurrent requests are: their flushes are shared.
-    const started = await Promise.all(
-      sessions.map((session, index) => startChatRun(database.db, { userId: user.id, session, input: startRunInputSchema.parse({ content: `question ${index}` }) })),
-    );
-    await Promise.all(started.map(({ durable }) => durable));
-    // The control: committed and visible, but never flushed.
-    await database.db.execute(sql`update chat_sessions set title = 'unflushed' where id = ${sessions[0]!.id} and set_config('synchronous_commit', 'off', true) is not null`);
-    const [visible] = (await database.db.execute(sql`select title from chat_sessions where id = ${sessions[0]!.id}`)) as unknown as { title: string }[];
-    expect(visible!.title).toBe('unflushed');
+    // Every crash must keep every acknowledged run. Whether it also drops the control commit depends
+    // on whether anything wrote the WAL out first (the WAL writer, a background process's commit):
+    // on a busy box it now and then has, so the crash is repeated until one shows that it drops
+    // unflushed commits, which is what lets this test fail when the barrier does nothing.
+    let controlLost = false;
+    for (let attempt = 0; attempt < 4 && !controlLost; attempt++) {
+      const sessions = await Promise.all(Array.from({ length: 24 }, () => createChatSession(database.db, user.id, {})));
+      // Stored at once, as concurrent requests are: their flushes are shared.
+      const started = await Promise.all(
+        sessions.map((session, index) => startChatRun(database.db, { userId: user.id, session, input: startRunInputSchema.parse({ content: `question ${index}` }) })),
+      );
+      await Promise.all(started.map(({ durable }) => durable));
+      // The control: committed and visible, but never flushed.
+      await database.db.execute(sql`update chat_sessions set title = 'unflushed' where id = ${sessions[0]!.id} and set_config('synchronous_commit', 'off', true) is not null`);
+      const [visible] = (await database.db.execute(sql`select title from chat_sessions where id = ${sessions[0]!.id}`)) as unknown as { title: string }[];
+      expect(visible!.title).toBe('unflushed');
 
-    server.stop('immediate');
-    await database.close();
-    server.start();
-    database = await createDb({ url: server.serverUrl, poolSize: 2 });
+      server.stop('immediate');
+      await database.close();
+      server.start();
+      database = await createDb({ url: server.serverUrl, poolSize: 8 });
 
-    const runIds = started.map(({ run }) => run.id);
-    const stored = (await database.db.execute(sql`
-      select r.id, r.status, m.parts from runs r join messages m on m.id = r.reply_to_message_id where r.id in (${sql.join(runIds.map((id) => sql`${id}`), sql`, `)})`)) as unknown as {
-      id: string;
-      status: string;
-      parts: { text: string }[];
-    }[];
-    const [control] = (await database.db.execute(sql`select title from chat_sessions where id = ${sessions[0]!.id}`)) as unknown as { title: string }[];
-    expect(control!.title, 'the crash kept a commit nobody flushed: this test could not tell a flush from none').not.toBe('unflushed');
-    expect(stored.map((row) => row.id).sort()).toEqual([...runIds].sort());
-    expect(stored.every((row) => row.status === 'queued')).toBe(true);
-    expect(stored.map((row) => row.parts[0]!.text).sort()).toEqual(sessions.map((_, index) => `question ${index}`).sort());
+      const runIds = started.map(({ run }) => run.id);
+      const stored = (await database.db.execute(sql`
+        select r.id, r.status, m.parts from runs r join messages m on m.id = r.reply_to_message_id where r.id in (${sql.join(runIds.map((id) => sql`${id}`), sql`, `)})`)) as unknown as {
+        id: string;
+        status: string;
+        parts: { text: string }[];
+      }[];
+      expect(stored.map((row) => row.id).sort()).toEqual([...runIds].sort());
+      expect(stored.every((row) => row.status === 'queued')).toBe(true);
+      expect(stored.map((row) => row.parts[0]!.text).sort()).toEqual(sessions.map((_, index) => `question ${index}`).sort());
+      const [control] = (await database.db.execute(sql`select title from chat_sessions where id = ${sessions[0]!.id}`)) as unknown as { title: string }[];
+      controlLost = control!.title !== 'unflushed';
+    }
+    expect(controlLost, 'no crash dropped a commit nobody flushed: this test could not tell a flush from none').toBe(true);
   }, 120_000);
 });
