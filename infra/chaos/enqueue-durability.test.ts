@@ -16,7 +16,9 @@ let database: DbHandle;
 
 beforeAll(async () => {
   if (!bin) throw new Error('PostgreSQL server binaries (initdb, pg_ctl) are required');
-  server = await startPrivatePostgres(bin);
+  // The WAL writer writes an asynchronous commit out within wal_writer_delay (200 ms by default):
+  // ten seconds (the maximum) leaves the crash right after the control commit to decide.
+  server = await startPrivatePostgres(bin, { wal_writer_delay: '10s' });
   database = await createDb({ url: server.serverUrl, poolSize: 8 });
   await database.migrate();
 }, 120_000);
@@ -30,10 +32,10 @@ describe('run enqueue durability', () => {
   it('keeps every run whose flush resolved through a PostgreSQL crash; an unflushed commit is lost', async () => {
     const user = await createUser(database.db, createUserInputSchema.parse({ email: 'durable@test.local', name: 'Durable', password: 'durable-password-1', role: 'user' }));
     await createModel(database.db, { name: 'm', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm' }, 'enqueue-durability-secret-0123');
-    // Every crash must keep every acknowledged run. Whether it also drops the control commit depends
-    // on whether anything wrote the WAL out first (the WAL writer, a background process's commit):
-    // on a busy box it now and then has, so the crash is repeated until one shows that it drops
-    // unflushed commits, which is what lets this test fail when the barrier does nothing.
+    // Every crash must keep every acknowledged run. It must also drop the control commit, or this
+    // test could not fail when the barrier does nothing; the crash comes right after the control
+    // (server.crash, not pg_ctl's start-up), and is repeated should something have written the WAL
+    // out first anyway.
     let controlLost = false;
     for (let attempt = 0; attempt < 4 && !controlLost; attempt++) {
       const sessions = await Promise.all(Array.from({ length: 24 }, () => createChatSession(database.db, user.id, {})));
@@ -47,7 +49,7 @@ describe('run enqueue durability', () => {
       const [visible] = (await database.db.execute(sql`select title from chat_sessions where id = ${sessions[0]!.id}`)) as unknown as { title: string }[];
       expect(visible!.title).toBe('unflushed');
 
-      server.stop('immediate');
+      await server.crash();
       await database.close();
       server.start();
       database = await createDb({ url: server.serverUrl, poolSize: 8 });

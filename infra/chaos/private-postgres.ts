@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeLoopbackPort } from '@agentq/shared/testing/redis-server';
@@ -10,6 +10,12 @@ export type PrivatePostgres = {
   port: number;
   /** `pg_ctl stop -m <mode>`: immediate is a crash (no checkpoint), fast a clean shutdown. */
   stop: (mode?: 'immediate' | 'fast') => void;
+  /**
+   * A crash at once: SIGQUIT to the postmaster (what `-m immediate` sends) from this process, then
+   * waits until it is gone. Without pg_ctl's start-up in between, nothing has time to write out
+   * WAL that a commit left unflushed just before.
+   */
+  crash: () => Promise<void>;
   start: () => void;
   dispose: () => void;
 };
@@ -33,19 +39,33 @@ function run(bin: string, args: string[]) {
  * A PostgreSQL cluster of the chaos suite's own (initdb in a temp dir, pg_ctl on a free loopback
  * port, trust auth): stopping it never touches the machine's shared server.
  */
-export async function startPrivatePostgres(bin: string): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(bin: string, settings: Record<string, string | number> = {}): Promise<PrivatePostgres> {
   const port = await freeLoopbackPort();
   const dir = mkdtempSync(join(tmpdir(), 'agentq-pg-'));
   const data = join(dir, 'data');
   if (process.getuid?.() === 0) spawnSync('chown', ['-R', 'postgres:postgres', dir]);
   run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c max_connections=300 -c fsync=off -c full_page_writes=off`;
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=${dir} -c max_connections=300 -c fsync=off -c full_page_writes=off${Object.entries(settings)
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('')}`;
   const start = () => run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
   start();
   return {
     serverUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     stop: (mode = 'immediate') => run(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']),
+    crash: async () => {
+      const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 'SIGQUIT');
+      for (let waited = 0; existsSync(join(data, 'postmaster.pid')) && waited < 60_000; waited += 20) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     start,
     dispose: () => {
       spawnSync(process.getuid?.() === 0 ? 'runuser' : join(bin, 'pg_ctl'), process.getuid?.() === 0 ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop']);
