@@ -57,14 +57,14 @@ export async function startPrivatePostgres(bin: string, settings: Record<string,
     crash: async () => {
       const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
       process.kill(pid, 'SIGQUIT');
-      for (let waited = 0; existsSync(join(data, 'postmaster.pid')) && waited < 60_000; waited += 20) {
+      const alive = () => {
         try {
-          process.kill(pid, 0);
+          return process.kill(pid, 0);
         } catch {
-          break;
+          return false;
         }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      };
+      for (let waited = 0; alive() && waited < 60_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
     },
     start,
     dispose: () => {

@@ -99,7 +99,7 @@ async function startOrAbandon<T>(c: Context<AppEnv>, run: Run, start: () => Prom
 
 /** A session's first question carries its opening (ChatRunOpening): its worker sends the model call beside its claim. */
 const enqueueChatTurn = (c: Context<AppEnv>, run: Run, opening?: ChatRunOpening) =>
-  enqueue(c.get('queues'), 'chatTurns', 'chat-turn', opening ? { runId: run.id, opening } : { runId: run.id }, { jobId: run.id });
+  enqueue(c.get('queues'), 'chatTurns', 'chat-turn', { runId: run.id, opening }, { jobId: run.id });
 
 /**
  * Adds a created run's job once its 202 is written: the answer leaves before the worker the add

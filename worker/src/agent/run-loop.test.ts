@@ -168,7 +168,7 @@ describe("a session's first question, started beside its claim", () => {
   }
 
   it('sends the model call while its claim waits, shows and writes nothing until the claim returns, then answers as usual', async () => {
-    const { pool, close } = await workerOfItsOwn();
+    const { close } = await workerOfItsOwn();
     script([{ text: 'Asked before the claim.' }]);
     const { run, opening } = await harness.startRun('start before the claim');
     expect(opening).toMatchObject({ questionId: run.replyToMessageId, question: 'start before the claim' });
@@ -195,7 +195,7 @@ describe("a session's first question, started beside its claim", () => {
   });
 
   it('drops the early model call of a run cancelled before its claim, and ends the run cancelled with nothing of the model shown', async () => {
-    const { pool, close } = await workerOfItsOwn();
+    const { close } = await workerOfItsOwn();
     // Slow enough that the answer would still be streaming when the claim returns.
     script([{ text: 'WRONG: shown after cancel', latency: { timeToFirstTokenMs: 20, interTokenMs: 1000 } }]);
     const { run, opening } = await harness.startRun('cancel me before the claim');
@@ -221,7 +221,7 @@ describe("a session's first question, started beside its claim", () => {
   });
 
   it('goes the ordinary way when the stream it would start is not new, continuing its numbering', async () => {
-    const { pool, close } = await workerOfItsOwn();
+    const { close } = await workerOfItsOwn();
     script([{ text: 'Numbered after the rest.' }]);
     const { run, opening } = await harness.startRun('a stream that is not new');
     // Something published for the run already (nothing does for a run its API just stored).

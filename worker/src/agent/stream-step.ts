@@ -114,7 +114,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
     ? Object.fromEntries(
         call.offered.map((entry) => {
           const approval = approvalFor(entry, call.grants);
-          return [entry.name, ready ? async (input: unknown) => ready.then(() => approval(input)) : approval];
+          return [entry.name, ready ? (input: unknown) => ready.then(() => approval(input)) : approval];
         }),
       )
     : undefined;

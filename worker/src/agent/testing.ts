@@ -69,7 +69,7 @@ export async function startAgentHarness(script: ScriptLike): Promise<AgentHarnes
     startRun,
     createRun: async (content, tools = []) => (await startRun(content, tools)).run,
     enqueueRun: async (runId, opening) => {
-      await enqueue(queues, 'chatTurns', 'chat-turn', { runId, ...(opening && { opening }) }, { jobId: runId, backoff: { type: 'fixed', delay: 200 } });
+      await enqueue(queues, 'chatTurns', 'chat-turn', { runId, opening }, { jobId: runId, backoff: { type: 'fixed', delay: 200 } });
     },
     waitForEnd: async (runId, timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;

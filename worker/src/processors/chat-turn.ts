@@ -1,6 +1,6 @@
 import { lastRunEventSeq } from '@agentq/shared/run-stream';
 import { approvalsForRun, claimChatRun, isDependencyDown, isTerminal, NotFoundError, openedChatRun, toolCallsOfRun, WorkerStoppingError, type Run } from '@agentq/shared/services';
-import type { ChatRunOpening } from '@agentq/shared/queues';
+import type { JobPayload } from '@agentq/shared/queues';
 import type { Job } from 'bullmq';
 import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { WorkerDeps } from '../processor';
@@ -20,7 +20,7 @@ export { STEP_LIMIT_NOTE } from '../agent/run-loop';
  * over by a stopping worker (delayed to now, attempts untouched), retried from the checkpoint (a
  * database or Redis outage while attempts remain), or ended as cancelled/failed.
  */
-export async function processChatTurn(job: Job<{ runId: string; opening?: ChatRunOpening }>, deps: WorkerDeps, token?: string): Promise<{ status: string }> {
+export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-turn'>>, deps: WorkerDeps, token?: string): Promise<{ status: string }> {
   // Everything read before the first model call goes out with the claim: one round trip. A first
   // start reads its session's context in the claim itself and the stream's position beside it. A
   // later start (after parking, a retry or a crash) has a checkpoint instead of that context; it
