@@ -2,9 +2,10 @@ import { sql } from 'drizzle-orm';
 import type { Database } from './client';
 
 /**
- * One connection of its own for the API's hottest durable write (a run's insert), so that
- * concurrent requests' statements pipeline: postgres.js sends the statements queued in one turn of
- * the event loop in one socket write and reads their answers together, where the pool would give
+ * One connection of its own for the hottest durable writes (the API's run inserts; a worker's
+ * standalone execution ends, tools.ts writeToolLog), so that concurrent statements pipeline:
+ * postgres.js sends the statements queued in one turn of the event loop in one socket write and
+ * reads their answers together, where the pool would give
  * each its own connection, write and read (a loopback socket write costs ~0.1–0.2 ms of CPU on this
  * VM). A statement that finds the lane idle commits as usual. One that joins statements already in
  * flight commits without waiting for its WAL flush (each commit on one connection would wait for

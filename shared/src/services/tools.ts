@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { preparedQuery } from '../db/prepared-query';
+import { commitOnLane, setSynchronousCommit } from '../db/commit-lane';
 import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, runs, TOOL_LOG_STATUSES, toolCalls, type RunStatus, type ToolLogStatus } from '../db/schema';
 import { newId } from '../ids';
 import { effectOf, type ExpandedTool, type ToolContext, type ToolEffect, type ToolResult } from '../tools/define-tool-type';
@@ -434,7 +435,8 @@ async function writeToolLog(
 ): Promise<boolean> {
   const completion: LogCompletion = !completes ? 'none' : completes.insert ? 'insert' : 'update';
   const settlement: LogSettlement = !settlesRun ? 'none' : result.success ? 'succeeded' : 'failed';
-  const rows = await toolLogStatements[`${completion}_${settlement}_${claim}`](db).execute({
+  const statement = toolLogStatements[`${completion}_${settlement}_${claim}`];
+  const values = {
     toolId: tool.id,
     toolSlug: loggedName,
     userId: context.userId,
@@ -452,7 +454,12 @@ async function writeToolLog(
     runError: settlesRun && !result.success ? toRunErrorText(result.error ?? 'failed') : null,
     runOptions: draft?.options ?? null,
     runCreatedAt: draft?.createdAt ?? null,
-  });
+  };
+  if (!settlesRun) return (await statement(db).execute({ ...values, synchronousCommit: 'on' }))[0]?.runSettled ?? false;
+  // A standalone execution's end: concurrent ones pipeline on the commit lane and share a flush,
+  // and its result is returned (and published) only once that flush is done.
+  const { result: rows, durable } = await commitOnLane(db, (lane, synchronousCommit) => statement(lane).execute({ ...values, synchronousCommit }));
+  await durable;
   return rows[0]?.runSettled ?? false;
 }
 
@@ -509,8 +516,9 @@ function preparedToolLog(completion: LogCompletion, settlement: LogSettlement, c
         result: placeholder('result'),
       })
       .onConflictDoNothing()
-      // A row already logged (a replayed job) returns nothing: the caller then ends the run the long way.
-      .returning({ runSettled: settlementCte ? sql<boolean>`exists (select 1 from ${settlementCte})` : sql<boolean>`false` })
+      // A row already logged (a replayed job) returns nothing: the caller then ends the run the long
+      // way (and this statement commits as usual). commitMode sets synchronous_commit for its commit.
+      .returning({ runSettled: settlementCte ? sql<boolean>`exists (select 1 from ${settlementCte})` : sql<boolean>`false`, commitMode: setSynchronousCommit })
       .prepare(`tool_log_${completion}_${settlement}_${claim}`);
   });
 }
