@@ -157,9 +157,9 @@ async function main() {
     log('CPU per 1,000 tokens (text, 20 concurrent)');
     mode = { kind: 'text', tokens: TOKENS, ttft: TTFT_MS, interval: INTERVAL_MS };
     const cpuRuns = small ? 10 : 200;
-    // Both sides on their plateau, as a server in service is: per run, the workers' CPU still fell
-    // by ~20 % between their 300th and 900th runs, and a fresh direct process's by ~45 % over its
-    // first 600 (the nineteenth round; before it, a cold direct faced half-warm workers).
+    // Both sides on their plateau, as a server in service is: per run, the API's and workers' CPU
+    // still fell by ~20 % between the stack's 300th and 900th runs, and a fresh direct process's by
+    // ~45 % over its first 600 (the nineteenth round; before it, a cold direct faced half-warm workers).
     const cpuWarmRuns = small ? 0 : 600;
     if (cpuWarmRuns) okSamples((await driveRuns(client, options('text', cpuWarmRuns, 20), answer)).samples);
     const cpuBefore = pids.map(cpuMsOf);
