@@ -141,17 +141,31 @@ async function main() {
     // 3. Tool scenario, 20 concurrent, vs the same turns through streamText.
     log('tool, 20 concurrent');
     const toolRuns = small ? 10 : 200;
+    // The first pass is the tool path's first use in these processes: its first token shows the
+    // cold start's first wave (p95 / p50). Runs/s is a steady rate, so it comes from a second pass
+    // on each side, once every process has run the path (the first pass's rate is in the details).
     const toolDrive = await driveRuns(client, options('tool', toolRuns, 20), answer);
     const toolSamples = okSamples(toolDrive.samples);
     const toolDirect = await directBaseline(llm.url, toolRuns, 20, TOOL_SLUG);
     const toolTtft = percentiles(toolSamples.map((sample) => sample.ttftMs!));
-    const toolRunsPerSec = round(toolSamples.length / (toolDrive.wallMs / 1000));
+    const firstPassRunsPerSec = round(toolSamples.length / (toolDrive.wallMs / 1000));
+    const warmDrive = await driveRuns(client, options('tool', toolRuns, 20), answer);
+    const toolRunsPerSec = round(okSamples(warmDrive.samples).length / (warmDrive.wallMs / 1000));
+    const warmDirect = await directBaseline(llm.url, toolRuns, 20, TOOL_SLUG);
+    log(`tool runs/s: first pass ${firstPassRunsPerSec} (direct ${toolDirect.runsPerSec}), second pass ${toolRunsPerSec} (direct ${warmDirect.runsPerSec})`);
     rows.push(
       { group: 'first token, tool scenario, 20 concurrent', metric: 'p50', agentq: toolTtft.p50, baseline: toolDirect.ttftMs.p50, unit: 'ms', goal: { kind: 'within', value: 50 } },
       { group: 'first token, tool scenario, 20 concurrent', metric: 'p95 / p50', agentq: round(toolTtft.p95 / toolTtft.p50), unit: '×', goal: { kind: 'at-most', value: 1.5 } },
-      { group: 'runs/s, tool scenario, 20 concurrent', metric: 'runs/s', agentq: toolRunsPerSec, baseline: toolDirect.runsPerSec, unit: '/s', goal: { kind: 'ratio-at-least', value: 0.9 } },
+      { group: 'runs/s, tool scenario, 20 concurrent', metric: 'runs/s', agentq: toolRunsPerSec, baseline: warmDirect.runsPerSec, unit: '/s', goal: { kind: 'ratio-at-least', value: 0.9 } },
     );
-    details.tool = { ttftMs: toolTtft, e2eMs: percentiles(toolSamples.map((sample) => sample.e2eMs!)), enqueueMs: percentiles(toolSamples.map((sample) => sample.enqueueMs)), direct: toolDirect };
+    details.tool = {
+      ttftMs: toolTtft,
+      e2eMs: percentiles(toolSamples.map((sample) => sample.e2eMs!)),
+      enqueueMs: percentiles(toolSamples.map((sample) => sample.enqueueMs)),
+      direct: toolDirect,
+      firstPass: { runsPerSec: firstPassRunsPerSec, directRunsPerSec: toolDirect.runsPerSec },
+      secondPass: { ttftMs: percentiles(warmDrive.samples.map((sample) => sample.ttftMs!)), e2eMs: percentiles(warmDrive.samples.map((sample) => sample.e2eMs!)), direct: warmDirect },
+    };
 
     // 4. CPU per 1,000 delivered tokens: API + workers vs streamText in a process of its own.
     log('CPU per 1,000 tokens (text, 20 concurrent)');
