@@ -144,19 +144,20 @@ async function main() {
     // The first pass is the tool path's first use in these processes: its first token shows the
     // cold start's first wave (p95 / p50). Runs/s is a steady rate, so it comes from a second pass
     // on each side, once every process has run the path (the first pass's rate is in the details).
+    const runsPerSecOf = (drive: { samples: RunSample[]; wallMs: number }) => round(okSamples(drive.samples).length / (drive.wallMs / 1000));
     const toolDrive = await driveRuns(client, options('tool', toolRuns, 20), answer);
     const toolSamples = okSamples(toolDrive.samples);
     const toolDirect = await directBaseline(llm.url, toolRuns, 20, TOOL_SLUG);
     const toolTtft = percentiles(toolSamples.map((sample) => sample.ttftMs!));
-    const firstPassRunsPerSec = round(toolSamples.length / (toolDrive.wallMs / 1000));
-    const warmDrive = await driveRuns(client, options('tool', toolRuns, 20), answer);
-    const toolRunsPerSec = round(okSamples(warmDrive.samples).length / (warmDrive.wallMs / 1000));
-    const warmDirect = await directBaseline(llm.url, toolRuns, 20, TOOL_SLUG);
-    log(`tool runs/s: first pass ${firstPassRunsPerSec} (direct ${toolDirect.runsPerSec}), second pass ${toolRunsPerSec} (direct ${warmDirect.runsPerSec})`);
+    const firstPassRunsPerSec = runsPerSecOf(toolDrive);
+    const secondDrive = await driveRuns(client, options('tool', toolRuns, 20), answer);
+    const toolRunsPerSec = runsPerSecOf(secondDrive);
+    const secondDirect = await directBaseline(llm.url, toolRuns, 20, TOOL_SLUG);
+    log(`tool runs/s: first pass ${firstPassRunsPerSec} (direct ${toolDirect.runsPerSec}), second pass ${toolRunsPerSec} (direct ${secondDirect.runsPerSec})`);
     rows.push(
       { group: 'first token, tool scenario, 20 concurrent', metric: 'p50', agentq: toolTtft.p50, baseline: toolDirect.ttftMs.p50, unit: 'ms', goal: { kind: 'within', value: 50 } },
       { group: 'first token, tool scenario, 20 concurrent', metric: 'p95 / p50', agentq: round(toolTtft.p95 / toolTtft.p50), unit: '×', goal: { kind: 'at-most', value: 1.5 } },
-      { group: 'runs/s, tool scenario, 20 concurrent', metric: 'runs/s', agentq: toolRunsPerSec, baseline: warmDirect.runsPerSec, unit: '/s', goal: { kind: 'ratio-at-least', value: 0.9 } },
+      { group: 'runs/s, tool scenario, 20 concurrent', metric: 'runs/s', agentq: toolRunsPerSec, baseline: secondDirect.runsPerSec, unit: '/s', goal: { kind: 'ratio-at-least', value: 0.9 } },
     );
     details.tool = {
       ttftMs: toolTtft,
@@ -164,7 +165,7 @@ async function main() {
       enqueueMs: percentiles(toolSamples.map((sample) => sample.enqueueMs)),
       direct: toolDirect,
       firstPass: { runsPerSec: firstPassRunsPerSec, directRunsPerSec: toolDirect.runsPerSec },
-      secondPass: { ttftMs: percentiles(warmDrive.samples.map((sample) => sample.ttftMs!)), e2eMs: percentiles(warmDrive.samples.map((sample) => sample.e2eMs!)), direct: warmDirect },
+      secondPass: { ttftMs: percentiles(secondDrive.samples.map((sample) => sample.ttftMs!)), e2eMs: percentiles(secondDrive.samples.map((sample) => sample.e2eMs!)), direct: secondDirect },
     };
 
     // 4. CPU per 1,000 delivered tokens: API + workers vs streamText in a process of its own.
