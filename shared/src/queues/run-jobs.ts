@@ -1,4 +1,4 @@
-import { Job, type JobsOptions } from 'bullmq';
+import { ErrorCode, Job, type JobsOptions } from 'bullmq';
 import { RUN_KIND_JOBS, type RunJob, type RunKind } from './catalog';
 import { enqueue, type Queues } from './queues';
 import { isDependencyDown } from '../services/errors';
@@ -30,6 +30,16 @@ export async function wakeRunJob(queues: Queues, run: RunRef): Promise<boolean> 
     if (isDependencyDown(error)) throw error;
     return false;
   }
+}
+
+/**
+ * True when BullMQ refused a command on a job because the job is no longer this worker's: its key or
+ * its lock is gone (Redis restarted without persistence) or another worker holds it. The run is then
+ * PostgreSQL's to restore (the reconciler), not a failure of the run.
+ */
+export function isJobGone(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === ErrorCode.JobNotExist || code === ErrorCode.JobLockNotExist || code === ErrorCode.JobLockMismatch;
 }
 
 /** Enqueues the run's job under the run's own id (a duplicate add is a no-op in BullMQ). */

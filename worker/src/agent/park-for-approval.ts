@@ -1,4 +1,5 @@
 import type { RunCheckpoint } from '@agentq/shared/db';
+import { isJobGone } from '@agentq/shared/queues';
 import { approvalsForRun, createApproval, transitionRun, type Run } from '@agentq/shared/services';
 import { DelayedError, type Job } from 'bullmq';
 import type { WorkerDeps } from '../processor';
@@ -50,7 +51,15 @@ export async function parkForApproval(deps: WorkerDeps, options: { run: Run; job
   if (pendingRows.length === 0) return 'decided';
   const wakeAt = Math.min(...pendingRows.map((row) => row.expiresAt.getTime())) + 250;
   if (!token) throw new Error('cannot park a job without its lock token');
-  await job.moveToDelayed(wakeAt, token);
+  try {
+    await job.moveToDelayed(wakeAt, token);
+  } catch (error) {
+    if (!isJobGone(error)) throw error;
+    // Redis lost the job after the run was marked parked: the run stays awaiting approval in
+    // PostgreSQL and the reconciler enqueues it again. DelayedError ends the attempt without a write.
+    deps.logger.warn({ err: error, approvals: pendingRows.map((row) => row.id) }, 'run parked but its job is gone from Redis; left for the reconciler');
+    throw new DelayedError();
+  }
   // A decision may have landed after our check but before the job was delayed: then nobody promoted it.
   if ((await approvalsForRun(deps.db, run.id)).every((row) => row.status !== 'pending')) await job.promote().catch(() => {});
   deps.logger.info({ approvals: pendingRows.map((row) => row.id), wakeAt: new Date(wakeAt).toISOString() }, 'run parked for approval');

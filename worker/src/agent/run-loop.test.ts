@@ -1,14 +1,18 @@
-import { approvalsForRun, beginToolCall, decideApproval, INTERRUPTED_ERROR, markRunRunning, toolCallsOfRun } from '@agentq/shared/services';
+import { approvalsForRun, beginToolCall, decideApproval, getRun, INTERRUPTED_ERROR, markRunRunning, toolCallsOfRun } from '@agentq/shared/services';
 import { RunEventPublisher } from '@agentq/shared/run-stream';
 import { startLoopbackServer, type LoopbackServer } from '../../../shared/src/tools/fetch/test-server';
 import { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sequence, type Turn } from '../../../infra/fake-llm/scripts';
-import { createDb, messages, schema, type Database } from '@agentq/shared/db';
-import { testDatabaseUrl } from '@agentq/shared/testing';
+import { createDb, messages, runs, schema, type Database } from '@agentq/shared/db';
+import { silentLogger, testDatabaseUrl } from '@agentq/shared/testing';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import type { ProcessorMap } from '../processor';
+import { processors } from '../processors';
+import { processChatTurn } from '../processors/chat-turn';
+import { reconcileRuns, wakeDecidedRuns } from '../reconciler';
 import { cancelInDatabase, rebuildMessage, startAgentHarness, textOf, type AgentHarness } from './testing';
 
 let harness: AgentHarness;
@@ -409,6 +413,54 @@ describe('approvals', () => {
     await pool.close(5000);
     expect(hits(`/book-${run.id}`)).toHaveLength(1);
     expect(textOf(await rebuildMessage(await harness.events(run.id)))).toBe('Booked.');
+  });
+
+  it('a job Redis loses while the run parks leaves the run awaiting approval; the reconciler restores it and approve resumes it', async () => {
+    // Redis restarting empty between the run's awaiting_approval write and its job's moveToDelayed
+    // (the window a CI run hit): the first park finds the job gone.
+    let lost = false;
+    const outcomes: string[] = [];
+    const losing: ProcessorMap = {
+      ...processors,
+      chatTurns: {
+        'chat-turn': async (job, deps, token) => {
+          const moveToDelayed = job.moveToDelayed.bind(job);
+          job.moveToDelayed = async (timestamp, lockToken) => {
+            if (!lost) {
+              lost = true;
+              const key = deps.queues.chatTurns.toKey(job.id!);
+              await deps.redis.multi().del(key, `${key}:lock`).lrem(deps.queues.chatTurns.toKey('active'), 0, job.id!).exec();
+            }
+            return moveToDelayed(timestamp, lockToken);
+          };
+          return processChatTurn(job, deps, token).then(
+            (result) => (outcomes.push('returned'), result),
+            (error: Error) => (outcomes.push(error.name), Promise.reject(error)),
+          );
+        },
+      },
+    };
+    const pool = harness.startWorker(undefined, losing);
+    const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' }, needsApproval: true });
+    const run = await harness.createRun('book it despite Redis', [tool]);
+    script([{ toolCalls: [{ name: tool.slug, input: { url: `${server.origin}/lost-${run.id}`, method: 'POST' } }] }, { text: 'Booked after all.' }]);
+    await harness.enqueueRun(run.id);
+    await expect.poll(() => outcomes, { timeout: 15_000 }).toEqual(['DelayedError']);
+    expect(lost).toBe(true);
+    expect(await getRun(harness.db, run.id)).toMatchObject({ status: 'awaiting_approval', error: null });
+    expect(await Job.fromId(harness.deps.queues.chatTurns, run.id)).toBeUndefined();
+
+    // Past the enqueue grace, the reconciler finds the parked run without a job and enqueues it again.
+    await harness.db.update(runs).set({ createdAt: sql`now() - interval '1 minute'` }).where(eq(runs.id, run.id));
+    expect(await reconcileRuns(harness.db, harness.deps.queues, silentLogger)).toContain(run.id);
+    expect(await (await Job.fromId(harness.deps.queues.chatTurns, run.id))?.isDelayed()).toBe(true);
+    const [approval] = await approvalsForRun(harness.db, run.id);
+    await decideApproval(harness.db, approval!.id, { id: harness.userId, role: 'user' }, { decision: 'approve' });
+    expect(await wakeDecidedRuns(harness.db, harness.deps.queues, silentLogger)).toContain(run.id);
+    expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded' });
+    await pool.close(5000);
+    expect(hits(`/lost-${run.id}`)).toHaveLength(1);
+    expect(textOf(await rebuildMessage(await harness.events(run.id)))).toBe('Booked after all.');
   });
 
   it('"for this session" lets the same tool run again later in the run without asking', async () => {

@@ -9,7 +9,7 @@ import { openTestDb, randomPrefix, silentLogger, testRedisUrl } from '@agentq/sh
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { startFakeLlm, type FakeLlm } from '../../../infra/fake-llm/server';
 import type { ScriptLike } from '../../../infra/fake-llm/scripts';
-import type { WorkerDeps } from '../processor';
+import type { ProcessorMap, WorkerDeps } from '../processor';
 import { processors } from '../processors';
 import { startWorkers, type WorkerPool } from '../worker';
 import { RunControl } from './run-control';
@@ -25,8 +25,8 @@ export type AgentHarness = {
   deps: WorkerDeps;
   llm: FakeLlm;
   userId: string;
-  /** Starts the worker pool (not started by default, so a test can stage a crashed attempt first). */
-  startWorker: (db?: Database) => WorkerPool;
+  /** Starts the worker pool (not started by default, so a test can stage a crashed attempt first), optionally with wrapped processors. */
+  startWorker: (db?: Database, map?: ProcessorMap) => WorkerPool;
   /** A chat run in a fresh session, with an agent offering exactly `tools`. */
   createRun: (content: string, tools?: AgentTool[]) => Promise<Run>;
   /** createRun, with what the API's job carries for it (a session's first question: its opening). */
@@ -61,8 +61,8 @@ export async function startAgentHarness(script: ScriptLike): Promise<AgentHarnes
     deps,
     llm,
     userId: user.id,
-    startWorker: (override) => {
-      const pool = startWorkers(processors, override ? { ...deps, db: override } : deps, { connection: redis, prefix, concurrency: 2 });
+    startWorker: (override, map = processors) => {
+      const pool = startWorkers(map, override ? { ...deps, db: override } : deps, { connection: redis, prefix, concurrency: 2 });
       pools.push(pool);
       return pool;
     },
