@@ -42,12 +42,12 @@ type Mode = { kind: 'text'; tokens: number; ttft: number; interval: number } | {
 let mode: Mode = { kind: 'text', tokens: TOKENS, ttft: TTFT_MS, interval: INTERVAL_MS };
 
 /**
- * The resume benchmark's run: paced above the publisher's delta coalescing (25-35 ms, on a 10 ms
- * grid) with room for late timers on a busy box, so each token is one event. At 35 ms a loaded
- * run merged enough tokens to end with 928 events.
+ * The resume benchmark's run: paced above the publisher's delta coalescing (45-55 ms, on a 10 ms
+ * grid) with room for late timers on a busy box, so each token is one event. Paced at the window's
+ * end, a loaded run merged enough tokens to end with 928 events.
  */
 const RESUME_PROMPT = 'resume benchmark';
-const RESUME_INTERVAL_MS = 45;
+const RESUME_INTERVAL_MS = 65;
 let resumeTokens = 1_200;
 
 /** One fake model for every scenario; each phase sets `mode`. */
@@ -187,7 +187,7 @@ async function main() {
     const directTokens = cpuRuns * TOKENS;
     rows.push({ group: 'CPU time per 1,000 delivered tokens (API + workers)', metric: 'CPU ms', agentq: round((cpuMs / tokens) * 1000, 1), baseline: round((directCpu.cpuMs / directTokens) * 1000, 1), unit: 'ms', goal: { kind: 'ratio-at-most', value: 2 } });
 
-    // A long run for the resume benchmark (7.) streams in the background meanwhile: ~55 s of light load.
+    // A long run for the resume benchmark (7.) streams in the background meanwhile: ~80 s of light load.
     resumeTokens = small ? 200 : 1_200;
     const resumeSession = await client.post('/api/sessions', { title: 'resume' });
     const resumeRunId = (await client.post(`/api/sessions/${resumeSession.body.id}/runs`, { content: RESUME_PROMPT })).body.runId as string;
@@ -217,7 +217,7 @@ async function main() {
 
     // 7. Resume after 1,000 events vs a fresh subscribe (time to the first event).
     log('resume with Last-Event-ID');
-    log(`fan-out: ${fanout.events} events (deltas coalesced per 30 ms) to each of ${fanout.subscribers} subscribers, lost ${fanout.lost}, delivery p99 ${fanout.deliveryMs.p99} ms`);
+    log(`fan-out: ${fanout.events} events (deltas coalesced per 50 ms) to each of ${fanout.subscribers} subscribers, lost ${fanout.lost}, delivery p99 ${fanout.deliveryMs.p99} ms`);
     const resumeEvents = (await resumeRunDone).received.size;
     const after = small ? 100 : 1000;
     if (resumeEvents < after + 10) throw new Error(`the resume run has only ${resumeEvents} events: too few to resume after ${after}`);

@@ -170,7 +170,7 @@ describe('RunEventPublisher batching', () => {
     bare.disconnect();
   });
 
-  it("flushes different runs' coalesced tokens together, on a grid shared by the process, 25 to 35 ms after them", async () => {
+  it("flushes different runs' coalesced tokens together, on a grid shared by the process, 45 to 55 ms after them", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
     const flushedAt: Record<string, number[]> = { a: [], b: [] };
     const publisher = (name: 'a' | 'b') =>
@@ -187,14 +187,14 @@ describe('RunEventPublisher batching', () => {
         each.emit({ type: 'text-delta', id: 't', delta: 'first' });
       }
       vi.advanceTimersByTime(1); // the first tokens go out at once
-      a.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 1: due at start + 29
+      a.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 1: due at start + 49
       vi.advanceTimersByTime(2);
-      b.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 3: due at start + 29 too
-      vi.advanceTimersByTime(24);
-      expect(flushedAt).toEqual({ a: [], b: [] }); // 26 ms after a's token: still waiting for more
-      vi.advanceTimersByTime(5);
-      expect(flushedAt.a).toEqual([start + 29]);
-      expect(flushedAt.b).toEqual([start + 29]);
+      b.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 3: due at start + 49 too
+      vi.advanceTimersByTime(44);
+      expect(flushedAt).toEqual({ a: [], b: [] }); // 46 ms after a's token: still waiting for more
+      vi.advanceTimersByTime(2);
+      expect(flushedAt.a).toEqual([start + 49]);
+      expect(flushedAt.b).toEqual([start + 49]);
     } finally {
       vi.useRealTimers();
     }
