@@ -12,9 +12,10 @@ import { firstEntrySeq, type StreamEntry } from './reader';
  * socket write instead of one per run: every write to a loopback socket wakes Redis, and those
  * wake-ups were the largest part of the publisher's cost. 50 ms is the UI throttle the AI
  * SDK's chatbot docs use (`throttle: 50`, 20 updates a second). Against the 30 ms before it, a
- * 50-token answer is ~10 flushes instead of ~17, each a script in Redis, a message to every API
- * process following the run and a socket write per reader: 5–9 % less CPU per token across the
- * API and workers. A part's first delta never waits (the first token the user waits for).
+ * 50-token answer is ~12 flushes instead of ~17, each a script in Redis, a message to every API
+ * process following the run and a socket write per reader: ~5 % less CPU per token across the
+ * API and workers (docs/benchmarks.md, change 66). A part's first delta never waits (the first
+ * token the user waits for).
  */
 const COALESCE_MIN_MS = 45;
 const FLUSH_GRID_MS = 10;
