@@ -9,6 +9,7 @@ import { closeMarkdownThreads, convertHtmlToMarkdown, htmlToMarkdown, warmMarkdo
 import autocannon from 'autocannon';
 import { Queue } from 'bullmq';
 import { queueCatalog } from '@agentq/shared/queues';
+import { DELTA_COALESCE_MAX_MS } from '@agentq/shared/run-stream';
 import { Redis } from 'ioredis';
 import { fillerText, lastUserMessageText, toolResultsSinceLastUserMessage, type Script } from '../fake-llm/scripts';
 import { startFakeLlm } from '../fake-llm/server';
@@ -42,12 +43,12 @@ type Mode = { kind: 'text'; tokens: number; ttft: number; interval: number } | {
 let mode: Mode = { kind: 'text', tokens: TOKENS, ttft: TTFT_MS, interval: INTERVAL_MS };
 
 /**
- * The resume benchmark's run: paced above the publisher's delta coalescing (45-55 ms, on a 10 ms
- * grid) with room for late timers on a busy box, so each token is one event. Paced at the window's
- * end, a loaded run merged enough tokens to end with 928 events.
+ * The resume benchmark's run: paced above the publisher's longest delta coalescing, with 10 ms of
+ * room for late timers on a busy box, so each token is one event. Paced at the window's end, a
+ * loaded run merged enough tokens to end with 928 events.
  */
 const RESUME_PROMPT = 'resume benchmark';
-const RESUME_INTERVAL_MS = 65;
+const RESUME_INTERVAL_MS = DELTA_COALESCE_MAX_MS + 10;
 let resumeTokens = 1_200;
 
 /** One fake model for every scenario; each phase sets `mode`. */
@@ -217,7 +218,7 @@ async function main() {
 
     // 7. Resume after 1,000 events vs a fresh subscribe (time to the first event).
     log('resume with Last-Event-ID');
-    log(`fan-out: ${fanout.events} events (deltas coalesced per 50 ms) to each of ${fanout.subscribers} subscribers, lost ${fanout.lost}, delivery p99 ${fanout.deliveryMs.p99} ms`);
+    log(`fan-out: ${fanout.events} events (deltas coalesced for up to ${DELTA_COALESCE_MAX_MS} ms) to each of ${fanout.subscribers} subscribers, lost ${fanout.lost}, delivery p99 ${fanout.deliveryMs.p99} ms`);
     const resumeEvents = (await resumeRunDone).received.size;
     const after = small ? 100 : 1000;
     if (resumeEvents < after + 10) throw new Error(`the resume run has only ${resumeEvents} events: too few to resume after ${after}`);

@@ -19,6 +19,8 @@ import { firstEntrySeq, type StreamEntry } from './reader';
  */
 const COALESCE_MIN_MS = 45;
 const FLUSH_GRID_MS = 10;
+/** The longest a coalesced delta waits before its flush (a client pacing one event per token stays above it). */
+export const DELTA_COALESCE_MAX_MS = COALESCE_MIN_MS + FLUSH_GRID_MS;
 /** A write keeps retrying a Redis that is restarting (LOADING) or unreachable this long before the run sees the error. */
 export const PUBLISH_RETRY_FOR_MS = 120_000;
 const RETRY_BASE_MS = 50;
