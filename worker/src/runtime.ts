@@ -1,6 +1,6 @@
 import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
-import { createQueues, startWorkerHeartbeat } from '@agentq/shared/queues';
+import { createQueues, defineJobOutcomeCommands, startWorkerHeartbeat } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
 import { defineRunStreamCommands } from '@agentq/shared/run-stream';
 import { loadAgentConfig, startConfigCache, WorkerStoppingError } from '@agentq/shared/services';
@@ -47,6 +47,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
   // shared flush grid) leave in one socket write.
   const streams = createWorkerRedis(options.redisUrl, { enableAutoPipelining: true });
   defineRunStreamCommands(streams);
+  defineJobOutcomeCommands(streams);
   streams.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));
   const subscriber = createWorkerRedis(options.redisUrl);
   subscriber.on('error', () => {});

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomPrefix, testRedisUrl } from '../testing';
-import { createJobWaiter, JobWaitTimeoutError, publishJobOutcome, type JobWaiter } from './job-waiter';
+import { createJobWaiter, defineJobOutcomeCommands, JobWaitTimeoutError, publishJobOutcome, type JobWaiter } from './job-waiter';
 import { createQueues, type Queues } from './queues';
 
 describe('job waiter (results over pub/sub)', () => {
@@ -35,6 +35,27 @@ describe('job waiter (results over pub/sub)', () => {
     await expect(waiting).resolves.toEqual({ success: true, data: 42 });
     // Pushed, not polled (the re-check runs once a second).
     expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it("on an auto-pipelined connection (the worker's), outcomes published in the same turn all arrive; without the script defined up front they are refused", async () => {
+    const piped = new Redis(testRedisUrl(), { maxRetriesPerRequest: null, enableAutoPipelining: true });
+    try {
+      const bare = new Redis(testRedisUrl(), { maxRetriesPerRequest: null, enableAutoPipelining: true });
+      await expect(publishJobOutcome(bare, prefix, 'tool-executions', 'job-bare', { ok: true, value: 0 })).rejects.toThrow(/defineJobOutcomeCommands/);
+      bare.disconnect();
+      defineJobOutcomeCommands(piped);
+      const ids = ['job-piped-1', 'job-piped-2', 'job-piped-3'];
+      const waits = ids.map((id) => waiter.wait('toolExecutions', id, 5_000));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await Promise.all(ids.map((id, index) => publishJobOutcome(piped, prefix, 'tool-executions', id, index === 2 ? { ok: false, error: 'Run run_y failed' } : { ok: true, value: { index } })));
+      await expect(waits[0]).resolves.toEqual({ index: 0 });
+      await expect(waits[1]).resolves.toEqual({ index: 1 });
+      await expect(waits[2]).rejects.toThrow('Run run_y failed');
+      // Stored as well, for a waiter that comes late, and only for a while.
+      expect(await redis.ttl(`${prefix}:job-result:tool-executions:job-piped-1`)).toBeGreaterThan(100);
+    } finally {
+      piped.disconnect();
+    }
   });
 
   it('finds an outcome published before the wait began (a fast worker)', async () => {

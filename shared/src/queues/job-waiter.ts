@@ -40,16 +40,39 @@ const resultKeys = (prefix: string) => ({
 });
 
 /**
+ * Stores an outcome and announces it: one script, so on an auto-pipelined connection the outcomes
+ * of jobs finishing in the same turn leave in one socket write (a MULTI is written on its own),
+ * and Redis runs one command instead of MULTI, SET, PUBLISH and EXEC.
+ * KEYS: the result key. ARGV: ttl, outcome, channel. The message carries the outcome too, so a
+ * waiter needs no second read.
+ */
+const PUBLISH_JOB_OUTCOME_LUA = `
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[1])
+redis.call('PUBLISH', ARGV[3], KEYS[1] .. '\\n' .. ARGV[2])
+`;
+const PUBLISH_JOB_OUTCOME = 'agentqPublishJobOutcome';
+
+type PublishJobOutcomeCommand = (key: string, ttlSeconds: number, outcome: string, channel: string) => Promise<unknown>;
+
+/** Defines publishJobOutcome's script on a connection; an auto-pipelined one needs it before its first command (see defineRunStreamCommands). */
+export function defineJobOutcomeCommands(redis: Redis): void {
+  if (!(redis as unknown as Record<string, unknown>)[PUBLISH_JOB_OUTCOME]) redis.defineCommand(PUBLISH_JOB_OUTCOME, { numberOfKeys: 1, lua: PUBLISH_JOB_OUTCOME_LUA });
+}
+
+/**
  * The worker's side: stores a job's outcome under a short-lived key and announces it on the
- * results channel, in one MULTI (one round trip). Call it once the outcome is durable elsewhere
- * (the run row), so a waiter that misses it loses nothing but time.
+ * results channel, in one round trip. Call it once the outcome is durable elsewhere (the run
+ * row), so a waiter that misses it loses nothing but time.
  */
 export async function publishJobOutcome(redis: Redis, prefix: string, queueName: string, jobId: string, outcome: JobOutcome): Promise<void> {
+  const commands = redis as unknown as Record<string, PublishJobOutcomeCommand | undefined>;
+  if (!commands[PUBLISH_JOB_OUTCOME]) {
+    if (redis.options.enableAutoPipelining) throw new Error('An auto-pipelined connection needs defineJobOutcomeCommands when it is created');
+    defineJobOutcomeCommands(redis);
+  }
   const keys = resultKeys(prefix);
   const key = keys.result(queueName, jobId);
-  const serialized = JSON.stringify(outcome);
-  // The message carries the outcome too, so a waiter needs no second read.
-  await redis.multi().set(key, serialized, 'EX', RESULT_TTL_SECONDS).publish(keys.channel, `${key}\n${serialized}`).exec();
+  await commands[PUBLISH_JOB_OUTCOME]!.call(redis, key, RESULT_TTL_SECONDS, JSON.stringify(outcome), keys.channel);
 }
 
 type Pending = { resolve: (outcome: JobOutcome) => void };

@@ -143,6 +143,31 @@ describe('RunEventPublisher batching', () => {
     subscriber.disconnect();
   });
 
+  it("sets the stream's expiry with the run's last batch, in the same script; a close with nothing left to write sends an EXPIRE of its own", async () => {
+    const expire = vi.spyOn(redis, 'expire');
+    try {
+      const ending = new RunEventPublisher(redis, 'pub', 'run-expiry', 0);
+      ending.emit({ type: 'start', messageId: 'run-expiry' });
+      await ending.flush();
+      const { events } = runStreamKeys('pub', 'run-expiry');
+      expect(await redis.ttl(events)).toBe(-1);
+      ending.emit({ type: 'finish' });
+      await ending.close(600);
+      expect(await redis.ttl(events)).toBeGreaterThan(590);
+      expect((await readRunEvents(redis, 'pub', 'run-expiry', 0)).map((event) => event.chunk.type)).toEqual(['start', 'finish']);
+      expect(expire).not.toHaveBeenCalled();
+
+      const flushed = new RunEventPublisher(redis, 'pub', 'run-expiry-flushed', 0);
+      flushed.emit({ type: 'finish' });
+      await flushed.flush();
+      await flushed.close(600);
+      expect(expire).toHaveBeenCalledTimes(1);
+      expect(await redis.ttl(runStreamKeys('pub', 'run-expiry-flushed').events)).toBeGreaterThan(590);
+    } finally {
+      expire.mockRestore();
+    }
+  });
+
   it('on an auto-pipelined connection, appends joining a pipeline another command opened all land; without the script defined up front they are refused, not a process crash (redis/ioredis#1931)', async () => {
     const event = (runId: string, seq: number): RunEvent => ({ runId, seq, at: 1_700_000_000_000 + seq, chunk: { type: 'text-delta', id: 't', delta: `token ${seq}` } });
     const keysA = runStreamKeys('pub', 'run-auto-a');

@@ -33,26 +33,31 @@ const RETRY_MAX_MS = 2_000;
  * A script rather than a pipeline of XADDs and a PUBLISH: one command for ioredis to build and
  * parse per flush (the pipeline was ~10 % of a worker's busy time in a profile of the text and tool scenarios) and one
  * serialization per event. The channel shares the stream's hash tag, so on a cluster the script's
- * SPUBLISH stays in its key's slot.
- * KEYS: stream. ARGV: publish command, channel, max length, skip, then (id, json) per event.
+ * SPUBLISH stays in its key's slot. A run's last batch also sets the stream's expiry (ttl > 0),
+ * so ending a run is one command, not the batch and an EXPIRE after it.
+ * KEYS: stream. ARGV: publish command, channel, max length, skip, ttl (0: none), then (id, json) per event.
  */
 const APPEND_RUN_EVENTS_LUA = `
 local payloads = {}
 local skip = tonumber(ARGV[4])
-local count = (#ARGV - 4) / 2
+local ttl = tonumber(ARGV[5])
+local count = (#ARGV - 5) / 2
 for index = 1, count do
-  local json = ARGV[4 + index * 2]
+  local json = ARGV[5 + index * 2]
   if index > skip then
-    redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], ARGV[3 + index * 2], 'e', json)
+    redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], ARGV[4 + index * 2], 'e', json)
   end
   payloads[index] = json
 end
 redis.call(ARGV[1], ARGV[2], '[' .. table.concat(payloads, ',') .. ']')
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+end
 return count
 `;
 const APPEND_RUN_EVENTS = 'agentqAppendRunEvents';
 
-type AppendRunEventsCommand = (stream: string, publish: string, channel: string, maxLength: number, skip: number, ...idsAndEvents: string[]) => Promise<number>;
+type AppendRunEventsCommand = (stream: string, publish: string, channel: string, maxLength: number, skip: number, ttlSeconds: number, ...idsAndEvents: string[]) => Promise<number>;
 
 /**
  * Defines the publisher's script on a connection (ioredis sends EVALSHA and falls back to EVAL once
@@ -67,15 +72,16 @@ export function defineRunStreamCommands(redis: Redis): void {
 /**
  * Adds a batch of a run's events to its stream, except the first `skip` (already there after an
  * attempt that failed part-way), and announces the whole batch on its channel: one round trip.
+ * With `ttlSeconds` the stream then expires that long after (the run's last batch).
  */
-export async function appendRunEvents(redis: Redis, keys: ReturnType<typeof runStreamKeys>, events: RunEvent[], skip = 0): Promise<void> {
+export async function appendRunEvents(redis: Redis, keys: ReturnType<typeof runStreamKeys>, events: RunEvent[], skip = 0, ttlSeconds = 0): Promise<void> {
   const commands = redis as unknown as Record<string, AppendRunEventsCommand | undefined>;
   if (!commands[APPEND_RUN_EVENTS]) {
     if (redis.options.enableAutoPipelining) throw new Error('An auto-pipelined connection needs defineRunStreamCommands when it is created');
     defineRunStreamCommands(redis);
   }
   const idsAndEvents = events.flatMap((event) => [`${event.seq}-0`, JSON.stringify(event)]);
-  await commands[APPEND_RUN_EVENTS]!.call(redis, keys.events, runChannelCommands(redis).publish, keys.channel, RUN_STREAM_MAX_EVENTS, skip, ...idsAndEvents);
+  await commands[APPEND_RUN_EVENTS]!.call(redis, keys.events, runChannelCommands(redis).publish, keys.channel, RUN_STREAM_MAX_EVENTS, skip, ttlSeconds, ...idsAndEvents);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -177,6 +183,11 @@ export class RunEventPublisher {
 
   /** Writes everything queued so far; resolves once Redis has it. Throws the first write failure. */
   flush(): Promise<void> {
+    return this.flushBatch(0);
+  }
+
+  /** flush, the batch (if any) setting the stream's expiry when `ttlSeconds` > 0. */
+  private flushBatch(ttlSeconds: number): Promise<void> {
     this.scheduled?.cancel();
     this.scheduled = undefined;
     const chunks = this.pending;
@@ -187,7 +198,7 @@ export class RunEventPublisher {
       const events = chunks.map((chunk, index) => ({ runId: this.runId, seq: this.nextSeq++, chunk, at: times[index] ?? Date.now() }));
       for (const event of events) this.onEvent?.(event);
       const hold = this.hold;
-      this.chain = (hold ? this.chain.then(() => hold) : this.chain).then(() => this.write(events)).catch((error) => {
+      this.chain = (hold ? this.chain.then(() => hold) : this.chain).then(() => this.write(events, ttlSeconds)).catch((error) => {
         this.failure ??= error;
       });
     }
@@ -196,12 +207,12 @@ export class RunEventPublisher {
     });
   }
 
-  private async write(events: RunEvent[]) {
+  private async write(events: RunEvent[], ttlSeconds: number) {
     await this.retrying(async (attempt) => {
       // After a failed attempt the batch may already be in the stream (the connection dropped after
       // the script ran); XADD refuses ids at or below the top, so only the rest is added again.
       const top = attempt > 0 ? await streamTopSeq(this.redis, this.keys.events) : 0;
-      await appendRunEvents(this.redis, this.keys, events, events.filter((event) => event.seq <= top).length);
+      await appendRunEvents(this.redis, this.keys, events, events.filter((event) => event.seq <= top).length, ttlSeconds);
     });
   }
 
@@ -218,8 +229,13 @@ export class RunEventPublisher {
     }
   }
 
-  /** Flushes and lets the stream expire after the run has ended. */
+  /**
+   * Flushes and lets the stream expire after the run has ended. A run ends by emitting its final
+   * status and `finish`, so the last batch sets the expiry in its own script; only a close with
+   * nothing left to write sends an EXPIRE of its own.
+   */
   async close(ttlSeconds = RUN_STREAM_TTL_SECONDS): Promise<void> {
+    if (this.pending.length > 0) return this.flushBatch(ttlSeconds);
     await this.flush();
     await this.retrying(() => this.redis.expire(this.keys.events, ttlSeconds));
   }
