@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createWorkerRedis } from '../redis';
+import { createWorkerRedis, redisScript } from '../redis';
 import { queueCatalog, type QueueKey } from './catalog';
 import type { Queues } from './queues';
 
@@ -50,14 +50,13 @@ const PUBLISH_JOB_OUTCOME_LUA = `
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[1])
 redis.call('PUBLISH', ARGV[3], KEYS[1] .. '\\n' .. ARGV[2])
 `;
-const PUBLISH_JOB_OUTCOME = 'agentqPublishJobOutcome';
+const publishJobOutcomeScript = redisScript<[key: string, ttlSeconds: number, outcome: string, channel: string], unknown>('agentqPublishJobOutcome', PUBLISH_JOB_OUTCOME_LUA, {
+  numberOfKeys: 1,
+  definedBy: 'defineJobOutcomeCommands',
+});
 
-type PublishJobOutcomeCommand = (key: string, ttlSeconds: number, outcome: string, channel: string) => Promise<unknown>;
-
-/** Defines publishJobOutcome's script on a connection; an auto-pipelined one needs it before its first command (see defineRunStreamCommands). */
-export function defineJobOutcomeCommands(redis: Redis): void {
-  if (!(redis as unknown as Record<string, unknown>)[PUBLISH_JOB_OUTCOME]) redis.defineCommand(PUBLISH_JOB_OUTCOME, { numberOfKeys: 1, lua: PUBLISH_JOB_OUTCOME_LUA });
-}
+/** Defines publishJobOutcome's script on a connection; an auto-pipelined one needs it when it is created (redisScript). */
+export const defineJobOutcomeCommands = publishJobOutcomeScript.define;
 
 /**
  * The worker's side: stores a job's outcome under a short-lived key and announces it on the
@@ -65,14 +64,8 @@ export function defineJobOutcomeCommands(redis: Redis): void {
  * row), so a waiter that misses it loses nothing but time.
  */
 export async function publishJobOutcome(redis: Redis, prefix: string, queueName: string, jobId: string, outcome: JobOutcome): Promise<void> {
-  const commands = redis as unknown as Record<string, PublishJobOutcomeCommand | undefined>;
-  if (!commands[PUBLISH_JOB_OUTCOME]) {
-    if (redis.options.enableAutoPipelining) throw new Error('An auto-pipelined connection needs defineJobOutcomeCommands when it is created');
-    defineJobOutcomeCommands(redis);
-  }
   const keys = resultKeys(prefix);
-  const key = keys.result(queueName, jobId);
-  await commands[PUBLISH_JOB_OUTCOME]!.call(redis, key, RESULT_TTL_SECONDS, JSON.stringify(outcome), keys.channel);
+  await publishJobOutcomeScript.run(redis, keys.result(queueName, jobId), RESULT_TTL_SECONDS, JSON.stringify(outcome), keys.channel);
 }
 
 type Pending = { resolve: (outcome: JobOutcome) => void };

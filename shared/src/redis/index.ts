@@ -4,6 +4,7 @@ import { isClusterTarget, parseClusterTarget, type RedisTarget } from './target'
 
 export * from './keys';
 export * from './pubsub';
+export * from './scripts';
 export * from './target';
 
 /**

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { deltaPart, isDelta, mergeDeltas, type RunChunk, type RunEvent } from '../events';
 import { isDependencyDown } from '../services/errors';
 import { runChannelCommands } from '../redis/pubsub';
+import { redisScript } from '../redis/scripts';
 import { RUN_STREAM_MAX_EVENTS, RUN_STREAM_TTL_SECONDS, runStreamKeys } from './keys';
 import { firstEntrySeq, type StreamEntry } from './reader';
 
@@ -55,19 +56,14 @@ if ttl > 0 then
 end
 return count
 `;
-const APPEND_RUN_EVENTS = 'agentqAppendRunEvents';
+const appendRunEventsScript = redisScript<[stream: string, publish: string, channel: string, maxLength: number, skip: number, ttlSeconds: number, ...idsAndEvents: string[]], number>(
+  'agentqAppendRunEvents',
+  APPEND_RUN_EVENTS_LUA,
+  { numberOfKeys: 1, definedBy: 'defineRunStreamCommands' },
+);
 
-type AppendRunEventsCommand = (stream: string, publish: string, channel: string, maxLength: number, skip: number, ttlSeconds: number, ...idsAndEvents: string[]) => Promise<number>;
-
-/**
- * Defines the publisher's script on a connection (ioredis sends EVALSHA and falls back to EVAL once
- * per connection). A connection with auto-pipelining needs it before its first command: defined
- * later, while an auto-pipeline is open, that pipeline lacks the command and ioredis crashes the
- * process when it answers (redis/ioredis#1931; it killed a worker in the chaos suite).
- */
-export function defineRunStreamCommands(redis: Redis): void {
-  if (!(redis as unknown as Record<string, unknown>)[APPEND_RUN_EVENTS]) redis.defineCommand(APPEND_RUN_EVENTS, { numberOfKeys: 1, lua: APPEND_RUN_EVENTS_LUA });
-}
+/** Defines the publisher's script on a connection; an auto-pipelined one needs it when it is created (redisScript). */
+export const defineRunStreamCommands = appendRunEventsScript.define;
 
 /**
  * Adds a batch of a run's events to its stream, except the first `skip` (already there after an
@@ -75,13 +71,8 @@ export function defineRunStreamCommands(redis: Redis): void {
  * With `ttlSeconds` the stream then expires that long after (the run's last batch).
  */
 export async function appendRunEvents(redis: Redis, keys: ReturnType<typeof runStreamKeys>, events: RunEvent[], skip = 0, ttlSeconds = 0): Promise<void> {
-  const commands = redis as unknown as Record<string, AppendRunEventsCommand | undefined>;
-  if (!commands[APPEND_RUN_EVENTS]) {
-    if (redis.options.enableAutoPipelining) throw new Error('An auto-pipelined connection needs defineRunStreamCommands when it is created');
-    defineRunStreamCommands(redis);
-  }
   const idsAndEvents = events.flatMap((event) => [`${event.seq}-0`, JSON.stringify(event)]);
-  await commands[APPEND_RUN_EVENTS]!.call(redis, keys.events, runChannelCommands(redis).publish, keys.channel, RUN_STREAM_MAX_EVENTS, skip, ttlSeconds, ...idsAndEvents);
+  await appendRunEventsScript.run(redis, keys.events, runChannelCommands(redis).publish, keys.channel, RUN_STREAM_MAX_EVENTS, skip, ttlSeconds, ...idsAndEvents);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
