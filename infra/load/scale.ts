@@ -18,7 +18,6 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { freePort } from '../scripts/redis-child';
-import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags';
 import { ApiClient } from '../testing/api-client';
 import { startDelayingForwarder } from './delaying-forwarder';
 import { percentiles, round } from './stats';
@@ -150,7 +149,7 @@ async function measure(config: Config, options: { runs: number; concurrency: num
   try {
     procs.push(spawnProc('model', model([]), base));
     const apiPort = await freePort();
-    const api = spawnProc('api', [node, ...SERVER_NODE_FLAGS, 'api/dist/index.js'], {
+    const api = spawnProc('api', [node, 'api/dist/index.js'], {
       ...base,
       DATABASE_URL: databaseUrl(PG.host, PG.port),
       REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`,
@@ -168,7 +167,7 @@ async function measure(config: Config, options: { runs: number; concurrency: num
     const workers: Proc[] = [];
     for (let index = 0; index < config.workers; index++) {
       if (!config.netns) {
-        workers.push(spawnProc(`worker ${index}`, [node, ...SERVER_NODE_FLAGS, 'worker/dist/index.js'], { ...base, DATABASE_URL: databaseUrl(PG.host, PG.port), REDIS_URL: `redis://${REDIS.host}:${REDIS.port}` }));
+        workers.push(spawnProc(`worker ${index}`, [node, 'worker/dist/index.js'], { ...base, DATABASE_URL: databaseUrl(PG.host, PG.port), REDIS_URL: `redis://${REDIS.host}:${REDIS.port}` }));
         continue;
       }
       const nsIndex = index + 1;
@@ -179,7 +178,7 @@ async function measure(config: Config, options: { runs: number; concurrency: num
       forwarders.push(await startDelayingForwarder({ host: rootAddress, port: 5432 }, PG, config.rttMs / 2));
       // The model is remote anyway: each simulated host reaches its own copy at a fixed latency.
       procs.push(spawnProc(`model ${ns}`, model(['ip', 'netns', 'exec', ns]), base));
-      workers.push(spawnProc(`worker ${ns}`, ['ip', 'netns', 'exec', ns, node, ...SERVER_NODE_FLAGS, 'worker/dist/index.js'], { ...base, DATABASE_URL: databaseUrl(rootAddress, 5432), REDIS_URL: `redis://${rootAddress}:6379` }));
+      workers.push(spawnProc(`worker ${ns}`, ['ip', 'netns', 'exec', ns, node, 'worker/dist/index.js'], { ...base, DATABASE_URL: databaseUrl(rootAddress, 5432), REDIS_URL: `redis://${rootAddress}:6379` }));
     }
     procs.push(...workers);
     await waitFor(async () => (await (await fetch(`${apiUrl}/api/ready`)).json()).workers.count === config.workers, 120_000, 'workers', procs);

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { freePort } from '../scripts/redis-child';
-import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -16,14 +15,14 @@ export type ManagedProcess = {
   stop: (signal?: NodeJS.Signals) => Promise<void>;
 };
 
-/** `api/src/index.ts` through tsx, or its bundle `api/dist/index.js` with plain node (what production runs); either with the server node flags. */
+/** `api/src/index.ts` through tsx, or its bundle `api/dist/index.js` with plain node (what production runs). */
 function commandOf(entry: string, compiled: boolean): string[] {
   if (!compiled) return ['--import', 'tsx', `${repoRoot}${entry}`];
   return [`${repoRoot}${entry.replace('/src/', '/dist/').replace(/\.ts$/, '.js')}`];
 }
 
 function run(entry: string, env: NodeJS.ProcessEnv, readyText: string, label: string, compiled = false): Promise<ManagedProcess> {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...commandOf(entry, compiled)], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, commandOf(entry, compiled), { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   // Keep a bounded tail: long load runs log a lot.
   const append = (chunk: Buffer) => {
