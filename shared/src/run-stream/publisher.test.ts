@@ -195,7 +195,7 @@ describe('RunEventPublisher batching', () => {
     bare.disconnect();
   });
 
-  it("flushes different runs' coalesced tokens together, on a grid shared by the process, 45 to 55 ms after them", async () => {
+  it("flushes different runs' coalesced tokens together, on a 50 ms grid shared by the process, 5 to 55 ms after them", async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate', 'performance'] });
     const flushedAt: Record<string, number[]> = { a: [], b: [] };
     const publisher = (name: 'a' | 'b') =>
@@ -205,26 +205,32 @@ describe('RunEventPublisher batching', () => {
     const a = publisher('a');
     const b = publisher('b');
     try {
-      const start = Math.ceil(performance.now() / 10) * 10 + 1; // 1 ms after a grid point
+      const start = Math.ceil(performance.now() / 50) * 50 + 1; // 1 ms after a grid point
       vi.advanceTimersByTime(start - performance.now());
       for (const each of [a, b]) {
         each.emit({ type: 'text-start', id: 't' });
         each.emit({ type: 'text-delta', id: 't', delta: 'first' });
       }
       vi.advanceTimersByTime(1); // the first tokens go out at once
-      a.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 1: due at start + 49
-      vi.advanceTimersByTime(2);
-      b.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 3: due at start + 49 too
-      vi.advanceTimersByTime(44);
-      expect(flushedAt).toEqual({ a: [], b: [] }); // 46 ms after a's token: still waiting for more
-      vi.advanceTimersByTime(2);
+      a.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 1: due at the next tick, start + 49
+      vi.advanceTimersByTime(10);
+      b.emit({ type: 'text-delta', id: 't', delta: ' second' }); // at start + 11: the same tick, 38 ms away
+      vi.advanceTimersByTime(37);
+      expect(flushedAt).toEqual({ a: [], b: [] }); // 47 ms after a's token: still waiting for more
+      vi.advanceTimersByTime(1);
+      expect(flushedAt).toEqual({ a: [start + 49], b: [start + 49] });
+      vi.advanceTimersByTime(47);
+      a.emit({ type: 'text-delta', id: 't', delta: ' third' }); // at start + 96: the tick 3 ms away is too soon
+      vi.advanceTimersByTime(52);
       expect(flushedAt.a).toEqual([start + 49]);
-      expect(flushedAt.b).toEqual([start + 49]);
+      vi.advanceTimersByTime(1);
+      expect(flushedAt.a).toEqual([start + 49, start + 149]); // 53 ms after its token
     } finally {
       vi.useRealTimers();
     }
     await Promise.all([a.close(), b.close()]);
     expect((await readRunEvents(redis, 'pub', 'run-grid-b', 0)).map((event) => (event.chunk as { delta?: string }).delta)).toEqual([undefined, 'first', ' second']);
+    expect((await readRunEvents(redis, 'pub', 'run-grid-a', 0)).map((event) => (event.chunk as { delta?: string }).delta)).toEqual([undefined, 'first', ' second', ' third']);
   });
 });
 

@@ -7,19 +7,20 @@ import { RUN_STREAM_MAX_EVENTS, RUN_STREAM_TTL_SECONDS, runStreamKeys } from './
 import { firstEntrySeq, type StreamEntry } from './reader';
 
 /**
- * A delta waits 45–55 ms (50 on average) for more tokens: until the first point of a 10 ms grid
- * shared by every run of the process that is at least 45 ms away. Runs' coalesced flushes fall
- * due together, and on a connection with auto-pipelining (the worker's) their writes leave in one
- * socket write instead of one per run: every write to a loopback socket wakes Redis, and those
- * wake-ups were the largest part of the publisher's cost. 50 ms is the UI throttle the AI
- * SDK's chatbot docs use (`throttle: 50`, 20 updates a second). Against the 30 ms before it, a
- * 50-token answer is ~12 flushes instead of ~17, each a script in Redis, a message to every API
- * process following the run and a socket write per reader: ~5 % less CPU per token across the
- * API and workers (docs/benchmarks.md, change 66). A part's first delta never waits (the first
- * token the user waits for).
+ * A delta waits 5–55 ms (30 on average) for more tokens: until the next point of a 50 ms grid
+ * shared by every run of the process that is at least 5 ms away. Every run's coalesced flushes
+ * fall due on the same ticks, and on a connection with auto-pipelining (the worker's) they leave
+ * in one socket write per tick instead of one per run: every write to a loopback socket wakes
+ * Redis, and those wake-ups were the largest part of the publisher's cost. A run streaming
+ * steadily flushes once per tick: 20 updates a second at most, the UI throttle the AI SDK's
+ * chatbot docs use (`throttle: 50`). Against the 45–55 ms wait on a 10 ms grid before it (change
+ * 66), which spread a process's runs over five phases, a 50-token answer is ~13.5 flushes instead
+ * of ~12.5 but a worker writes ~26 % fewer scripts to Redis and the API wakes fewer times for
+ * them: ~7 % less CPU per token across the API and workers (docs/benchmarks.md, change 71). A
+ * part's first delta never waits (the first token the user waits for).
  */
-const COALESCE_MIN_MS = 45;
-const FLUSH_GRID_MS = 10;
+const COALESCE_MIN_MS = 5;
+const FLUSH_GRID_MS = 50;
 /** The longest a coalesced delta waits before its flush (a client pacing one event per token stays above it). */
 export const DELTA_COALESCE_MAX_MS = COALESCE_MIN_MS + FLUSH_GRID_MS;
 /** A write keeps retrying a Redis that is restarting (LOADING) or unreachable this long before the run sees the error. */
