@@ -16,11 +16,16 @@ function runFixture(mode: 'guarded' | 'unguarded'): Promise<{ code: number | nul
 
 describe('postgres.js null-socket fault (a connection killed inside a transaction)', () => {
   it('crashes a bare process: the driver bug is still there (remove the guard once this fails)', async () => {
-    const { code, output } = await runFixture('unguarded');
+    // A race inside the driver: about one bare run in three dies first of its transaction's
+    // CONNECTION_CLOSED rejection, left unhandled (a guarded process logs that one and goes on), before
+    // the deferred write can fault. The bug is there when any of eight runs shows the fault.
+    const runs: { code: number | null; output: string }[] = [];
+    while (runs.length < 8 && !runs.at(-1)?.output.includes('nextWrite')) runs.push(await runFixture('unguarded'));
+    const { code, output } = runs.at(-1)!;
     expect(code).not.toBe(0);
     expect(output).toContain("Cannot read properties of null (reading 'write')");
     expect(output).toContain('nextWrite');
-  });
+  }, 30_000);
 
   it('a guarded process survives, replaces the pool and answers every later query', async () => {
     const { code, output } = await runFixture('guarded');
