@@ -40,12 +40,10 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
 } {
   const redis = createWorkerRedis(options.redisUrl);
   redis.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));
-  // Run events and job results go over a connection of their own: BullMQ defines its ~50 Lua
-  // commands on the connection it is given, and ioredis copies every defined command into each
-  // pipeline it creates — 6 % of a worker's CPU when the publisher shared that connection.
-  // Auto-pipelined: the run events of every run flushing in the same turn (see the publisher's
-  // shared flush grid) leave in one socket write.
-  const streams = createWorkerRedis(options.redisUrl, { enableAutoPipelining: true });
+  // Run events and job results go over a connection of their own, so a turn's run event flushes
+  // (the publisher's shared flush grid) and job outcomes leave in one socket write, apart from
+  // BullMQ's commands (every connection coalesces a turn's writes, see coalesceWrites).
+  const streams = createWorkerRedis(options.redisUrl);
   defineRunStreamCommands(streams);
   defineJobOutcomeCommands(streams);
   streams.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));

@@ -1,7 +1,9 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import { coalesceWrites } from './coalesce-writes';
 import { isClusterTarget, parseClusterTarget, type RedisTarget } from './target';
 
+export * from './coalesce-writes';
 export * from './keys';
 export * from './pubsub';
 export * from './scripts';
@@ -10,12 +12,13 @@ export * from './target';
 /**
  * Opens a single-server connection or, for a `redis-cluster://` target, a Cluster client. A
  * Cluster answers every command agentq sends the way one server does (keys used together share
- * a hash tag, see keys.ts), and BullMQ takes either, so callers keep the `Redis` type.
+ * a hash tag, see keys.ts), and BullMQ takes either, so callers keep the `Redis` type. Either way
+ * the commands of one turn leave in one socket write (coalesceWrites).
  */
 export function openRedis(target: RedisTarget, options: RedisOptions & { shardedSubscribers?: boolean } = {}): Redis {
   const { shardedSubscribers, ...rest } = options;
   options = rest;
-  if (!isClusterTarget(target)) return new Redis(target, options);
+  if (!isClusterTarget(target)) return coalesceWrites(new Redis(target, options));
   const { nodes, username, password, tls } = parseClusterTarget(target);
   const { enableOfflineQueue, lazyConnect, retryStrategy: _nodeRetry, ...nodeOptions } = options;
   const cluster = new Cluster(nodes, {
@@ -35,7 +38,7 @@ export function openRedis(target: RedisTarget, options: RedisOptions & { sharded
     slotsRefreshTimeout: 2000,
     maxRedirections: options.maxRetriesPerRequest === null ? 100 : 10,
   });
-  return cluster as unknown as Redis;
+  return coalesceWrites(cluster) as unknown as Redis;
 }
 
 /** Whether a connection is a Redis Cluster client (BullMQ and our key layout care, nothing else does). */

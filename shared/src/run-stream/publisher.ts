@@ -9,8 +9,8 @@ import { firstEntrySeq, type StreamEntry } from './reader';
 /**
  * A delta waits 5–55 ms (30 on average) for more tokens: until the next point of a 50 ms grid
  * shared by every run of the process that is at least 5 ms away. Every run's coalesced flushes
- * fall due on the same ticks, and on a connection with auto-pipelining (the worker's) they leave
- * in one socket write per tick instead of one per run: every write to a loopback socket wakes
+ * fall due on the same ticks, and on a connection that coalesces a turn's writes (every one
+ * openRedis makes, see coalesceWrites) they leave in one socket write per tick instead of one per run: every write to a loopback socket wakes
  * Redis, and those wake-ups were the largest part of the publisher's cost. A run streaming
  * steadily flushes once per tick: 20 updates a second at most, the UI throttle the AI SDK's
  * chatbot docs use (`throttle: 50`). Against the 45–55 ms wait on a 10 ms grid before it (change

@@ -1,0 +1,77 @@
+import type { Socket } from 'node:net';
+import type { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { randomPrefix, testRedisUrl } from '../testing';
+import { createApiRedis, createWorkerRedis, waitForRedis } from './index';
+
+/** Counts the system-call-level writes of a connection's current socket: `_write` for one chunk, `_writev` for several. */
+function countSocketWrites(redis: Redis) {
+  const socket = (redis as unknown as { stream: Socket & { _write: Function; _writev: Function } }).stream;
+  const counts = { writes: 0, chunks: 0 };
+  const write = socket._write;
+  const writev = socket._writev;
+  socket._write = function (this: Socket, ...args: unknown[]) {
+    counts.writes += 1;
+    counts.chunks += 1;
+    return write.apply(this, args);
+  };
+  socket._writev = function (this: Socket, chunks: unknown[], ...rest: unknown[]) {
+    counts.writes += 1;
+    counts.chunks += chunks.length;
+    return writev.call(this, chunks, ...rest);
+  };
+  return counts;
+}
+
+describe('every connection sends a turn of commands in one socket write', () => {
+  const opened: Redis[] = [];
+  afterEach(() => {
+    for (const redis of opened.splice(0)) redis.disconnect();
+  });
+  const open = async (create: (url: string) => Redis) => {
+    const redis = create(testRedisUrl());
+    opened.push(redis);
+    await waitForRedis(redis);
+    return redis;
+  };
+
+  it('writes ten commands sent in one turn once, in order, each with its own reply; the next turn writes again', async () => {
+    const redis = await open((url) => createWorkerRedis(url));
+    const key = `${randomPrefix('coalesce')}:list`;
+    const counts = countSocketWrites(redis);
+    const replies = await Promise.all(Array.from({ length: 10 }, (_, index) => redis.rpush(key, String(index))));
+    expect(counts).toEqual({ writes: 1, chunks: 10 });
+    expect(replies).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(await redis.lrange(key, 0, -1)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    expect(counts.writes).toBe(2);
+    await redis.del(key);
+  });
+
+  it('commands sent across awaits of one turn (a promise chain) still share the write', async () => {
+    const redis = await open((url) => createApiRedis(url));
+    const key = `${randomPrefix('coalesce')}:chain`;
+    const counts = countSocketWrites(redis);
+    const first = redis.set(key, 'a');
+    await Promise.resolve();
+    const second = redis.append(key, 'b');
+    await Promise.resolve();
+    const third = redis.get(key);
+    expect(await Promise.all([first, second, third])).toEqual(['OK', 2, 'ab']);
+    expect(counts.writes).toBe(1);
+    await redis.del(key);
+  });
+
+  it("a reconnect's new socket coalesces too, and an error reply stays the one command's", async () => {
+    const redis = await open((url) => createWorkerRedis(url));
+    const key = `${randomPrefix('coalesce')}:reconnect`;
+    redis.disconnect(true);
+    await new Promise<void>((resolve) => redis.once('ready', resolve));
+    const counts = countSocketWrites(redis);
+    const [set, wrongType, get] = await Promise.allSettled([redis.set(key, 'v'), redis.lpush(key, 'x'), redis.get(key)]);
+    expect(counts.writes).toBe(1);
+    expect(set).toEqual({ status: 'fulfilled', value: 'OK' });
+    expect(wrongType.status === 'rejected' && String(wrongType.reason)).toMatch(/WRONGTYPE/);
+    expect(get).toEqual({ status: 'fulfilled', value: 'v' });
+    await redis.del(key);
+  });
+});
