@@ -61,6 +61,18 @@ describe('every connection sends a turn of commands in one socket write', () => 
     await redis.del(key);
   });
 
+  it('commands sent from timers that fire together (runs flushing on one tick of the publisher grid) share the write', async () => {
+    const redis = await open((url) => createWorkerRedis(url));
+    const key = `${randomPrefix('coalesce')}:timers`;
+    const counts = countSocketWrites(redis);
+    const sent = await Promise.all(
+      ['a', 'b', 'c'].map((value) => new Promise<number>((resolve, reject) => setTimeout(() => redis.rpush(key, value).then(resolve, reject), 5))),
+    );
+    expect(sent.sort()).toEqual([1, 2, 3]);
+    expect(counts).toEqual({ writes: 1, chunks: 3 });
+    await redis.del(key);
+  });
+
   it("a reconnect's new socket coalesces too, and an error reply stays the one command's", async () => {
     const redis = await open((url) => createWorkerRedis(url));
     const key = `${randomPrefix('coalesce')}:reconnect`;

@@ -4,14 +4,15 @@ import type { Cluster, Redis } from 'ioredis';
 type CoalescedSocket = Socket & { agentqCoalesced?: true };
 
 /**
- * Sends every command a connection is given in one turn of the event loop in one socket write.
- * ioredis writes each command on its own; here the socket is corked at a turn's first write and
- * uncorked on the next tick, once the turn's promise chains have run, so the turn's commands
- * leave in one `writev`. On a loopback socket each write also wakes the server, so a worker
- * finishing several jobs at once (BullMQ's completions, the runs' event flushes) wakes Redis
- * once (docs/benchmarks.md, change 72). ioredis's auto-pipelining coalesces too, but builds a
- * Pipeline per turn that copies every command defined on the connection (BullMQ's ~50 scripts).
- * Order and replies are unchanged: commands still go out in the order they were sent, on the
+ * Sends the commands a connection is given in one pass of the event loop in one socket write.
+ * ioredis writes each command on its own; here the socket is corked at the first write and
+ * uncorked on setImmediate, after the pass's timers and I/O callbacks have run (a process.nextTick
+ * would uncork after each callback: every run's flush timer is its own, and they fire in one
+ * pass), so those commands leave in one `writev`. On a loopback socket each write also wakes the
+ * server, so a worker whose runs flush on the same tick, or whose jobs finish together, wakes
+ * Redis once (docs/benchmarks.md, change 72). ioredis's auto-pipelining batches the same way but
+ * builds a Pipeline per batch that copies every command defined on the connection (BullMQ's ~50
+ * scripts). Order and replies are unchanged: commands go out in the order they were sent, on the
  * same socket. A reconnect's new socket is corked the same way; a Cluster's node connections too.
  */
 export function coalesceWrites<Connection extends Redis | Cluster>(connection: Connection): Connection {
@@ -36,7 +37,7 @@ export function coalesceWrites<Connection extends Redis | Cluster>(connection: C
       if (!corked) {
         corked = true;
         this.cork();
-        process.nextTick(uncork);
+        setImmediate(uncork);
       }
       return write.apply(this, args as never);
     } as Socket['write'];
