@@ -40,9 +40,9 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
 } {
   const redis = createWorkerRedis(options.redisUrl);
   redis.on('error', (error) => options.logger.debug({ err: error }, 'worker redis error'));
-  // Run events and job results go over a connection of their own, so a turn's run event flushes
-  // (the publisher's shared flush grid) and job outcomes leave in one socket write, apart from
-  // BullMQ's commands (every connection coalesces a turn's writes, see coalesceWrites).
+  // Run events and job results go over a connection of their own: the runs' flushes on one tick of
+  // the publisher's grid and the job outcomes of one pass of the event loop leave in one socket
+  // write, apart from BullMQ's commands (every connection coalesces its writes, coalesceWrites).
   const streams = createWorkerRedis(options.redisUrl);
   defineRunStreamCommands(streams);
   defineJobOutcomeCommands(streams);

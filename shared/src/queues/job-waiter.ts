@@ -40,10 +40,9 @@ const resultKeys = (prefix: string) => ({
 });
 
 /**
- * Stores an outcome and announces it: one script, so on a connection that coalesces a turn's
- * writes (coalesceWrites) the outcomes of jobs finishing in the same turn leave in one socket
- * write (ioredis's auto-pipelining writes a MULTI on its own),
- * and Redis runs one command instead of MULTI, SET, PUBLISH and EXEC.
+ * Stores an outcome and announces it: one script, so the outcomes of jobs finishing in one pass of
+ * the event loop leave in one socket write (coalesceWrites; ioredis's auto-pipelining writes a
+ * MULTI on its own), and Redis runs one command instead of MULTI, SET, PUBLISH and EXEC.
  * KEYS: the result key. ARGV: ttl, outcome, channel. The message carries the outcome too, so a
  * waiter needs no second read.
  */

@@ -23,22 +23,21 @@ function countSocketWrites(redis: Redis) {
   return counts;
 }
 
-describe('every connection sends a turn of commands in one socket write', () => {
+describe('every connection sends the commands of one pass of the event loop in one socket write', () => {
   const opened: Redis[] = [];
   afterEach(() => {
     for (const redis of opened.splice(0)) redis.disconnect();
   });
-  const open = async (create: (url: string) => Redis) => {
+  /** A ready connection, a key of this test's own, and its socket's write counts from now on. */
+  const open = async (create: (url: string) => Redis, label: string) => {
     const redis = create(testRedisUrl());
     opened.push(redis);
     await waitForRedis(redis);
-    return redis;
+    return { redis, key: `${randomPrefix('coalesce')}:${label}`, counts: countSocketWrites(redis) };
   };
 
   it('writes ten commands sent in one turn once, in order, each with its own reply; the next turn writes again', async () => {
-    const redis = await open((url) => createWorkerRedis(url));
-    const key = `${randomPrefix('coalesce')}:list`;
-    const counts = countSocketWrites(redis);
+    const { redis, key, counts } = await open(createWorkerRedis, 'list');
     const replies = await Promise.all(Array.from({ length: 10 }, (_, index) => redis.rpush(key, String(index))));
     expect(counts).toEqual({ writes: 1, chunks: 10 });
     expect(replies).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -48,9 +47,7 @@ describe('every connection sends a turn of commands in one socket write', () => 
   });
 
   it('commands sent across awaits of one turn (a promise chain) still share the write', async () => {
-    const redis = await open((url) => createApiRedis(url));
-    const key = `${randomPrefix('coalesce')}:chain`;
-    const counts = countSocketWrites(redis);
+    const { redis, key, counts } = await open(createApiRedis, 'chain');
     const first = redis.set(key, 'a');
     await Promise.resolve();
     const second = redis.append(key, 'b');
@@ -62,9 +59,7 @@ describe('every connection sends a turn of commands in one socket write', () => 
   });
 
   it('commands sent from timers that fire together (runs flushing on one tick of the publisher grid) share the write', async () => {
-    const redis = await open((url) => createWorkerRedis(url));
-    const key = `${randomPrefix('coalesce')}:timers`;
-    const counts = countSocketWrites(redis);
+    const { redis, key, counts } = await open(createWorkerRedis, 'timers');
     const sent = await Promise.all(
       ['a', 'b', 'c'].map((value) => new Promise<number>((resolve, reject) => setTimeout(() => redis.rpush(key, value).then(resolve, reject), 5))),
     );
@@ -74,8 +69,7 @@ describe('every connection sends a turn of commands in one socket write', () => 
   });
 
   it("a reconnect's new socket coalesces too, and an error reply stays the one command's", async () => {
-    const redis = await open((url) => createWorkerRedis(url));
-    const key = `${randomPrefix('coalesce')}:reconnect`;
+    const { redis, key } = await open(createWorkerRedis, 'reconnect');
     redis.disconnect(true);
     await new Promise<void>((resolve) => redis.once('ready', resolve));
     const counts = countSocketWrites(redis);

@@ -28,14 +28,9 @@ export function coalesceWrites<Connection extends Redis | Cluster>(connection: C
     if (!socket || socket.agentqCoalesced) return;
     socket.agentqCoalesced = true;
     const write = socket.write;
-    let corked = false;
-    const uncork = () => {
-      corked = false;
-      socket.uncork();
-    };
+    const uncork = () => socket.uncork();
     socket.write = function coalescedWrite(this: CoalescedSocket, ...args: Parameters<Socket['write']>) {
-      if (!corked) {
-        corked = true;
+      if (!this.writableCorked) {
         this.cork();
         setImmediate(uncork);
       }

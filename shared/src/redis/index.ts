@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { coalesceWrites } from './coalesce-writes';
 import { isClusterTarget, parseClusterTarget, type RedisTarget } from './target';
 
-export * from './coalesce-writes';
 export * from './keys';
 export * from './pubsub';
 export * from './scripts';
@@ -13,7 +12,7 @@ export * from './target';
  * Opens a single-server connection or, for a `redis-cluster://` target, a Cluster client. A
  * Cluster answers every command agentq sends the way one server does (keys used together share
  * a hash tag, see keys.ts), and BullMQ takes either, so callers keep the `Redis` type. Either way
- * the commands of one turn leave in one socket write (coalesceWrites).
+ * the commands of one pass of the event loop leave in one socket write (coalesceWrites).
  */
 export function openRedis(target: RedisTarget, options: RedisOptions & { shardedSubscribers?: boolean } = {}): Redis {
   const { shardedSubscribers, ...rest } = options;

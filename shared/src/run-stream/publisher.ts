@@ -9,9 +9,9 @@ import { firstEntrySeq, type StreamEntry } from './reader';
 /**
  * A delta waits 5–55 ms (30 on average) for more tokens: until the next point of a 50 ms grid
  * shared by every run of the process that is at least 5 ms away. Every run's coalesced flushes
- * fall due on the same ticks, and on a connection that coalesces a turn's writes (every one
- * openRedis makes, see coalesceWrites) they leave in one socket write per tick instead of one per run: every write to a loopback socket wakes
- * Redis, and those wake-ups were the largest part of the publisher's cost. A run streaming
+ * fall due on the same ticks, and they leave in one socket write per tick instead of one per run
+ * (every connection openRedis makes coalesces its writes, see coalesceWrites): every write to a
+ * loopback socket wakes Redis, and those wake-ups were the largest part of the publisher's cost. A run streaming
  * steadily flushes once per tick: 20 updates a second at most, the UI throttle the AI SDK's
  * chatbot docs use (`throttle: 50`). Against the 45–55 ms wait on a 10 ms grid before it (change
  * 66), which spread a process's runs over five phases, a 50-token answer is ~13.5 flushes instead
