@@ -1,7 +1,8 @@
 import { publishJobOutcome, queueCatalog, type QueueKey } from '@agentq/shared/queues';
-import { MetricsTime, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { MetricsTime, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ProcessorMap, WorkerDeps } from './processor';
+import { PromptWorker } from './prompt-worker';
 import { startRunLeases } from './run-lease';
 
 export type WorkerPool = {
@@ -28,7 +29,7 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
   const workers = (Object.keys(queueCatalog) as QueueKey[]).map((queueKey) => {
     const definition = queueCatalog[queueKey];
     const handlers = processors[queueKey] as Record<string, (job: Job, deps: WorkerDeps, token?: string) => Promise<unknown>>;
-    const worker = new Worker(
+    const worker = new PromptWorker(
       definition.name,
       async function processJob(job: Job, token?: string) {
         const handler = handlers[job.name];

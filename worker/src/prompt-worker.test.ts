@@ -1,0 +1,86 @@
+import { createWorkerRedis } from '@agentq/shared/redis';
+import { randomPrefix, testRedisUrl } from '@agentq/shared/testing';
+import { Queue, Worker, type Job, type Processor } from 'bullmq';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PromptWorker } from './prompt-worker';
+
+const opened: { close: () => Promise<void> }[] = [];
+afterEach(async () => {
+  for (const item of opened.splice(0).reverse()) await item.close();
+});
+
+function openQueue() {
+  const prefix = randomPrefix('prompt');
+  const name = 'prompt-test';
+  const connection = createWorkerRedis(testRedisUrl());
+  const queue = new Queue(name, { connection, prefix });
+  opened.push({ close: async () => void (await queue.obliterate({ force: true }), await queue.close(), connection.disconnect()) });
+  const startWorker = async (WorkerClass: typeof Worker, processor: Processor, concurrency = 50) => {
+    const workerConnection = createWorkerRedis(testRedisUrl());
+    const worker = new WorkerClass(name, processor, { connection: workerConnection, prefix, concurrency });
+    opened.push({ close: async () => void (await worker.close(), workerConnection.disconnect()) });
+    await worker.waitUntilReady();
+    return worker;
+  };
+  return { queue, startWorker };
+}
+
+/** How many of the worker's moveToActive calls had answered when each job's processor began. */
+async function answeredFetchesAtStart(WorkerClass: typeof Worker): Promise<number[]> {
+  const { queue, startWorker } = openQueue();
+  let answered = 0;
+  const seen: number[] = [];
+  let started: () => void = () => {};
+  const worker = await startWorker(WorkerClass, async () => {
+    seen.push(answered);
+    started();
+  });
+  const internals = worker as unknown as { moveToActive: (...args: unknown[]) => Promise<Job | undefined> };
+  const moveToActive = internals.moveToActive.bind(worker);
+  internals.moveToActive = async (...args) => {
+    const job = await moveToActive(...args);
+    answered++;
+    return job;
+  };
+  // Each job reaches an idle worker: the one before it has finished and its loop is waiting. The
+  // first is the worker's first job, taken after a start-up poll that found nothing.
+  for (let index = 0; index < 9; index++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    answered = 0;
+    const start = new Promise<void>((resolve) => (started = resolve));
+    await queue.add('job', { index }, { removeOnComplete: true });
+    await start;
+  }
+  return seen.slice(1);
+}
+
+describe('PromptWorker', () => {
+  it('starts a job that woke it from idle after the one moveToActive that took it, where BullMQ polls once more first', async () => {
+    // BullMQ's own Worker reads 2 for most of them (its loop awaits an empty second poll before
+    // the job starts), 1 when the previous job's settling is still in its queue of fetches.
+    expect(await answeredFetchesAtStart(PromptWorker)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+  });
+
+  it('leaves no job waiting: bursts and a steady trickle across two workers all run without a marker timeout', async () => {
+    const { queue, startWorker } = openQueue();
+    const done = new Set<number>();
+    const processor = async (job: Job) => {
+      await new Promise((resolve) => setTimeout(resolve, job.data.index % 3));
+      done.add(job.data.index);
+    };
+    await startWorker(PromptWorker, processor, 50);
+    await startWorker(PromptWorker, processor, 1);
+    const began = Date.now();
+    // A burst at once, then jobs one by one while the burst is being worked off, then another burst.
+    await queue.addBulk(Array.from({ length: 40 }, (_, index) => ({ name: 'job', data: { index } })));
+    for (let index = 40; index < 60; index++) {
+      await queue.add('job', { index });
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await Promise.all(Array.from({ length: 40 }, (_, offset) => queue.add('job', { index: 60 + offset })));
+    await expect.poll(() => done.size, { timeout: 4_000, interval: 20 }).toBe(100);
+    // A job left unseen would wait for the marker wait's timeout (drainDelay, 5 s) before it ran.
+    expect(Date.now() - began).toBeLessThan(4_000);
+    expect(await queue.getJobCounts('wait', 'active', 'completed')).toEqual({ wait: 0, active: 0, completed: 100 });
+  });
+});
