@@ -1,5 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
+import { modelFetch } from './model-fetch';
 
 type ModelSettings = { baseUrl: string; modelId: string; apiKey: string | null };
 
@@ -12,7 +13,7 @@ export function createLanguageModel(model: ModelSettings): LanguageModel {
   const key = JSON.stringify([model.baseUrl, model.modelId, model.apiKey]);
   let languageModel = models.get(key);
   if (!languageModel) {
-    const provider = createOpenAICompatible({ name: 'agentq', baseURL: model.baseUrl, apiKey: model.apiKey ?? undefined, includeUsage: true });
+    const provider = createOpenAICompatible({ name: 'agentq', baseURL: model.baseUrl, apiKey: model.apiKey ?? undefined, includeUsage: true, fetch: modelFetch });
     languageModel = provider.chatModel(model.modelId);
     if (models.size >= MAX_MODELS) models.delete(models.keys().next().value!);
     models.set(key, languageModel);
