@@ -17,6 +17,7 @@ import { docsRoutes } from './routes/docs';
 import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
+import { CreatedRuns } from './routes/created-runs';
 import { QUEUE_BOARD_PATH, queueBoardAccess, queueBoardRoutes } from './routes/queue-board';
 import { modelRoutes } from './routes/models';
 import { approvalRoutes } from './routes/approvals';
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps) {
   const api = apiRoutes();
   const app = new Hono<AppEnv>();
   const metrics = createAppMetrics(deps, { processMetrics: deps.config.processMetrics });
+  const createdRuns = new CreatedRuns();
 
   app.use(async function injectDependencies(c, next) {
     for (const [key, value] of Object.entries(deps)) c.set(key as keyof AppDeps, value as never);
@@ -68,6 +70,7 @@ export function createApp(deps: AppDeps) {
     c.set('user', null);
     c.set('credential', null);
     c.set('metrics', metrics);
+    c.set('createdRuns', createdRuns);
     await next();
   });
   app.use(securityHeaders({ https: deps.config.publicOrigin?.startsWith('https:') ?? deps.config.secureCookies }));

@@ -5,6 +5,7 @@ import type { JobWaiter, Queues } from '@agentq/shared/queues';
 import type { RunEventHub } from '@agentq/shared/run-stream';
 import type { Redis } from 'ioredis';
 import type { AppMetrics } from './operations/metrics';
+import type { CreatedRuns } from './routes/created-runs';
 import type { LoginThrottleOptions } from './security/login-throttle';
 
 /** Everything the app needs from outside; only entry files build these. */
@@ -55,5 +56,7 @@ export type AppEnv = {
     /** How the caller authenticated: a session cookie (then which one) or an API token. */
     credential: { kind: 'session'; token: string } | { kind: 'api-token' } | null;
     metrics: AppMetrics;
+    /** Runs this process answered 202 for, for the events GET that follows (routes/created-runs.ts). */
+    createdRuns: CreatedRuns;
   };
 };

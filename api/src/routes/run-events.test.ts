@@ -210,6 +210,29 @@ describe('run events over SSE', () => {
     expect(replayed.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
   });
 
+  it('follows a run it just answered 202 for without reading it again, only for its owner, and once', async () => {
+    await insertBackgroundModel(t.db, 'Run events test model');
+    const session = await (await t.app.request('/api/sessions', { method: 'POST', headers: owner.headers, body: '{}' })).json();
+    const started = await t.app.request(`/api/sessions/${session.id}/runs`, { method: 'POST', headers: owner.headers, body: JSON.stringify({ content: 'follow me' }) });
+    expect(started.status).toBe(202);
+    const { runId } = (await started.json()) as { runId: string };
+    // Someone else gets the 404 the database would give, and leaves the run for its owner.
+    const stranger = await t.signUp();
+    expect((await t.app.request(`/api/runs/${runId}/events`, { headers: { cookie: stranger.cookie } })).status).toBe(404);
+    // The row now names someone else: only a follow that does not read it still answers the owner.
+    await t.db.update(runs).set({ userId: stranger.user.id }).where(eq(runs.id, runId));
+    const first = await events(runId);
+    expect(first.status).toBe(200);
+    const publisher = new RunEventPublisher(publisherRedis, t.prefix, runId, 0);
+    publisher.emit({ type: 'start', messageId: runId });
+    publisher.emit({ type: 'finish' });
+    await publisher.close();
+    const { events: received } = await read(first, (text) => text.includes('[DONE]'));
+    expect(received.map((event) => event.chunk.type)).toEqual(['start', 'finish']);
+    // The next follow reads the database, which now names another owner.
+    expect((await events(runId)).status).toBe(404);
+  });
+
   it("answers 404 for someone else's run and 401 without a session", async () => {
     const runId = await newRun();
     const other = await t.signUp();

@@ -82,6 +82,8 @@ async function followRunOverSse(c: Context<AppEnv>, target: FollowTarget, afterS
   const prefix = queues.prefix;
   const runId = 'run' in target ? target.run.id : target.runId;
   const lookUp = () => getRunFor(c.get('db'), runId, currentUser(c));
+  // The first follow of a run this process just created needs no read of it (CreatedRuns).
+  const created = 'run' in target ? undefined : c.var.createdRuns.take(runId, currentUser(c));
 
   let wake: (() => void) | undefined;
   /** Set when events may have been missed (reconnect, gap, heartbeat): the loop re-reads the stream. */
@@ -111,14 +113,14 @@ async function followRunOverSse(c: Context<AppEnv>, target: FollowTarget, afterS
   try {
     unsubscribe = await runEvents.subscribe(runId, onLive, onResync).catch(async (error: unknown) => {
       // A run that is not the viewer's is a 404, outage or not.
-      if (!('run' in target)) await lookUp();
+      if (!('run' in target) && !created) await lookUp();
       throw error;
     });
     if ('run' in target) {
       await target.enqueue();
       [run, stored, firstHeld, terminal] = [target.run, [], 0, false];
     } else {
-      const [found, { events, firstSeq, last }] = await Promise.all([lookUp(), readStoredStream(redis, prefix, runId, afterSeq)]);
+      const [found, { events, firstSeq, last }] = await Promise.all([created ?? lookUp(), readStoredStream(redis, prefix, runId, afterSeq)]);
       [run, stored, firstHeld, terminal] = [found, events, events.length > 0 ? events[0]!.seq : firstSeq, isTerminal(found.status)];
       // Ended and nothing new stored: either a reconnect after `finish` (only `[DONE]` was lost), or
       // the database was settled and the stream's end is still on its way — then the reader follows on.

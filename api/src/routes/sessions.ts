@@ -135,6 +135,7 @@ async function answerStartedRun(c: Context<AppEnv>, { run, created, durable, ope
     await startOrAbandon(c, run, () => durable);
     enqueueAfterAnswer(c, run, opening);
   } else await startOrAbandon(c, run, enqueueDurably);
+  if (created) c.var.createdRuns.remember(run);
   return c.json({ runId: run.id, eventsUrl: `/api/runs/${run.id}/events`, status: run.status }, 202);
 }
 
