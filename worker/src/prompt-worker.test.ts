@@ -1,6 +1,6 @@
 import { createWorkerRedis } from '@agentq/shared/redis';
 import { randomPrefix, testRedisUrl } from '@agentq/shared/testing';
-import { Queue, Worker, type Job, type Processor } from 'bullmq';
+import { Queue, type Job, type Processor } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PromptWorker } from './prompt-worker';
 
@@ -15,9 +15,9 @@ function openQueue() {
   const connection = createWorkerRedis(testRedisUrl());
   const queue = new Queue(name, { connection, prefix });
   opened.push({ close: async () => void (await queue.obliterate({ force: true }), await queue.close(), connection.disconnect()) });
-  const startWorker = async (WorkerClass: typeof Worker, processor: Processor, concurrency = 50) => {
+  const startWorker = async (processor: Processor, concurrency = 50) => {
     const workerConnection = createWorkerRedis(testRedisUrl());
-    const worker = new WorkerClass(name, processor, { connection: workerConnection, prefix, concurrency });
+    const worker = new PromptWorker(name, processor, { connection: workerConnection, prefix, concurrency });
     opened.push({ close: async () => void (await worker.close(), workerConnection.disconnect()) });
     await worker.waitUntilReady();
     return worker;
@@ -26,12 +26,12 @@ function openQueue() {
 }
 
 /** How many of the worker's moveToActive calls had answered when each job's processor began. */
-async function answeredFetchesAtStart(WorkerClass: typeof Worker): Promise<number[]> {
+async function answeredFetchesAtStart(): Promise<number[]> {
   const { queue, startWorker } = openQueue();
   let answered = 0;
   const seen: number[] = [];
   let started: () => void = () => {};
-  const worker = await startWorker(WorkerClass, async () => {
+  const worker = await startWorker(async () => {
     seen.push(answered);
     started();
   });
@@ -58,7 +58,7 @@ describe('PromptWorker', () => {
   it('starts a job that woke it from idle after the one moveToActive that took it, where BullMQ polls once more first', async () => {
     // BullMQ's own Worker reads 2 for most of them (its loop awaits an empty second poll before
     // the job starts), 1 when the previous job's settling is still in its queue of fetches.
-    expect(await answeredFetchesAtStart(PromptWorker)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(await answeredFetchesAtStart()).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
   });
 
   it('leaves no job waiting: bursts and a steady trickle across two workers all run without a marker timeout', async () => {
@@ -68,8 +68,8 @@ describe('PromptWorker', () => {
       await new Promise((resolve) => setTimeout(resolve, job.data.index % 3));
       done.add(job.data.index);
     };
-    await startWorker(PromptWorker, processor, 50);
-    await startWorker(PromptWorker, processor, 1);
+    await startWorker(processor, 50);
+    await startWorker(processor, 1);
     const began = Date.now();
     // A burst at once, then jobs one by one while the burst is being worked off, then another burst.
     await queue.addBulk(Array.from({ length: 40 }, (_, index) => ({ name: 'job', data: { index } })));

@@ -60,10 +60,15 @@ export async function getRun(db: Database, id: string): Promise<Run> {
   return run;
 }
 
-/** The run if this user may see it (its owner, or any admin); otherwise NotFound, never Forbidden. */
+/** Who may see a run: its owner, or any admin. */
+export function mayViewRun(run: Pick<Run, 'userId'>, viewer: { id: string; role: string }): boolean {
+  return run.userId === viewer.id || viewer.role === 'admin';
+}
+
+/** The run if this user may see it (mayViewRun); otherwise NotFound, never Forbidden. */
 export async function getRunFor(db: Database, id: string, viewer: { id: string; role: string }): Promise<Run> {
   const run = await getRun(db, id);
-  if (run.userId !== viewer.id && viewer.role !== 'admin') throw new NotFoundError('Run', id);
+  if (!mayViewRun(run, viewer)) throw new NotFoundError('Run', id);
   return run;
 }
 
