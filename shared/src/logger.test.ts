@@ -105,6 +105,18 @@ describe('stdout', () => {
     expect(firstSeenAfter).toBeLessThan(1500);
   });
 
+  it('writes nothing while the process idles after a flush', async () => {
+    // Counts sonic-boom's writes to stdout (it calls fs.write through the module object).
+    const output = await runLogging(
+      `const fs = (await import('node:fs')).default; let writes = 0; const write = fs.write; fs.write = (...args) => (writes++, write(...args));
+       logger.info('one'); setTimeout(() => { logger.info({ writes }, 'idle'); process.exit(0); }, 1500);`,
+    );
+    expect(output).toContain('"msg":"one"');
+    const idle = JSON.parse(output.split('\n').find((line) => line.includes('"msg":"idle"'))!) as { writes: number };
+    // The first line's flush; 1.5 s of flushing an empty buffer every 200 ms made it 7.
+    expect(idle.writes).toBe(1);
+  });
+
   it('writes a warning or an error at once: a process killed right after keeps it', async () => {
     const output = await runLogging(`logger.info('before'); logger.error({ err: new Error('boom') }, 'failed'); process.kill(process.pid, 'SIGKILL');`);
     expect(output).toContain('"msg":"before"');

@@ -77,7 +77,16 @@ const WRITTEN_AT_ONCE_LEVEL = 40;
  */
 function stdoutInBatches(settings: LoggerOptions): Logger {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => destination.flush(), LOG_FLUSH_INTERVAL_MS).unref();
+  // Due LOG_FLUSH_INTERVAL_MS after the first line since the last flush, not on an interval: sonic-boom's
+  // flush of an empty buffer still writes (an empty write on the thread pool and a wake-up of the
+  // event loop), which an idle process did five times a second.
+  let flushDue: NodeJS.Timeout | undefined;
+  const flushSoon = () => {
+    flushDue ??= setTimeout(() => {
+      flushDue = undefined;
+      destination.flush();
+    }, LOG_FLUSH_INTERVAL_MS).unref();
+  };
   const writeNow = () => {
     try {
       destination.flushSync();
@@ -92,6 +101,7 @@ function stdoutInBatches(settings: LoggerOptions): Logger {
         logMethod(args, write, level) {
           write.apply(this, args);
           if (level >= WRITTEN_AT_ONCE_LEVEL) writeNow();
+          else flushSoon();
         },
       },
     },
