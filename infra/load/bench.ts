@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { closeMarkdownThreads, convertHtmlToMarkdown, htmlToMarkdown, warmMarkdownThreads } from '@agentq/shared/tools';
@@ -232,6 +232,7 @@ async function main() {
     // 7. Resume after 1,000 events vs a fresh subscribe (time to the first event).
     log('resume with Last-Event-ID');
     log(`fan-out: ${fanout.events} events (deltas coalesced for up to ${DELTA_COALESCE_MAX_MS} ms) to each of ${fanout.subscribers} subscribers, lost ${fanout.lost}, delivery p99 ${fanout.deliveryMs.p99} ms`);
+    log(`fan-out GC while streaming: the API ${fanout.gc.api.pauses} pauses, ${fanout.gc.api.totalMs} ms, ${fanout.gc.api.over10Ms} over 10 ms; the harness ${fanout.gc.harness.pauses} pauses, ${fanout.gc.harness.totalMs} ms, the longest ${fanout.gc.harness.maxMs} ms`);
     const resumeEvents = (await resumeRunDone).received.size;
     const after = small ? 100 : 1000;
     if (resumeEvents < after + 10) throw new Error(`the resume run has only ${resumeEvents} events: too few to resume after ${after}`);
@@ -292,7 +293,29 @@ async function main() {
   log(`${rows.length - missed}/${rows.length} goals met`);
 }
 
-/** One run streamed to `subscribers` SSE readers; delivery latency is measured from the moment the harness's own Redis subscriber sees the event. */
+/** The API's GC pauses so far, from the `nodejs_gc_duration_seconds` histogram its /metrics serves (prom-client's process metrics). */
+async function apiGcPauses(client: ApiClient): Promise<{ pauses: number; over10Ms: number; totalMs: number }> {
+  const response = await client.request('GET', '/metrics');
+  if (response.status !== 200 || typeof response.body !== 'string') throw new Error(`/metrics ${response.status}`);
+  let pauses = 0;
+  let upTo10Ms = 0;
+  let totalMs = 0;
+  for (const line of response.body.split('\n')) {
+    if (!line.startsWith('nodejs_gc_duration_seconds')) continue;
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith('nodejs_gc_duration_seconds_count')) pauses += value;
+    else if (line.startsWith('nodejs_gc_duration_seconds_sum')) totalMs += value * 1000;
+    else if (line.includes('le="0.01"')) upTo10Ms += value;
+  }
+  return { pauses, over10Ms: pauses - upTo10Ms, totalMs };
+}
+
+/**
+ * One run streamed to `subscribers` SSE readers; delivery latency is measured from the moment the
+ * harness's own Redis subscriber sees the event. Its p99 is set by whichever stall falls inside the
+ * two seconds measured, so the GC pauses of the API and of the harness (whose event loop reads
+ * every stream) in that window are reported beside it.
+ */
 async function measureFanout(client: ApiClient, prefix: string, redisUrl: string, subscribers: number, tokens: number) {
   // Per run: the resume benchmark's run streams meanwhile on the same channel pattern, and its sequence
   // numbers are the same numbers (keyed by seq alone, its earlier publish times made fan-out events
@@ -318,7 +341,14 @@ async function measureFanout(client: ApiClient, prefix: string, redisUrl: string
   // Events published before the last reader attached reach it from the stored stream (catch-up, not
   // fan-out): delivery latency counts only what was published once every reader was listening.
   const allAttachedAt = performance.now();
+  const harnessGcMs: number[] = [];
+  const gcObserver = new PerformanceObserver((list) => harnessGcMs.push(...list.getEntries().map((entry) => entry.duration)));
+  gcObserver.observe({ entryTypes: ['gc'] });
+  // Read during the first token's wait: nothing is published yet.
+  const apiGcBefore = await apiGcPauses(client);
   const results = await Promise.all(readers.map((reader) => reader.done));
+  gcObserver.disconnect();
+  const apiGcAfter = await apiGcPauses(client);
   await redis.punsubscribe();
   redis.disconnect();
   const published = publishedByRun.get(runId) ?? new Map<number, number>();
@@ -338,7 +368,11 @@ async function measureFanout(client: ApiClient, prefix: string, redisUrl: string
     }
   }
   if (delivery.length === 0) throw new Error('no event was published after every fan-out reader attached: raise the fake model\'s time to first token');
-  return { runId, subscribers, tokens, events: results[0]?.received.size ?? 0, lost, duplicated, outOfOrder, tokensLost, deliveryMs: percentiles(delivery), attachMs: round(allAttachedAt - attachStarted) };
+  const gc = {
+    api: { pauses: apiGcAfter.pauses - apiGcBefore.pauses, over10Ms: apiGcAfter.over10Ms - apiGcBefore.over10Ms, totalMs: round(apiGcAfter.totalMs - apiGcBefore.totalMs, 1) },
+    harness: { pauses: harnessGcMs.length, maxMs: round(Math.max(0, ...harnessGcMs), 1), totalMs: round(harnessGcMs.reduce((sum, ms) => sum + ms, 0), 1) },
+  };
+  return { runId, subscribers, tokens, events: results[0]?.received.size ?? 0, lost, duplicated, outOfOrder, tokensLost, deliveryMs: percentiles(delivery), attachMs: round(allAttachedAt - attachStarted), gc };
 }
 
 /** An SSE reader that records when each sequence number arrived. */
