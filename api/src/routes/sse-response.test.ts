@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { serve, type ServerType } from '@hono/node-server';
+import { serve } from '@hono/node-server';
 import { createLogger } from '@agentq/shared/logger';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -27,17 +27,18 @@ function appWith(handler: (stream: SseStream) => Promise<void>) {
   return { app, lines };
 }
 
-const servers: ServerType[] = [];
+const servers: Server[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) {
-    (server as import('node:http').Server).closeAllConnections();
+    server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
 });
 
 /** The app behind a real @hono/node-server listener on loopback, as the API runs it. */
 async function listen(app: Hono<AppEnv>): Promise<string> {
-  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+  // An HTTP/1 server: serve() without createServer options makes one.
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
   servers.push(server);
   await once(server, 'listening');
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
@@ -158,10 +159,10 @@ describe('sseResponse through app.request', () => {
 
 describe('sseResponse through a Node server', () => {
   it('writes each frame after the head to the Node response in the write call, not through the body stream', async () => {
-    let outgoing!: import('node:http').ServerResponse;
+    let outgoing!: ServerResponse;
     let writesInTheCall: number[] = [];
     const app = new Hono<AppEnv>().get('/events', (c) => {
-      outgoing = (c.env as { outgoing: import('node:http').ServerResponse }).outgoing;
+      outgoing = (c.env as { outgoing: ServerResponse }).outgoing;
       return sseResponse(c, async (stream) => {
         await stream.write('data: before the head\n\n');
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -217,10 +218,7 @@ describe('sseResponse through a Node server', () => {
         await handed.write('data: first\n\n');
         resolve();
         // The client reads nothing more: these fill the buffers until a write waits.
-        for (;;) {
-          if (handed.aborted) break;
-          await handed.write(`data: ${'y'.repeat(64 * 1024)}\n\n`);
-        }
+        while (!handed.aborted) await handed.write(`data: ${'y'.repeat(64 * 1024)}\n\n`);
         blockedWriteReturned = true;
       });
       void listen(app).then(async (url) => {
@@ -232,7 +230,7 @@ describe('sseResponse through a Node server', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(blockedWriteReturned).toBe(false);
     // The client goes away.
-    for (const server of servers) (server as import('node:http').Server).closeAllConnections();
+    for (const server of servers) server.closeAllConnections();
     await expect.poll(() => stream.aborted).toBe(true);
     await expect.poll(() => blockedWriteReturned).toBe(true);
     expect(aborts).toBe(1);

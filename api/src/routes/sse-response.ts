@@ -19,7 +19,7 @@ const encoder = new TextEncoder();
 /** The Node response under @hono/node-server (`c.env.outgoing`); absent for `app.request` and other runtimes. */
 function nodeResponseOf(c: Context<AppEnv>): ServerResponse | undefined {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  return outgoing && typeof outgoing.write === 'function' && typeof outgoing.once === 'function' ? outgoing : undefined;
+  return typeof outgoing?.write === 'function' && typeof outgoing.on === 'function' ? outgoing : undefined;
 }
 
 /**
