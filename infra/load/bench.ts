@@ -233,6 +233,7 @@ async function main() {
     log('resume with Last-Event-ID');
     log(`fan-out: ${fanout.events} events (deltas coalesced for up to ${DELTA_COALESCE_MAX_MS} ms) to each of ${fanout.subscribers} subscribers, lost ${fanout.lost}, delivery p99 ${fanout.deliveryMs.p99} ms`);
     log(`fan-out GC while streaming: the API ${fanout.gc.api.pauses} pauses, ${fanout.gc.api.totalMs} ms, ${fanout.gc.api.over10Ms} over 10 ms; the harness ${fanout.gc.harness.pauses} pauses, ${fanout.gc.harness.totalMs} ms, the longest ${fanout.gc.harness.maxMs} ms`);
+    log(`fan-out: the harness's event-loop delay p99 ${fanout.harnessLoopDelay.p99Ms} ms, max ${fanout.harnessLoopDelay.maxMs} ms; slowest events (median delivery): ${fanout.slowestEvents.map((event) => `#${event.seq} at +${event.publishedAtMs} ms: ${event.deliveryMs.p50} ms`).join(', ')}`);
     const resumeEvents = (await resumeRunDone).received.size;
     const after = small ? 100 : 1000;
     if (resumeEvents < after + 10) throw new Error(`the resume run has only ${resumeEvents} events: too few to resume after ${after}`);
@@ -344,27 +345,35 @@ async function measureFanout(client: ApiClient, prefix: string, redisUrl: string
   const harnessGcMs: number[] = [];
   const gcObserver = new PerformanceObserver((list) => harnessGcMs.push(...list.getEntries().map((entry) => entry.duration)));
   gcObserver.observe({ entryTypes: ['gc'] });
+  // The harness's own stalls: its event loop times both ends of every delivery.
+  const harnessLoop = monitorEventLoopDelay({ resolution: 5 });
+  harnessLoop.enable();
   // Read during the first token's wait: nothing is published yet.
   const apiGcBefore = await apiGcPauses(client);
   const results = await Promise.all(readers.map((reader) => reader.done));
   gcObserver.disconnect();
+  harnessLoop.disable();
   const apiGcAfter = await apiGcPauses(client);
   await redis.punsubscribe();
   redis.disconnect();
   const published = publishedByRun.get(runId) ?? new Map<number, number>();
   const delivery: number[] = [];
+  const byEvent = new Map<number, number[]>();
   let lost = 0;
   let duplicated = 0;
   let outOfOrder = 0;
   let tokensLost = 0;
   for (const result of results) {
-    tokensLost += Math.max(0, tokens - result.words);
-    lost += result.lost;
+    const totals = readerTotals(result);
+    tokensLost += Math.max(0, tokens - totals.words);
+    lost += totals.lost;
     duplicated += result.duplicated;
     outOfOrder += result.outOfOrder;
     for (const [seq, at] of result.received) {
       const sent = published.get(seq);
-      if (sent !== undefined && sent >= allAttachedAt) delivery.push(Math.max(0, at - sent));
+      if (sent === undefined || sent < allAttachedAt) continue;
+      delivery.push(Math.max(0, at - sent));
+      byEvent.set(seq, [...(byEvent.get(seq) ?? []), Math.max(0, at - sent)]);
     }
   }
   if (delivery.length === 0) throw new Error('no event was published after every fan-out reader attached: raise the fake model\'s time to first token');
@@ -372,7 +381,14 @@ async function measureFanout(client: ApiClient, prefix: string, redisUrl: string
     api: { pauses: apiGcAfter.pauses - apiGcBefore.pauses, over10Ms: apiGcAfter.over10Ms - apiGcBefore.over10Ms, totalMs: round(apiGcAfter.totalMs - apiGcBefore.totalMs, 1) },
     harness: { pauses: harnessGcMs.length, maxMs: round(Math.max(0, ...harnessGcMs), 1), totalMs: round(harnessGcMs.reduce((sum, ms) => sum + ms, 0), 1) },
   };
-  return { runId, subscribers, tokens, events: results[0]?.received.size ?? 0, lost, duplicated, outOfOrder, tokensLost, deliveryMs: percentiles(delivery), attachMs: round(allAttachedAt - attachStarted), gc };
+  // Each event is ~2 % of the samples, so the p99 is set by the slowest few events: which ones, and when.
+  const firstMeasured = Math.min(...[...byEvent.keys()].map((seq) => published.get(seq)!));
+  const slowestEvents = [...byEvent]
+    .map(([seq, samples]) => ({ seq, publishedAtMs: round(published.get(seq)! - firstMeasured, 0), deliveryMs: percentiles(samples) }))
+    .sort((a, b) => b.deliveryMs.p50 - a.deliveryMs.p50)
+    .slice(0, 3);
+  const harnessLoopDelay = { p99Ms: round(harnessLoop.percentile(99) / 1e6, 1), maxMs: round(harnessLoop.max / 1e6, 1) };
+  return { runId, subscribers, tokens, events: results[0]?.received.size ?? 0, lost, duplicated, outOfOrder, tokensLost, deliveryMs: percentiles(delivery), attachMs: round(allAttachedAt - attachStarted), gc, harnessLoopDelay, slowestEvents };
 }
 
 /** An SSE reader that records when each sequence number arrived. */
@@ -394,11 +410,18 @@ async function openReader(client: ApiClient, runId: string, lastEventId?: number
       received.set(seq, at);
       last = seq;
     }
-    const max = Math.max(0, ...received.keys());
-    const first = Math.min(...received.keys());
-    return { received, duplicated, outOfOrder, lost: max - first + 1 - received.size, words: text.trim().split(/\s+/).filter(Boolean).length };
+    // Only the stream's own facts here: counting now would run between the reads of the other
+    // streams' last events and add up to tens of ms to their measured delivery (readerTotals).
+    return { received, duplicated, outOfOrder, text };
   })();
   return { done };
+}
+
+/** A finished reader's lost events and delivered words, counted once every reader is done. */
+function readerTotals({ received, text }: { received: Map<number, number>; text: string }) {
+  const max = Math.max(0, ...received.keys());
+  const first = Math.min(...received.keys());
+  return { lost: max - first + 1 - received.size, words: text.trim().split(/\s+/).filter(Boolean).length };
 }
 
 /** Time to the first event: a fresh subscribe of a finished run vs a resume after `after` events. */
