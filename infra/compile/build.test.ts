@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,19 @@ describe('npm run build (what npm start runs first)', () => {
     expect(second.stdout).toContain('server: up to date');
     expect(second.stdout).toContain('web: up to date');
     expect(outputs.map((path) => statSync(join(repoRoot, path)).mtimeMs)).toEqual(before);
+  }, 300_000);
+
+  it('carries drizzle-orm inside the server bundles: at start a process loads none of its files but for the embedded database', () => {
+    const built = build();
+    expect(built.status, built.stderr).toBe(0);
+    for (const bundle of ['api/dist/index.js', 'worker/dist/index.js', 'infra/dist/start.js', 'infra/dist/migrate.js']) {
+      const source = readFileSync(join(repoRoot, bundle), 'utf8');
+      const loaded = [...source.matchAll(/(?:from\s*|import\()"(drizzle-orm[^"]*)"/g)].map((match) => match[1]);
+      expect(loaded, bundle).toEqual(['drizzle-orm/pglite', 'drizzle-orm/pglite/migrator']);
+      // The inlined copy is there and initialised on load, not deferred behind a dynamic import.
+      expect(source, bundle).toMatch(/^function sql\(strings, \.\.\.params\)/m);
+      expect(source, bundle).not.toMatch(/^var init_sql = __esm\(/m);
+    }
   }, 300_000);
 
   it('sees a changed, added or renamed source file, and ignores tests, dependencies and outputs', () => {

@@ -1,7 +1,7 @@
 /**
  * `npm run build`: bundles each server process (API, worker, all-in-one, admin scripts) into one
- * JavaScript file with esbuild and builds the web app with vite. Workspace code (`@agentq/*`) is
- * inlined; npm dependencies stay external and load from node_modules. Every `.ts` file under the
+ * JavaScript file with esbuild and builds the web app with vite. Workspace code (`@agentq/*`) and
+ * drizzle-orm are inlined; the other npm dependencies stay external and load from node_modules. Every `.ts` file under the
  * workspaces' sources reaches a bundle through imports, so new files need no list here.
  *
  * A part whose inputs (file names and contents) hash to the stamp of its last build is skipped;
@@ -38,12 +38,22 @@ const sideEntries = {
 const serverInputs = ['shared/src', 'shared/drizzle', 'api/src', 'worker/src', 'infra/scripts', 'infra/fake-llm', 'infra/compile', 'package-lock.json'];
 const webInputs = ['web/src', 'web/static', 'web/server.ts', 'web/vite.config.ts', 'web/package.json', 'shared/src', 'package-lock.json'];
 
-/** npm packages stay external (loaded from node_modules); our workspaces are inlined. */
+/**
+ * Inlined although they are npm packages. drizzle-orm: Node 24 reads a file's package scope for
+ * every ES module it loads, and the read parses that package.json's `exports`; drizzle-orm's is
+ * 178 KB, so loading its ~200 files from node_modules cost each process ~1 s of CPU at start
+ * (docs/benchmarks.md, twenty-ninth round). Its PGlite driver stays external: only the
+ * all-in-one's embedded database loads it, with a dynamic import, and a dynamically imported
+ * part of an inlined package would make esbuild defer the whole package's initialisation.
+ */
+const inlinedPackage = (path: string) => path.startsWith('drizzle-orm') && !path.startsWith('drizzle-orm/pglite');
+
+/** npm packages stay external (loaded from node_modules), but for `inlinedPackage`; our workspaces are inlined. */
 const externalDependencies: Plugin = {
   name: 'external-dependencies',
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@agentq/') || args.path.startsWith('node:')) return undefined;
+      if (args.path.startsWith('@agentq/') || args.path.startsWith('node:') || inlinedPackage(args.path)) return undefined;
       return { path: args.path, external: true };
     });
   },

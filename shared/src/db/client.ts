@@ -3,7 +3,11 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import type { Sql } from 'postgres';
+// Static, unlike PGlite's below: the compiled bundles inline drizzle-orm, and a dynamic import of
+// any of it would defer the whole package's initialisation there (infra/compile/build.ts).
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+import postgres, { type Sql } from 'postgres';
 import { attachCommitLane } from './commit-lane';
 import { createReplaceableClient } from './postgres/replaceable-client';
 import { preparingClient } from './prepared-client';
@@ -46,7 +50,6 @@ export function databaseOptionsFromEnv(env: Pick<Env, 'DATABASE_URL' | 'DATA_DIR
  * transaction mode too; the others wait, then find nothing left to apply.
  */
 async function migrateExclusively(url: string, migrate: () => Promise<void>): Promise<void> {
-  const { default: postgres } = await import('postgres');
   const lock = postgres(url, { max: 1, prepare: false, onnotice: () => {} });
   try {
     await lock.begin(async (tx) => {
@@ -70,16 +73,13 @@ export async function executeRows<Row>(db: Database, query: SQL): Promise<Row[]>
  */
 export async function createDb(options: DbOptions): Promise<DbHandle> {
   if (options.url) {
-    const { default: postgres } = await import('postgres');
-    const { drizzle } = await import('drizzle-orm/postgres-js');
-    const { migrate } = await import('drizzle-orm/postgres-js/migrator');
     // prepare: false for PgBouncer in transaction mode (DATABASE_PREPARE=0): a server connection
     // there is not the client's for longer than a transaction, so named statements go missing.
     // Replaceable: a pool poisoned by the driver's null-socket fault is swapped (postgres/driver-fault.ts).
     const prepare = options.prepare ?? true;
     const open = (max: number) => {
       const client = createReplaceableClient(() => postgres(options.url!, { max, prepare, onnotice: () => {} }));
-      return { client, db: drizzle({ client: (prepare ? preparingClient(client) : client) as unknown as Sql, schema }) };
+      return { client, db: drizzlePostgres({ client: (prepare ? preparingClient(client) : client) as unknown as Sql, schema }) };
     };
     const { client: pool, db } = open(options.poolSize ?? 10);
     // One more connection for the runs' inserts, whose statements pipeline on it (commit-lane.ts).
@@ -89,7 +89,7 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     return {
       db: db as unknown as Database,
       kind: 'postgres',
-      migrate: () => migrateExclusively(options.url!, () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER })),
+      migrate: () => migrateExclusively(options.url!, () => migratePostgres(db, { migrationsFolder: MIGRATIONS_FOLDER })),
       // One query per connection, all at once: the pool opens a connection for each while the others are busy.
       warm: async () => {
         if (options.warmPool === false) return;
