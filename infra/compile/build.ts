@@ -31,6 +31,7 @@ const serverBundles: Record<string, Record<string, string>> = {
 };
 /** Files a bundle opens next to itself at run time (see calculator/evaluate-expression.ts, db/client.ts). */
 const sideEntries = {
+  'pglite-database': 'shared/src/db/pglite-database.ts',
   'math-process': 'shared/src/tools/calculator/math-process.ts',
   'html-to-markdown-thread': 'shared/src/tools/fetch/html-to-markdown-thread.ts',
 };
@@ -42,11 +43,11 @@ const webInputs = ['web/src', 'web/static', 'web/server.ts', 'web/vite.config.ts
  * Inlined although they are npm packages. drizzle-orm: Node 24 reads a file's package scope for
  * every ES module it loads, and the read parses that package.json's `exports`; drizzle-orm's is
  * 178 KB, so loading its ~200 files from node_modules cost each process ~1 s of CPU at start
- * (docs/benchmarks.md, twenty-ninth round). Its PGlite driver stays external: only the
- * all-in-one's embedded database loads it, with a dynamic import, and a dynamically imported
- * part of an inlined package would make esbuild defer the whole package's initialisation.
+ * (docs/benchmarks.md, twenty-ninth round). No bundle may import any of it dynamically: esbuild
+ * would then defer the whole package's initialisation, and our module-level `sql` fragments ran
+ * before it. The embedded database's driver is a side entry instead (pglite-database).
  */
-const inlinedPackage = (path: string) => path.startsWith('drizzle-orm') && !path.startsWith('drizzle-orm/pglite');
+const inlinedPackage = (path: string) => path === 'drizzle-orm' || path.startsWith('drizzle-orm/');
 
 /** npm packages stay external (loaded from node_modules), but for `inlinedPackage`; our workspaces are inlined. */
 const externalDependencies: Plugin = {

@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-// Static, unlike PGlite's below: the compiled bundles inline drizzle-orm, and a dynamic import of
-// any of it would defer the whole package's initialisation there (infra/compile/build.ts).
+// Static: the compiled bundles inline drizzle-orm, and a dynamic import of any of it would defer
+// the whole package's initialisation there (infra/compile/build.ts). PGlite's is a module apart.
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres, { type Sql } from 'postgres';
@@ -35,6 +35,9 @@ export type DbHandle = {
 
 // From sources: shared/drizzle; a compiled bundle (infra/compile) carries a copy beside itself.
 const MIGRATIONS_FOLDER = [new URL('./drizzle', import.meta.url), new URL('../../drizzle', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path))!;
+
+/** A compiled bundle (infra/compile) emits pglite-database.js beside itself; computed, so the bundler leaves it out of the bundle. */
+const PGLITE_DATABASE_URL = new URL(import.meta.url.endsWith('.ts') ? './pglite-database.ts' : './pglite-database.js', import.meta.url).href;
 
 export type DbOptions = { url?: string; dataDir?: string; poolSize?: number; prepare?: boolean; warmPool?: boolean };
 
@@ -100,19 +103,10 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
       },
     };
   }
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { drizzle } = await import('drizzle-orm/pglite');
-  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const { openPglite } = (await import(PGLITE_DATABASE_URL)) as typeof import('./pglite-database');
   const inMemory = options.dataDir === 'memory://';
   const dataDir = inMemory ? 'memory://' : resolve(options.dataDir ?? '.data', 'pglite');
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const client = new PGlite(dataDir);
-  const db = drizzle(client, { schema });
-  return {
-    db: db as unknown as Database,
-    kind: 'pglite',
-    migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
-    warm: async () => {},
-    close: () => client.close(),
-  };
+  const pglite = openPglite(dataDir, schema, MIGRATIONS_FOLDER);
+  return { db: pglite.db as unknown as Database, kind: 'pglite', migrate: pglite.migrate, warm: async () => {}, close: pglite.close };
 }
