@@ -1,8 +1,9 @@
 /**
  * `npm run build`: bundles each server process (API, worker, all-in-one, admin scripts) into one
  * JavaScript file with esbuild and builds the web app with vite. Workspace code (`@agentq/*`) and
- * drizzle-orm are inlined; the other npm dependencies stay external and load from node_modules. Every `.ts` file under the
- * workspaces' sources reaches a bundle through imports, so new files need no list here.
+ * drizzle-orm are inlined; the other npm dependencies stay external and load from node_modules.
+ * Every `.ts` file under the workspaces' sources reaches a bundle through imports, so new files
+ * need no list here.
  *
  * A part whose inputs (file names and contents) hash to the stamp of its last build is skipped;
  * `--force` rebuilds anyway. `npm run build -- web` builds one part.
@@ -29,7 +30,7 @@ const serverBundles: Record<string, Record<string, string>> = {
     'demo-model': 'infra/fake-llm/main.ts',
   },
 };
-/** Files a bundle opens next to itself at run time (see calculator/evaluate-expression.ts, db/client.ts). */
+/** Files a bundle opens next to itself at run time (shared/src/side-entry.ts). */
 const sideEntries = {
   'pglite-database': 'shared/src/db/pglite-database.ts',
   'math-process': 'shared/src/tools/calculator/math-process.ts',

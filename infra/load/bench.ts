@@ -357,7 +357,7 @@ async function measureFanout(client: ApiClient, prefix: string, redisUrl: string
   await redis.punsubscribe();
   redis.disconnect();
   const published = publishedByRun.get(runId) ?? new Map<number, number>();
-  const delivery: number[] = [];
+  /** Delivery latencies by sequence number, one per reader. */
   const byEvent = new Map<number, number[]>();
   let lost = 0;
   let duplicated = 0;
@@ -372,10 +372,12 @@ async function measureFanout(client: ApiClient, prefix: string, redisUrl: string
     for (const [seq, at] of result.received) {
       const sent = published.get(seq);
       if (sent === undefined || sent < allAttachedAt) continue;
-      delivery.push(Math.max(0, at - sent));
-      byEvent.set(seq, [...(byEvent.get(seq) ?? []), Math.max(0, at - sent)]);
+      let samples = byEvent.get(seq);
+      if (!samples) byEvent.set(seq, (samples = []));
+      samples.push(Math.max(0, at - sent));
     }
   }
+  const delivery = [...byEvent.values()].flat();
   if (delivery.length === 0) throw new Error('no event was published after every fan-out reader attached: raise the fake model\'s time to first token');
   const gc = {
     api: { pauses: apiGcAfter.pauses - apiGcBefore.pauses, over10Ms: apiGcAfter.over10Ms - apiGcBefore.over10Ms, totalMs: round(apiGcAfter.totalMs - apiGcBefore.totalMs, 1) },

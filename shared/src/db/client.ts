@@ -11,6 +11,7 @@ import postgres, { type Sql } from 'postgres';
 import { attachCommitLane } from './commit-lane';
 import { createReplaceableClient } from './postgres/replaceable-client';
 import { preparingClient } from './prepared-client';
+import { sideEntryUrl } from '../side-entry';
 import type { Env } from '../env';
 import * as schema from './schema';
 
@@ -35,9 +36,6 @@ export type DbHandle = {
 
 // From sources: shared/drizzle; a compiled bundle (infra/compile) carries a copy beside itself.
 const MIGRATIONS_FOLDER = [new URL('./drizzle', import.meta.url), new URL('../../drizzle', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path))!;
-
-/** A compiled bundle (infra/compile) emits pglite-database.js beside itself; computed, so the bundler leaves it out of the bundle. */
-const PGLITE_DATABASE_URL = new URL(import.meta.url.endsWith('.ts') ? './pglite-database.ts' : './pglite-database.js', import.meta.url).href;
 
 export type DbOptions = { url?: string; dataDir?: string; poolSize?: number; prepare?: boolean; warmPool?: boolean };
 
@@ -103,7 +101,7 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
       },
     };
   }
-  const { openPglite } = (await import(PGLITE_DATABASE_URL)) as typeof import('./pglite-database');
+  const { openPglite } = (await import(sideEntryUrl(import.meta.url, 'pglite-database').href)) as typeof import('./pglite-database');
   const inMemory = options.dataDir === 'memory://';
   const dataDir = inMemory ? 'memory://' : resolve(options.dataDir ?? '.data', 'pglite');
   if (!inMemory) mkdirSync(dataDir, { recursive: true });

@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EvaluateRequest, EvaluateResponse } from './math-process';
+import { sideEntryUrl } from '../../side-entry';
 import { evaluatePlainArithmetic } from './plain-arithmetic';
 
 /** Wall-clock budget for one evaluation; past it the child process is killed and replaced. */
@@ -8,8 +9,7 @@ export const EVALUATION_TIMEOUT_MS = 2_000;
 /** Heap ceiling for the child process, so a huge matrix kills the child, not the job worker. */
 export const EVALUATION_MEMORY_LIMIT_MB = 192;
 const STARTUP_TIMEOUT_MS = 30_000;
-// A compiled bundle (infra/compile) emits math-process.js beside itself.
-const CHILD_PATH = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './math-process.ts' : './math-process.js', import.meta.url));
+const CHILD_PATH = fileURLToPath(sideEntryUrl(import.meta.url, 'math-process'));
 
 export type EvaluationOutcome = { ok: true; result: string } | { ok: false; error: string };
 

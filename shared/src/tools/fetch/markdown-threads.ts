@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { sideEntryUrl } from '../../side-entry';
 import { htmlToMarkdown, htmlToPlainText, MAX_HTML_CONVERSION_CHARS, type HtmlConversion } from './html-to-markdown';
 
 /** Below this size turndown takes a few ms: converting in place is cheaper than a message round trip. */
@@ -6,8 +7,7 @@ export const INLINE_CONVERSION_MAX_CHARS = 32 * 1024;
 /** A conversion that takes longer is stopped (its thread is replaced) and the page is returned as plain text. */
 export const CONVERSION_TIMEOUT_MS = 15_000;
 const THREADS = 2;
-// Compiled (`npm run build`), the thread is a bundle beside this one (infra/compile/build.ts side entries).
-const THREAD_URL = new URL(import.meta.url.endsWith('.ts') ? './html-to-markdown-thread.ts' : './html-to-markdown-thread.js', import.meta.url);
+const THREAD_URL = sideEntryUrl(import.meta.url, 'html-to-markdown-thread');
 
 type Task = { html: string; resolve: (conversion: HtmlConversion) => void };
 type Reply = { id: number; text: string; method: HtmlConversion['method'] } | { id: number; error: string };
