@@ -2,7 +2,7 @@ import type { ToolOutput } from '@agentq/shared/events';
 import type { RunStatus } from '@agentq/shared/db';
 import { executeTool, type AgentTool } from '@agentq/shared/services';
 import { expandToolRows, type ExpandedTool, type ModelTool } from '@agentq/shared/tools';
-import { jsonSchema, tool, type ToolSet } from 'ai';
+import { jsonSchema, tool, type ModelMessage, type ToolSet } from 'ai';
 import type { WorkerDeps } from '../processor';
 import { toToolOutput } from './tool-output';
 
@@ -45,7 +45,14 @@ export type ToolCallContext = {
   deferLog?: (written: Promise<void>) => void;
   /** The run's claim, when the model call went out before it returned: no call runs before it. */
   ready?: Promise<unknown>;
+  /** The run stream's callShown: a call the model just made runs once it and the text before it are stored. */
+  callShown?: (toolCallId: string, signal: AbortSignal) => Promise<void>;
 };
+
+/** Whether the step's input already holds the call (an approved call, run as the next step starts): it was stored with its checkpoint. */
+function inHistory(messages: ModelMessage[], toolCallId: string): boolean {
+  return messages.some((message) => message.role === 'assistant' && Array.isArray(message.content) && message.content.some((part) => part.type === 'tool-call' && part.toolCallId === toolCallId));
+}
 
 /** Runs one tool call effectively-once, keyed by (run id, tool call id), and shapes what the model reads. */
 export async function runToolCall(
@@ -82,10 +89,12 @@ export function buildToolSet(deps: WorkerDeps, offered: OfferedModelTool[], cont
     tools[entry.name] = tool({
       description: entry.description,
       inputSchema: jsonSchema(entry.inputSchema as Parameters<typeof jsonSchema>[0]),
-      execute: async (input: unknown, options: { toolCallId: string; abortSignal?: AbortSignal }) => {
+      execute: async (input: unknown, options: { toolCallId: string; messages: ModelMessage[]; abortSignal?: AbortSignal }) => {
         const signal = options.abortSignal ? AbortSignal.any([options.abortSignal, context.signal]) : context.signal;
         try {
           if (context.ready) await context.ready;
+          // The SDK runs a call as the model's response ends, while the run's output may not have read up to it yet.
+          if (context.callShown && !inHistory(options.messages, options.toolCallId)) await context.callShown(options.toolCallId, signal);
           return await runToolCall(deps, entry, options.toolCallId, input, { ...context, signal });
         } catch (error) {
           // The AI SDK would turn a throw into tool-error text and lose it: hand it to the run loop instead.

@@ -22,6 +22,13 @@ export type RunStream = {
   resumed: boolean;
   /** Whether the stream already ended with `finish`. */
   finished: () => boolean;
+  /**
+   * Resolves once the call's `tool-input-available` was emitted and the stream is in Redis up to it:
+   * a tool's effect never comes before the text and the call that announce it, which a worker
+   * killed during the call would otherwise lose (the journal's resume carries only what was stored).
+   * Rejects with the signal's reason when the run stops first.
+   */
+  callShown: (toolCallId: string, signal: AbortSignal) => Promise<void>;
 };
 
 const PAGE = 1000;
@@ -66,7 +73,29 @@ export async function openRunStream(deps: WorkerDeps, run: Run, attempt: number,
     events.push(event);
     timeline.apply(event);
   });
-  const emit = (chunk: RunChunk) => publisher.emit(chunk);
+  const shown = new Set<string>();
+  const waiting = new Map<string, () => void>();
+  const emit = (chunk: RunChunk) => {
+    publisher.emit(chunk);
+    if (chunk.type !== 'tool-input-available') return;
+    shown.add(chunk.toolCallId);
+    waiting.get(chunk.toolCallId)?.();
+  };
+  const callShown = async (toolCallId: string, signal: AbortSignal) => {
+    if (!shown.has(toolCallId)) {
+      signal.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const stop = () => reject(signal.reason);
+        signal.addEventListener('abort', stop, { once: true });
+        waiting.set(toolCallId, () => {
+          waiting.delete(toolCallId);
+          signal.removeEventListener('abort', stop);
+          resolve();
+        });
+      });
+    }
+    await publisher.flush();
+  };
   const checkpointSeq = checkpoint?.lastSeq ?? 0;
   // Earlier abandoned attempts are already gone (withoutRetriedAttempts), so what a resumed attempt
   // carried over is seen once, not with the output it was carried from.
@@ -85,5 +114,6 @@ export async function openRunStream(deps: WorkerDeps, run: Run, attempt: number,
     abandoned: retried ? abandoned : [],
     resumed: lastSeq > 0,
     finished,
+    callShown,
   };
 }

@@ -13,10 +13,14 @@ import type { ProcessorMap } from '../processor';
 import { processors } from '../processors';
 import { processChatTurn } from '../processors/chat-turn';
 import { reconcileRuns, wakeDecidedRuns } from '../reconciler';
+import type { RunEvent } from '@agentq/shared/events';
+import { buildToolSet, expandOfferedTools } from './build-tool-set';
+import { openRunStream } from './open-run-stream';
 import { cancelInDatabase, rebuildMessage, startAgentHarness, textOf, type AgentHarness } from './testing';
 
 let harness: AgentHarness;
 let server: LoopbackServer;
+const storedAtEffect = new Map<string, RunEvent[]>();
 
 const script = (turns: Turn[]) => harness.llm.setScript(sequence(turns, { countFrom: 'last-user-message' }));
 
@@ -30,6 +34,14 @@ beforeAll(async () => {
   server = await startLoopbackServer((request, response) => {
     if (request.url?.startsWith('/cancel-')) void cancelInDatabase(harness.db, request.url.slice('/cancel-'.length)).then(() => response.end('cancelled meanwhile'));
     else if (request.url?.startsWith('/slow')) setTimeout(() => response.end('slow but fine'), 1800);
+    else if (request.url?.startsWith('/peek-')) {
+      // What the run's stream held in Redis when the call's effect happened.
+      const runId = request.url.slice('/peek-'.length);
+      void harness.events(runId).then((events) => {
+        storedAtEffect.set(runId, events);
+        response.end('peeked');
+      });
+    }
     else response.end(`ok ${request.method}`);
   });
 });
@@ -128,6 +140,44 @@ describe('run loop', () => {
     expect(orders.map((request) => request.headers['idempotency-key'])).toEqual([`${run.id}:call_order`]);
     expect(await toolCallsOfRun(harness.db, run.id)).toMatchObject([{ toolCallId: 'call_order', state: 'completed', effect: 'non-idempotent', attempt: 1 }]);
   });
+  it('runs a call the model makes only once the text before it and the call are stored, so a crash in the call cannot lose them', async () => {
+    const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' } });
+    const run = await harness.createRun('peek', [tool]);
+    await markRunRunning(harness.db, run.id);
+    const stream = await openRunStream(harness.deps, run, 1);
+    const controller = new AbortController();
+    const offered = expandOfferedTools([{ tool, needsApproval: false }]);
+    const tools = buildToolSet(harness.deps, offered, { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal: controller.signal, beforeRun: async () => {}, onFatal: () => {}, callShown: stream.callShown });
+    const execute = (toolCallId: string, messages: unknown[]) =>
+      (tools[tool.slug]!.execute as (input: unknown, options: unknown) => Promise<{ text: string }>)({ url: `${server.origin}/peek-${run.id}`, method: 'GET' }, { toolCallId, messages });
+
+    // The SDK runs the call as the model's response ends, before the run's output has read up to it.
+    const called = execute('call_peek', []);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(hits(`/peek-${run.id}`)).toHaveLength(0);
+    stream.emit({ type: 'start-step' });
+    stream.emit({ type: 'text-start', id: 'txt-0' });
+    stream.emit({ type: 'text-delta', id: 'txt-0', delta: 'Let me ' });
+    // Coalesced for up to 55 ms: still only in memory when the call goes out, unless it is flushed for it.
+    stream.emit({ type: 'text-delta', id: 'txt-0', delta: 'peek.' });
+    stream.emit({ type: 'tool-input-available', toolCallId: 'call_peek', toolName: tool.slug, input: {} });
+    expect((await called).text).toContain('peeked');
+    const stored = storedAtEffect.get(run.id)!;
+    expect(textOf(await rebuildMessage(stored))).toBe('Let me peek.');
+    expect(stored.at(-1)?.chunk).toMatchObject({ type: 'tool-input-available', toolCallId: 'call_peek' });
+
+    // An approved call runs from the history it was checkpointed in: nothing to wait for.
+    storedAtEffect.delete(run.id);
+    const approved = [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_approved', toolName: tool.slug, input: {} }] }];
+    expect((await execute('call_approved', approved)).text).toContain('peeked');
+    // A call the run never shows stops with the run.
+    const never = execute('call_never', []);
+    controller.abort(new Error('run stopped'));
+    await expect(never).rejects.toThrow('run stopped');
+    expect(hits(`/peek-${run.id}`)).toHaveLength(2);
+    await stream.publisher.close();
+  });
+
   it('reports a call of a tool it was not offered once, as an input error, and lets the model answer after it', async () => {
     const pool = harness.startWorker();
     const tool = await harness.createTool({ type: 'fetch', config: { parseMode: 'raw' } });

@@ -91,6 +91,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
     ...callContext,
     deferLog: writes.addStarted,
     ready,
+    callShown: stream.callShown,
     // A tool boundary: a run cancelled in the database never starts another tool with an effect. The
     // journal's statement reads the status; a call it does not journal looks it up (one with no
     // effect is not asked: see executeTool's deferLog).

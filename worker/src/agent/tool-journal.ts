@@ -75,6 +75,8 @@ export async function finishJournaledCalls(
     const instance = offered.find((entry) => entry.name === call.toolSlug);
     // The abandoned attempt's parts were dropped (data-step-retry): show the call again, then its outcome.
     stream.emit({ type: 'tool-input-available', toolCallId: call.toolCallId, toolName: call.toolSlug, input: call.input });
+    // Stored before the call runs again: a crash in it must find the carried text to carry it once more.
+    await stream.callShown(call.toolCallId, context.signal);
     const output: ToolOutput = instance
       ? await runToolCall(deps, instance, call.toolCallId, call.input, context)
       : { success: false, text: `Tool ${call.toolSlug} is no longer available.`, error: 'unavailable', durationMs: 0 };
