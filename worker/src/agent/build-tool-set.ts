@@ -49,9 +49,16 @@ export type ToolCallContext = {
   callShown?: (toolCallId: string, signal: AbortSignal) => Promise<void>;
 };
 
-/** Whether the step's input already holds the call (an approved call, run as the next step starts): it was stored with its checkpoint. */
-function inHistory(messages: ModelMessage[], toolCallId: string): boolean {
-  return messages.some((message) => message.role === 'assistant' && Array.isArray(message.content) && message.content.some((part) => part.type === 'tool-call' && part.toolCallId === toolCallId));
+type ContentPart = { type: string; toolCallId?: string };
+
+/** The ids of the tool calls (or tool results) in `history`. */
+export function toolCallIdsIn(history: ModelMessage[], type: 'tool-call' | 'tool-result'): Set<string> {
+  return new Set(
+    history
+      .flatMap((message) => (Array.isArray(message.content) ? (message.content as ContentPart[]) : []))
+      .filter((part) => part.type === type && part.toolCallId)
+      .map((part) => part.toolCallId!),
+  );
 }
 
 /** Runs one tool call effectively-once, keyed by (run id, tool call id), and shapes what the model reads. */
@@ -93,8 +100,9 @@ export function buildToolSet(deps: WorkerDeps, offered: OfferedModelTool[], cont
         const signal = options.abortSignal ? AbortSignal.any([options.abortSignal, context.signal]) : context.signal;
         try {
           if (context.ready) await context.ready;
-          // The SDK runs a call as the model's response ends, while the run's output may not have read up to it yet.
-          if (context.callShown && !inHistory(options.messages, options.toolCallId)) await context.callShown(options.toolCallId, signal);
+          // The SDK runs a call as the model's response ends, while the run's output may not have read up to it
+          // yet. A call already in the step's input (an approved one) was stored with its checkpoint.
+          if (context.callShown && !toolCallIdsIn(options.messages, 'tool-call').has(options.toolCallId)) await context.callShown(options.toolCallId, signal);
           return await runToolCall(deps, entry, options.toolCallId, input, { ...context, signal });
         } catch (error) {
           // The AI SDK would turn a throw into tool-error text and lose it: hand it to the run loop instead.

@@ -1,6 +1,7 @@
 import type { Run } from '@agentq/shared/services';
 import { messageToChunks, survivesStepRetry, withoutRetriedAttempts, type RunChunk, type RunEvent, type RunStatusData } from '@agentq/shared/events';
 import { lastRunEventSeq, readRunEvents, RunEventPublisher } from '@agentq/shared/run-stream';
+import { abortable } from '@agentq/shared/abortable';
 import type { WorkerDeps } from '../processor';
 import { RunTimelineRecorder } from './run-timeline';
 
@@ -73,27 +74,27 @@ export async function openRunStream(deps: WorkerDeps, run: Run, attempt: number,
     events.push(event);
     timeline.apply(event);
   });
-  const shown = new Set<string>();
-  const waiting = new Map<string, () => void>();
+  /** Per tool call: whether its `tool-input-available` was emitted, and a promise that resolves when it is. */
+  const calls = new Map<string, { shown: boolean; emitted: Promise<void>; show: () => void }>();
+  const callOf = (toolCallId: string) => {
+    let call = calls.get(toolCallId);
+    if (!call) {
+      let show = () => {};
+      const emitted = new Promise<void>((resolve) => (show = resolve));
+      calls.set(toolCallId, (call = { shown: false, emitted, show }));
+    }
+    return call;
+  };
   const emit = (chunk: RunChunk) => {
     publisher.emit(chunk);
     if (chunk.type !== 'tool-input-available') return;
-    shown.add(chunk.toolCallId);
-    waiting.get(chunk.toolCallId)?.();
+    const call = callOf(chunk.toolCallId);
+    call.shown = true;
+    call.show();
   };
   const callShown = async (toolCallId: string, signal: AbortSignal) => {
-    if (!shown.has(toolCallId)) {
-      signal.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        const stop = () => reject(signal.reason);
-        signal.addEventListener('abort', stop, { once: true });
-        waiting.set(toolCallId, () => {
-          waiting.delete(toolCallId);
-          signal.removeEventListener('abort', stop);
-          resolve();
-        });
-      });
-    }
+    const call = callOf(toolCallId);
+    if (!call.shown) await abortable(call.emitted, signal);
     await publisher.flush();
   };
   const checkpointSeq = checkpoint?.lastSeq ?? 0;

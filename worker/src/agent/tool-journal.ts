@@ -2,10 +2,8 @@ import type { RunChunk, ToolOutput } from '@agentq/shared/events';
 import { toolCallsOfRun, type Run, type ToolCallEntry } from '@agentq/shared/services';
 import type { ModelMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
-import { runToolCall, type OfferedModelTool, type ToolCallContext } from './build-tool-set';
+import { runToolCall, toolCallIdsIn, type OfferedModelTool, type ToolCallContext } from './build-tool-set';
 import type { RunStream } from './open-run-stream';
-
-type ContentPart = { type: string; toolCallId?: string };
 
 // Not `start-step`: the run timeline already counts the abandoned step (see run-timeline.ts).
 const CARRIED_TYPES = new Set(['text-start', 'text-delta', 'text-end', 'reasoning-start', 'reasoning-delta', 'reasoning-end']);
@@ -31,15 +29,6 @@ export function outputBeforeCalls(abandoned: RunChunk[], callIds: Set<string>): 
   }
   for (const [id, kind] of open) chunks.push({ type: kind === 'text' ? 'text-end' : 'reasoning-end', id } as RunChunk);
   return { chunks, text };
-}
-
-function toolCallIdsIn(history: ModelMessage[], type: 'tool-call' | 'tool-result'): Set<string> {
-  return new Set(
-    history
-      .flatMap((message) => (Array.isArray(message.content) ? (message.content as ContentPart[]) : []))
-      .filter((part) => part.type === type && part.toolCallId)
-      .map((part) => part.toolCallId!),
-  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { type AddressClassification, canonicalizeIp, classifyAddress, isKindAllowed } from './ip-ranges';
+import { abortable } from '../../abortable';
 
 /** Resolves a hostname to every address it has (A and AAAA). Injectable so tests never use real DNS. */
 export type ResolveHostname = (hostname: string) => Promise<string[]>;
@@ -127,23 +128,4 @@ export function findBlockedDestinationError(error: unknown): BlockedDestinationE
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolvePromise, rejectPromise) => {
-    const onAbort = () => rejectPromise(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolvePromise(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        rejectPromise(error);
-      },
-    );
-  });
 }
