@@ -2,6 +2,7 @@ import { createWorkerRedis } from '@agentq/shared/redis';
 import { randomPrefix, testRedisUrl } from '@agentq/shared/testing';
 import { Queue, type Job, type Processor } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
+import { markerScripts } from './marker-scripts';
 import { PromptWorker } from './prompt-worker';
 
 const opened: { close: () => Promise<void> }[] = [];
@@ -15,14 +16,14 @@ function openQueue() {
   const connection = createWorkerRedis(testRedisUrl());
   const queue = new Queue(name, { connection, prefix });
   opened.push({ close: async () => void (await queue.obliterate({ force: true }), await queue.close(), connection.disconnect()) });
-  const startWorker = async (processor: Processor, concurrency = 50) => {
+  const startWorker = async (processor: Processor, concurrency = 50, autorun = true) => {
     const workerConnection = createWorkerRedis(testRedisUrl());
-    const worker = new PromptWorker(name, processor, { connection: workerConnection, prefix, concurrency });
+    const worker = new PromptWorker(name, processor, { connection: workerConnection, prefix, concurrency, autorun });
     opened.push({ close: async () => void (await worker.close(), workerConnection.disconnect()) });
     await worker.waitUntilReady();
     return worker;
   };
-  return { queue, startWorker };
+  return { queue, connection, startWorker };
 }
 
 /** How many of the worker's moveToActive calls had answered when each job's processor began. */
@@ -82,5 +83,62 @@ describe('PromptWorker', () => {
     // A job left unseen would wait for the marker wait's timeout (drainDelay, 5 s) before it ran.
     expect(Date.now() - began).toBeLessThan(4_000);
     expect(await queue.getJobCounts('wait', 'active', 'completed')).toEqual({ wait: 0, active: 0, completed: 100 });
+  });
+
+  it("runs BullMQ's scripts with the marker put back only while a job waits, through moveToActive and moveToFinished's fetch of the next job", async () => {
+    // The installed BullMQ's scripts are the ones marker-scripts.ts rewrites (an upgrade that changes them fails here).
+    expect(markerScripts()).toBeDefined();
+    const { queue, connection: redis, startWorker } = openQueue();
+    // Not running: polled by hand below, each step one script.
+    const worker = await startWorker(async () => {}, 1, false);
+    expect(worker.quietMarkers).toBe(true);
+    const marker = `${queue.opts.prefix}:${queue.name}:marker`;
+    const markers = async () => redis.zcard(marker);
+
+    // The last waiting job taken: nothing to wake anyone for.
+    await queue.add('job', { index: 0 });
+    expect(await markers()).toBe(1);
+    await redis.del(marker); // as an idle worker's wait pops it
+    const first = (await worker.getNextJob('token-0', { block: false }))!;
+    expect(first.data).toEqual({ index: 0 });
+    expect(await markers()).toBe(0);
+
+    // Jobs still waiting: the marker goes back, so the next idle worker wakes (a bulk add's chain).
+    await queue.addBulk([1, 2].map((index) => ({ name: 'job', data: { index } })));
+    await redis.del(marker);
+    await first.moveToCompleted('done', 'token-0', false);
+    const second = (await worker.getNextJob('token-1', { block: false }))!;
+    expect(second.data).toEqual({ index: 1 });
+    expect(await markers()).toBe(1);
+
+    // moveToFinished taking the next job: the last one, so no marker; a prioritized job counts as waiting.
+    await redis.del(marker);
+    const [third] = (await second.moveToCompleted('done', 'token-1', true)) as [unknown[], string];
+    expect(third).toBeTruthy();
+    expect(await markers()).toBe(0);
+    expect(await queue.getJobCounts('wait', 'active', 'completed')).toEqual({ wait: 0, active: 1, completed: 2 });
+    await queue.add('job', { index: 3 }, { priority: 1 });
+    await queue.add('job', { index: 4 }, { priority: 2 });
+    await redis.del(marker);
+    const fourth = (await worker.getNextJob('token-3', { block: false }))!;
+    expect(fourth.data).toEqual({ index: 3 });
+    expect(await markers()).toBe(1);
+  });
+
+  it('wakes a second idle worker while jobs wait after the first one took its job', async () => {
+    const { queue, startWorker } = openQueue();
+    const ranBy = new Map<string, number>();
+    const processor = (id: string) => async () => {
+      ranBy.set(id, (ranBy.get(id) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    };
+    await startWorker(processor('a'), 1);
+    await startWorker(processor('b'), 1);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // both idle on the marker
+    // One add, one marker: the worker it wakes puts it back for the other, as the jobs behind it wait.
+    await queue.addBulk(Array.from({ length: 10 }, (_, index) => ({ name: 'job', data: { index } })));
+    await expect.poll(() => (ranBy.get('a') ?? 0) + (ranBy.get('b') ?? 0), { timeout: 4_000, interval: 20 }).toBe(10);
+    expect(ranBy.get('a')).toBeGreaterThan(0);
+    expect(ranBy.get('b')).toBeGreaterThan(0);
   });
 });

@@ -1,17 +1,36 @@
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job, type Processor, type WorkerOptions } from 'bullmq';
+import { defineMarkerScripts } from './marker-scripts';
 
 /**
- * BullMQ's Worker, starting a job that woke it from idle without first polling for another.
- * An idle worker waits on the queue's marker, then takes the job with `moveToActive`, which puts
- * the marker back. BullMQ's loop then polls again with a second `moveToActive` and awaits it
- * before it starts the job it has: one more round trip to Redis on the way to every job an idle
- * worker takes (a serial run's first token waits for it). Marked drained instead, the loop waits
- * on the marker again, which that put-back marker answers at once, and starts the job meanwhile.
- * No job is left waiting unseen: every job taken puts a marker back, and whoever pops a marker
- * calls moveToActive next, as when BullMQ finds the queue empty. A worker taking jobs one after
- * another from a backlog (moveToActive without waiting first) polls as before.
+ * BullMQ's Worker, taking jobs without the polls that find nothing.
+ *
+ * It starts a job that woke it from idle without first polling for another. An idle worker waits
+ * on the queue's marker, then takes the job with `moveToActive`. BullMQ's loop then polls again
+ * with a second `moveToActive` and awaits it before it starts the job it has: one more round trip
+ * to Redis on the way to every job an idle worker takes (a serial run's first token waits for it).
+ * Marked drained instead, the loop waits on the marker again, and starts the job meanwhile.
+ *
+ * And taking a job puts the marker back only while another job waits (marker-scripts.ts), where
+ * BullMQ always puts it back: that marker woke an idle worker, this one's next wait or another
+ * process, for a `moveToActive` that found nothing.
+ *
+ * No job is left waiting unseen: an add sets the marker, a job taken while others wait puts it
+ * back, and whoever pops a marker calls moveToActive next, as when BullMQ finds the queue empty. A
+ * worker taking jobs one after another from a backlog (moveToActive without waiting first) polls
+ * as before.
  */
 export class PromptWorker extends Worker {
+  /** Whether the connection runs marker-scripts.ts's versions of BullMQ's scripts (false: the installed BullMQ's differ; they run as shipped). */
+  readonly quietMarkers: boolean;
+
+  constructor(name: string, processor: Processor, options: WorkerOptions) {
+    super(name, processor, options);
+    // BullMQ defines its scripts on the connection once it is ready (a tick from now at the
+    // soonest) and keeps a command already there; one defined earlier is replaced.
+    const connection = options.connection as { defineCommand?: unknown };
+    this.quietMarkers = typeof connection.defineCommand === 'function' && defineMarkerScripts(options.connection as Parameters<typeof defineMarkerScripts>[0]);
+  }
+
   protected override async moveToActive(token: string, name?: string): Promise<Job> {
     // BullMQ keeps `drained` private; it is set while the loop takes the marker path.
     const loop = this as unknown as { drained: boolean };

@@ -73,6 +73,7 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
         void publishJobOutcome(deps.redis, options.prefix, definition.name, job.id, { ok: false, error: error.message }).catch(() => {});
       }
     });
+    if (!worker.quietMarkers) deps.logger.warn({ queue: definition.name }, 'BullMQ\'s moveToActive and moveToFinished scripts are not the ones worker/src/marker-scripts.ts was written for: they run as shipped');
     worker.on('error', (error) => deps.logger.error({ queue: definition.name, err: error }, 'worker error'));
     return worker;
   });

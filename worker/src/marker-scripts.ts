@@ -1,0 +1,51 @@
+import { createRequire } from 'node:module';
+import type { Cluster, Redis } from 'ioredis';
+
+type LuaScript = { name: string; content: string; keys: number };
+
+const require = createRequire(import.meta.url);
+
+/**
+ * BullMQ (6.7) puts the queue's marker back every time a worker takes a job (`prepareJobForProcessing`
+ * in `moveToActive` and in `moveToFinished`'s fetch of the next job), whether or not another job
+ * waits: so that, after a bulk add, each worker that wakes wakes the next. With nothing left to take,
+ * that marker wakes an idle worker (the other process, or this one's next wait) for a `BZPOPMIN` and
+ * a `moveToActive` that find nothing: two round trips and a process woken per job, on a queue that
+ * keeps up with its jobs. These versions put it back only while the wait list or the prioritized
+ * set still holds a job (KEYS[1] and KEYS[3] in both scripts), which keeps the chain of wake-ups a
+ * bulk add needs. An add always sets the marker itself, so no job is left unseen.
+ */
+const MARKER_PUT_BACK = '  addBaseMarkerIfNeeded(markerKey, false)\n  -- rate limit delay must be 0';
+const MARKER_PUT_BACK_WHILE_JOBS_WAIT =
+  '  if rcall("LLEN", KEYS[1]) > 0 or rcall("ZCARD", KEYS[3]) > 0 then addBaseMarkerIfNeeded(markerKey, false) end\n  -- rate limit delay must be 0';
+
+/** The scripts as BullMQ ships them, and the version it names its commands with. */
+function bullmqScripts(): { version: string; scripts: LuaScript[] } {
+  const { version } = require('bullmq/dist/cjs/version.js') as { version: string };
+  const { moveToActive } = require('bullmq/dist/cjs/scripts/moveToActive-11.js') as { moveToActive: LuaScript };
+  const { moveToFinished } = require('bullmq/dist/cjs/scripts/moveToFinished-14.js') as { moveToFinished: LuaScript };
+  return { version, scripts: [moveToActive, moveToFinished] };
+}
+
+/** The two scripts with the marker put back only while a job waits; undefined if BullMQ's text is not the one this was written against. */
+export function markerScripts(): { version: string; scripts: LuaScript[] } | undefined {
+  const { version, scripts } = bullmqScripts();
+  const patched = scripts.map((script) => ({ ...script, content: script.content.replace(MARKER_PUT_BACK, MARKER_PUT_BACK_WHILE_JOBS_WAIT) }));
+  const applies = scripts.every((script) => script.content.split(MARKER_PUT_BACK).length === 2);
+  return applies ? { version, scripts: patched } : undefined;
+}
+
+/**
+ * Defines those scripts on a connection under the names BullMQ runs them by: BullMQ defines a
+ * command only where the connection lacks it, and a definition replaces an earlier one. Returns
+ * false (and changes nothing) when the installed BullMQ's scripts differ from the ones this was
+ * written against.
+ */
+export function defineMarkerScripts(connection: Redis | Cluster): boolean {
+  const found = markerScripts();
+  if (!found) return false;
+  for (const script of found.scripts) {
+    connection.defineCommand(`${script.name}:${found.version}`, { numberOfKeys: script.keys, lua: script.content });
+  }
+  return true;
+}
