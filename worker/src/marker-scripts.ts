@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Cluster, Redis } from 'ioredis';
 
-type LuaScript = { name: string; content: string; keys: number };
+export type LuaScript = { name: string; content: string; keys: number };
 
 const require = createRequire(import.meta.url);
 
@@ -27,12 +27,17 @@ function bullmqScripts(): { version: string; scripts: LuaScript[] } {
   return { version, scripts: [moveToActive, moveToFinished] };
 }
 
-/** The two scripts with the marker put back only while a job waits; undefined if BullMQ's text is not the one this was written against. */
+/** Scripts with the marker put back only while a job waits; undefined unless each has the line exactly once. */
+export function withQuietMarker(scripts: LuaScript[]): LuaScript[] | undefined {
+  const applies = scripts.every((script) => script.content.split(MARKER_PUT_BACK).length === 2);
+  return applies ? scripts.map((script) => ({ ...script, content: script.content.replace(MARKER_PUT_BACK, MARKER_PUT_BACK_WHILE_JOBS_WAIT) })) : undefined;
+}
+
+/** The installed BullMQ's two scripts, rewritten; undefined if its text is not the one this was written against. */
 export function markerScripts(): { version: string; scripts: LuaScript[] } | undefined {
   const { version, scripts } = bullmqScripts();
-  const patched = scripts.map((script) => ({ ...script, content: script.content.replace(MARKER_PUT_BACK, MARKER_PUT_BACK_WHILE_JOBS_WAIT) }));
-  const applies = scripts.every((script) => script.content.split(MARKER_PUT_BACK).length === 2);
-  return applies ? { version, scripts: patched } : undefined;
+  const rewritten = withQuietMarker(scripts);
+  return rewritten && { version, scripts: rewritten };
 }
 
 /**

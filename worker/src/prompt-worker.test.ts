@@ -2,7 +2,7 @@ import { createWorkerRedis } from '@agentq/shared/redis';
 import { randomPrefix, testRedisUrl } from '@agentq/shared/testing';
 import { Queue, type Job, type Processor } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { markerScripts } from './marker-scripts';
+import { markerScripts, withQuietMarker } from './marker-scripts';
 import { PromptWorker } from './prompt-worker';
 
 const opened: { close: () => Promise<void> }[] = [];
@@ -86,8 +86,13 @@ describe('PromptWorker', () => {
   });
 
   it("runs BullMQ's scripts with the marker put back only while a job waits, through moveToActive and moveToFinished's fetch of the next job", async () => {
-    // The installed BullMQ's scripts are the ones marker-scripts.ts rewrites (an upgrade that changes them fails here).
-    expect(markerScripts()).toBeDefined();
+    // The installed BullMQ's scripts are the ones marker-scripts.ts rewrites (an upgrade that changes them fails here);
+    // a script without the line, or with it twice, is not rewritten at all: the worker runs BullMQ's as shipped.
+    expect(markerScripts()?.scripts.map((script) => script.name)).toEqual(['moveToActive', 'moveToFinished']);
+    const line = '  addBaseMarkerIfNeeded(markerKey, false)\n  -- rate limit delay must be 0';
+    expect(withQuietMarker([{ name: 'moveToActive', content: 'return 1', keys: 1 }])).toBeUndefined();
+    expect(withQuietMarker([{ name: 'moveToActive', content: `${line}\n${line}`, keys: 1 }])).toBeUndefined();
+    expect(withQuietMarker([{ name: 'moveToActive', content: line, keys: 1 }])?.[0]?.content).toContain('if rcall("LLEN", KEYS[1]) > 0');
     const { queue, connection: redis, startWorker } = openQueue();
     // Not running: polled by hand below, each step one script.
     const worker = await startWorker(async () => {}, 1, false);
