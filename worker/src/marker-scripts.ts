@@ -19,12 +19,16 @@ const MARKER_PUT_BACK = '  addBaseMarkerIfNeeded(markerKey, false)\n  -- rate li
 const MARKER_PUT_BACK_WHILE_JOBS_WAIT =
   '  if rcall("LLEN", KEYS[1]) > 0 or rcall("ZCARD", KEYS[3]) > 0 then addBaseMarkerIfNeeded(markerKey, false) end\n  -- rate limit delay must be 0';
 
-/** The scripts as BullMQ ships them, and the version it names its commands with. */
-function bullmqScripts(): { version: string; scripts: LuaScript[] } {
-  const { version } = require('bullmq/dist/cjs/version.js') as { version: string };
-  const { moveToActive } = require('bullmq/dist/cjs/scripts/moveToActive-11.js') as { moveToActive: LuaScript };
-  const { moveToFinished } = require('bullmq/dist/cjs/scripts/moveToFinished-14.js') as { moveToFinished: LuaScript };
-  return { version, scripts: [moveToActive, moveToFinished] };
+/** The scripts as BullMQ ships them, and the version it names its commands with; undefined if an upgrade moved them. */
+function bullmqScripts(): { version: string; scripts: LuaScript[] } | undefined {
+  try {
+    const { version } = require('bullmq/dist/cjs/version.js') as { version: string };
+    const { moveToActive } = require('bullmq/dist/cjs/scripts/moveToActive-11.js') as { moveToActive?: LuaScript };
+    const { moveToFinished } = require('bullmq/dist/cjs/scripts/moveToFinished-14.js') as { moveToFinished?: LuaScript };
+    return typeof version === 'string' && moveToActive && moveToFinished ? { version, scripts: [moveToActive, moveToFinished] } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Scripts with the marker put back only while a job waits; undefined unless each has the line exactly once. */
@@ -35,9 +39,9 @@ export function withQuietMarker(scripts: LuaScript[]): LuaScript[] | undefined {
 
 /** The installed BullMQ's two scripts, rewritten; undefined if its text is not the one this was written against. */
 export function markerScripts(): { version: string; scripts: LuaScript[] } | undefined {
-  const { version, scripts } = bullmqScripts();
-  const rewritten = withQuietMarker(scripts);
-  return rewritten && { version, scripts: rewritten };
+  const shipped = bullmqScripts();
+  const rewritten = shipped && withQuietMarker(shipped.scripts);
+  return rewritten && { version: shipped.version, scripts: rewritten };
 }
 
 /**
