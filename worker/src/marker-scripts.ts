@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Cluster, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 export type LuaScript = { name: string; content: string; keys: number };
 
@@ -15,7 +15,8 @@ const require = createRequire(import.meta.url);
  * set still holds a job (KEYS[1] and KEYS[3] in both scripts), which keeps the chain of wake-ups a
  * bulk add needs. An add always sets the marker itself, so no job is left unseen.
  */
-const MARKER_PUT_BACK = '  addBaseMarkerIfNeeded(markerKey, false)\n  -- rate limit delay must be 0';
+/** The line BullMQ's `prepareJobForProcessing` puts the marker back with (and the comment after it, so it matches there only). */
+export const MARKER_PUT_BACK = '  addBaseMarkerIfNeeded(markerKey, false)\n  -- rate limit delay must be 0';
 const MARKER_PUT_BACK_WHILE_JOBS_WAIT =
   '  if rcall("LLEN", KEYS[1]) > 0 or rcall("ZCARD", KEYS[3]) > 0 then addBaseMarkerIfNeeded(markerKey, false) end\n  -- rate limit delay must be 0';
 
@@ -48,13 +49,14 @@ export function markerScripts(): { version: string; scripts: LuaScript[] } | und
  * Defines those scripts on a connection under the names BullMQ runs them by: BullMQ defines a
  * command only where the connection lacks it, and a definition replaces an earlier one. Returns
  * false (and changes nothing) when the installed BullMQ's scripts differ from the ones this was
- * written against.
+ * written against, or the connection is options rather than an ioredis client (BullMQ makes its own).
  */
-export function defineMarkerScripts(connection: Redis | Cluster): boolean {
-  const found = markerScripts();
+export function defineMarkerScripts(connection: unknown): boolean {
+  const client = connection as Partial<Pick<Redis, 'defineCommand'>>;
+  const found = typeof client.defineCommand === 'function' ? markerScripts() : undefined;
   if (!found) return false;
   for (const script of found.scripts) {
-    connection.defineCommand(`${script.name}:${found.version}`, { numberOfKeys: script.keys, lua: script.content });
+    client.defineCommand!(`${script.name}:${found.version}`, { numberOfKeys: script.keys, lua: script.content });
   }
   return true;
 }

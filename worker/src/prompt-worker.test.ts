@@ -2,7 +2,7 @@ import { createWorkerRedis } from '@agentq/shared/redis';
 import { randomPrefix, testRedisUrl } from '@agentq/shared/testing';
 import { Queue, type Job, type Processor } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
-import { markerScripts, withQuietMarker } from './marker-scripts';
+import { MARKER_PUT_BACK, markerScripts, withQuietMarker } from './marker-scripts';
 import { PromptWorker } from './prompt-worker';
 
 const opened: { close: () => Promise<void> }[] = [];
@@ -89,7 +89,7 @@ describe('PromptWorker', () => {
     // The installed BullMQ's scripts are the ones marker-scripts.ts rewrites (an upgrade that changes them fails here);
     // a script without the line, or with it twice, is not rewritten at all: the worker runs BullMQ's as shipped.
     expect(markerScripts()?.scripts.map((script) => script.name)).toEqual(['moveToActive', 'moveToFinished']);
-    const line = '  addBaseMarkerIfNeeded(markerKey, false)\n  -- rate limit delay must be 0';
+    const line = MARKER_PUT_BACK;
     expect(withQuietMarker([{ name: 'moveToActive', content: 'return 1', keys: 1 }])).toBeUndefined();
     expect(withQuietMarker([{ name: 'moveToActive', content: `${line}\n${line}`, keys: 1 }])).toBeUndefined();
     expect(withQuietMarker([{ name: 'moveToActive', content: line, keys: 1 }])?.[0]?.content).toContain('if rcall("LLEN", KEYS[1]) > 0');

@@ -27,8 +27,7 @@ export class PromptWorker extends Worker {
     super(name, processor, options);
     // BullMQ defines its scripts on the connection once it is ready (a tick from now at the
     // soonest) and keeps a command already there; one defined earlier is replaced.
-    const connection = options.connection as { defineCommand?: unknown };
-    this.quietMarkers = typeof connection.defineCommand === 'function' && defineMarkerScripts(options.connection as Parameters<typeof defineMarkerScripts>[0]);
+    this.quietMarkers = defineMarkerScripts(options.connection);
   }
 
   protected override async moveToActive(token: string, name?: string): Promise<Job> {
