@@ -3,6 +3,7 @@ import { getToolType } from '@agentq/shared/tools';
 import { experimental_streamTextLowMemory as streamTextOnce, isStepCount, toUIMessageChunk, type LanguageModel, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
 import type { z } from 'zod';
 import type { OfferedModelTool } from './build-tool-set';
+import { coversMessages, modelSteps } from './model-steps';
 import type { RunStream } from './open-run-stream';
 import type { WriteChain } from './write-chain';
 
@@ -75,24 +76,37 @@ export class ModelStalledError extends Error {
 }
 
 /**
- * Fails a step whose model goes quiet. Between two outputs the AI SDK's own `chunkMs` does it;
- * before a step's first output this does (the SDK's `firstChunkMs` does not fire once the
- * response head is in and the body stays empty: a provider that accepted the request and then
- * hung). Armed while a model call waits for its first output, disarmed by it.
+ * Fails a step whose model goes quiet. On streamText, between two outputs the AI SDK's own
+ * `chunkMs` does it and this covers a step's wait for its first output (the SDK's `firstChunkMs`
+ * does not fire once the response head is in and the body stays empty: a provider that accepted
+ * the request and then hung); on modelSteps this does both, touched by every part (a timestamp,
+ * so a part costs no timer). Armed while a model call waits for output, disarmed once it ended.
  */
 function stallWatchdog(ms: number) {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  const disarm = () => clearTimeout(timer);
+  let lastOutput = 0;
+  const check = () => {
+    const quiet = performance.now() - lastOutput;
+    if (quiet >= ms) controller.abort(new ModelStalledError(ms));
+    else timer = setTimeout(check, ms - quiet);
+  };
+  const disarm = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
   const arm = () => {
-    disarm();
-    timer = setTimeout(() => controller.abort(new ModelStalledError(ms)), ms);
+    lastOutput = performance.now();
+    timer ??= setTimeout(check, ms);
   };
   return {
     signal: controller.signal,
     arm,
     disarm,
-    /** Where a part says the model call started or ended sending. */
+    touch: () => {
+      lastOutput = performance.now();
+    },
+    /** On streamText: where a part says the model call started or ended sending. */
     onPart: (part: TextStreamPart<ToolSet>) => {
       if (part.type === 'start-step') disarm();
       if (part.type === 'finish-step') arm();
@@ -106,7 +120,7 @@ export type StepOutcome = {
   approvalRequests: { sdkApprovalId: string; toolCallId: string; toolName: string; input: unknown }[];
 };
 
-/** One streamText call: every UI chunk becomes a run event; usage and step counts go into `progress`. */
+/** One call of the AI SDK's tool loop: every UI chunk becomes a run event; usage and step counts go into `progress`. */
 export async function streamStep(call: StepCall): Promise<StepOutcome> {
   const { stream, progress } = call;
   const { ready } = call;
@@ -122,38 +136,67 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   const approvalRequests: { sdkApprovalId: string; toolCallId: string }[] = [];
   const reasoningStarted = new Map<string, number>();
   const stall = stallWatchdog(call.stallTimeoutMs);
-  stall.arm();
   let ended: { finishReason: string; responseMessages: ModelMessage[] } | undefined;
-  // The single-consumer streamText: the one stream this reads, with no tee keeping a second copy of
-  // every part for result getters (~1 ms of CPU less per 50-token run, docs/benchmarks.md change 70);
-  // what the getters gave, the call's end hands to onEnd.
-  const result = streamTextOnce({
-    model: call.model,
-    instructions: call.instructions,
-    messages: call.messages,
-    tools: call.tools,
-    toolApproval: toolApproval as never,
-    stopWhen: isStepCount(call.stepBudget),
-    abortSignal: AbortSignal.any([call.signal, stall.signal]),
-    timeout: { chunkMs: call.stallTimeoutMs },
-    providerOptions: call.providerOptions,
-    prepareStep: ({ messages, stepNumber }) => {
-      if (stepNumber > 0) call.writes.add(() => call.onStepBoundary(messages as ModelMessage[]));
-      return undefined;
-    },
-    onStepStart: () => stream.timeline.stepStarting(),
-    onStepEnd: (step: { usage?: StepUsage; finishReason?: string }) => {
-      progress.steps += 1;
-      progress.usage = addUsage(progress.usage, step.usage);
-      stream.timeline.stepEnded(step);
-    },
-    onEnd: (end) => {
-      ended = { finishReason: end.finalStep.finishReason, responseMessages: end.responseMessages as ModelMessage[] };
-    },
-  });
+  const abortSignal = AbortSignal.any([call.signal, stall.signal]);
+  const prepareStep = ({ messages, stepNumber }: { messages: unknown[]; stepNumber: number }) => {
+    if (stepNumber > 0) call.writes.add(() => call.onStepBoundary(messages as ModelMessage[]));
+    return undefined;
+  };
+  const onStepEnd = (step: { usage?: StepUsage; finishReason?: string }) => {
+    progress.steps += 1;
+    progress.usage = addUsage(progress.usage, step.usage);
+    stream.timeline.stepEnded(step);
+  };
+  // streamText's loop without its stream stages (model-steps), for every call but one that
+  // starts by executing approved calls, which stays on streamText.
+  const lean = coversMessages(call.messages);
+  let result: ReturnType<typeof streamTextOnce> | undefined;
+  let parts: AsyncIterable<TextStreamPart<ToolSet>>;
+  if (lean) {
+    parts = modelSteps({
+      model: call.model,
+      instructions: call.instructions,
+      messages: call.messages,
+      tools: call.tools,
+      toolApproval,
+      stepBudget: call.stepBudget,
+      abortSignal,
+      providerOptions: call.providerOptions,
+      prepareStep,
+      onStepStart: () => stream.timeline.stepStarting(),
+      onStepEnd,
+      onEnd: (end) => {
+        ended = end;
+      },
+      watchdog: stall,
+    });
+  } else {
+    stall.arm();
+    // The single-consumer streamText: the one stream this reads, with no tee keeping a second copy of
+    // every part for result getters (~1 ms of CPU less per 50-token run, docs/benchmarks.md change 70);
+    // what the getters gave, the call's end hands to onEnd.
+    result = streamTextOnce({
+      model: call.model,
+      instructions: call.instructions,
+      messages: call.messages,
+      tools: call.tools,
+      toolApproval: toolApproval as never,
+      stopWhen: isStepCount(call.stepBudget),
+      abortSignal,
+      timeout: { chunkMs: call.stallTimeoutMs },
+      providerOptions: call.providerOptions,
+      prepareStep,
+      onStepStart: () => stream.timeline.stepStarting(),
+      onStepEnd,
+      onEnd: (end) => {
+        ended = { finishReason: end.finalStep.finishReason, responseMessages: end.responseMessages as ModelMessage[] };
+      },
+    });
+    parts = result.stream;
+  }
   try {
     if (ready) await ready;
-    for await (const chunk of uiChunks(result.stream, stall.onPart)) {
+    for await (const chunk of uiChunks(parts, lean ? undefined : stall.onPart)) {
       if (call.writes.pending) await call.writes.settled();
       if (call.fatal()) throw call.fatal();
       if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
@@ -176,7 +219,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   if (stall.signal.aborted) throw stall.signal.reason;
   if (!ended) {
     // The call ended without its end (an error or an abort): its finish reason rejects with why.
-    await Promise.resolve(result.finishReason).catch((error: unknown) => {
+    if (result) await Promise.resolve(result.finishReason).catch((error: unknown) => {
       // The SDK's chunkMs: "Chunk timeout of … exceeded" (a DOMException), said as the run says it.
       throw error instanceof Error && error.name === 'TimeoutError' && !call.signal.aborted ? new ModelStalledError(call.stallTimeoutMs) : error;
     });
@@ -198,10 +241,10 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
  * which a run does not use. Kept from it: a tool call the SDK rejected as invalid is reported
  * once, as its tool-input-error, not again as a tool-output-error.
  */
-async function* uiChunks(parts: AsyncIterable<TextStreamPart<ToolSet>>, onPart: (part: TextStreamPart<ToolSet>) => void): AsyncGenerator<RunChunk> {
+async function* uiChunks(parts: AsyncIterable<TextStreamPart<ToolSet>>, onPart: ((part: TextStreamPart<ToolSet>) => void) | undefined): AsyncGenerator<RunChunk> {
   const invalidToolCallIds = new Set<string>();
   for await (const part of parts) {
-    onPart(part);
+    onPart?.(part);
     if (part.type === 'tool-call' && part.invalid) invalidToolCallIds.add(part.toolCallId);
     if (part.type === 'tool-error' && !part.providerExecuted && invalidToolCallIds.delete(part.toolCallId)) continue;
     const chunk = toUIMessageChunk(part, { sendStart: false, sendFinish: false, sendReasoning: true, onError: errorText });
