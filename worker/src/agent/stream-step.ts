@@ -196,7 +196,10 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
   }
   try {
     if (ready) await ready;
-    for await (const chunk of uiChunks(parts, lean ? undefined : stall.onPart)) {
+    const toChunk = uiChunks(lean ? undefined : stall.onPart);
+    for await (const part of parts) {
+      const chunk = toChunk(part);
+      if (!chunk) continue;
       if (call.writes.pending) await call.writes.settled();
       if (call.fatal()) throw call.fatal();
       if (chunk.type === 'reasoning-start') reasoningStarted.set(chunk.id, performance.now());
@@ -235,19 +238,19 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * The run's UI chunks, mapped part by part with the AI SDK's own `toUIMessageChunk` as
+ * The run's UI chunk for each part, mapped with the AI SDK's own `toUIMessageChunk` as
  * `toUIMessageStream` does, minus its three stream stages per chunk (a reader wrapper and two
  * TransformStreams, ~5 % of a worker's busy time in the text scenario) and its finish callbacks,
- * which a run does not use. Kept from it: a tool call the SDK rejected as invalid is reported
- * once, as its tool-input-error, not again as a tool-output-error.
+ * which a run does not use; a plain function, not another async generator between the parts and
+ * their reader. Kept from it: a tool call the SDK rejected as invalid is reported once, as its
+ * tool-input-error, not again as a tool-output-error.
  */
-async function* uiChunks(parts: AsyncIterable<TextStreamPart<ToolSet>>, onPart: ((part: TextStreamPart<ToolSet>) => void) | undefined): AsyncGenerator<RunChunk> {
+function uiChunks(onPart: ((part: TextStreamPart<ToolSet>) => void) | undefined): (part: TextStreamPart<ToolSet>) => RunChunk | undefined {
   const invalidToolCallIds = new Set<string>();
-  for await (const part of parts) {
+  return (part) => {
     onPart?.(part);
     if (part.type === 'tool-call' && part.invalid) invalidToolCallIds.add(part.toolCallId);
-    if (part.type === 'tool-error' && !part.providerExecuted && invalidToolCallIds.delete(part.toolCallId)) continue;
-    const chunk = toUIMessageChunk(part, { sendStart: false, sendFinish: false, sendReasoning: true, onError: errorText });
-    if (chunk) yield chunk as RunChunk;
-  }
+    if (part.type === 'tool-error' && !part.providerExecuted && invalidToolCallIds.delete(part.toolCallId)) return undefined;
+    return toUIMessageChunk(part, { sendStart: false, sendFinish: false, sendReasoning: true, onError: errorText }) as RunChunk | undefined;
+  };
 }
