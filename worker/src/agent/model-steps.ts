@@ -191,28 +191,23 @@ async function* steps(call: ModelStepsCall, first: Promise<Awaited<ReturnType<ty
             break;
           }
           case 'text-delta':
-          case 'reasoning-delta': {
-            const text = part.type === 'text-delta';
-            const entry = (text ? openText : openReasoning).get(part.id);
-            if (!entry) {
-              yield { type: 'error', error: `${text ? 'text' : 'reasoning'} part ${part.id} not found` };
-              break;
-            }
-            entry.recorded.text += part.text;
-            entry.recorded.providerMetadata = part.providerMetadata ?? entry.recorded.providerMetadata;
-            if (!text || part.text.length > 0 || part.providerMetadata != null) yield entry.id === part.id ? part : { ...part, id: entry.id };
-            break;
-          }
+          case 'reasoning-delta':
           case 'text-end':
           case 'reasoning-end': {
-            const text = part.type === 'text-end';
-            const entry = (text ? openText : openReasoning).get(part.id);
+            const text = part.type === 'text-delta' || part.type === 'text-end';
+            const opened = text ? openText : openReasoning;
+            const entry = opened.get(part.id);
             if (!entry) {
               yield { type: 'error', error: `${text ? 'text' : 'reasoning'} part ${part.id} not found` };
               break;
             }
             entry.recorded.providerMetadata = part.providerMetadata ?? entry.recorded.providerMetadata;
-            (text ? openText : openReasoning).delete(part.id);
+            if (part.type === 'text-end' || part.type === 'reasoning-end') opened.delete(part.id);
+            else {
+              entry.recorded.text += part.text;
+              // streamText drops an empty text delta (not an empty reasoning one).
+              if (text && part.text.length === 0 && part.providerMetadata == null) break;
+            }
             yield entry.id === part.id ? part : { ...part, id: entry.id };
             break;
           }
