@@ -156,7 +156,7 @@ async function* steps(call: ModelStepsCall, first: Promise<Awaited<ReturnType<ty
       let rawFinishReason: string | undefined;
       let providerMetadata: unknown;
       let terminal = false;
-      let output = false;
+      let hadOutput = false;
       let started = false;
       finishReason = 'other';
 
@@ -167,7 +167,7 @@ async function* steps(call: ModelStepsCall, first: Promise<Awaited<ReturnType<ty
           started = true;
           yield { type: 'start-step', request: {}, warnings: [] } as unknown as Part;
         }
-        if (isOutput(part as Part)) output = true;
+        if (isOutput(part as Part)) hadOutput = true;
         switch (part.type) {
           case 'model-call-response-metadata':
           case 'raw':
@@ -255,7 +255,7 @@ async function* steps(call: ModelStepsCall, first: Promise<Awaited<ReturnType<ty
         }
       }
       call.watchdog?.disarm();
-      if (!terminal && !output) {
+      if (!terminal && !hadOutput) {
         yield { type: 'error', error: new NoOutputGeneratedError({ message: 'No output generated. The model stream ended without a finish chunk.' }) };
         return;
       }
