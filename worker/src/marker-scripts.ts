@@ -14,8 +14,10 @@ const require = createRequire(import.meta.url);
  * keeps up with its jobs. These versions put it back only while the wait list or the prioritized
  * set still holds a job (KEYS[1] and KEYS[3] in both scripts), which keeps the chain of wake-ups a
  * bulk add needs. An add always sets the marker itself, so no job is left unseen.
+ *
+ * MARKER_PUT_BACK is the line that puts it back, with the comment after it so that it matches
+ * there only.
  */
-/** The line BullMQ's `prepareJobForProcessing` puts the marker back with (and the comment after it, so it matches there only). */
 export const MARKER_PUT_BACK = '  addBaseMarkerIfNeeded(markerKey, false)\n  -- rate limit delay must be 0';
 const MARKER_PUT_BACK_WHILE_JOBS_WAIT =
   '  if rcall("LLEN", KEYS[1]) > 0 or rcall("ZCARD", KEYS[3]) > 0 then addBaseMarkerIfNeeded(markerKey, false) end\n  -- rate limit delay must be 0';

@@ -89,10 +89,9 @@ describe('PromptWorker', () => {
     // The installed BullMQ's scripts are the ones marker-scripts.ts rewrites (an upgrade that changes them fails here);
     // a script without the line, or with it twice, is not rewritten at all: the worker runs BullMQ's as shipped.
     expect(markerScripts()?.scripts.map((script) => script.name)).toEqual(['moveToActive', 'moveToFinished']);
-    const line = MARKER_PUT_BACK;
     expect(withQuietMarker([{ name: 'moveToActive', content: 'return 1', keys: 1 }])).toBeUndefined();
-    expect(withQuietMarker([{ name: 'moveToActive', content: `${line}\n${line}`, keys: 1 }])).toBeUndefined();
-    expect(withQuietMarker([{ name: 'moveToActive', content: line, keys: 1 }])?.[0]?.content).toContain('if rcall("LLEN", KEYS[1]) > 0');
+    expect(withQuietMarker([{ name: 'moveToActive', content: `${MARKER_PUT_BACK}\n${MARKER_PUT_BACK}`, keys: 1 }])).toBeUndefined();
+    expect(withQuietMarker([{ name: 'moveToActive', content: MARKER_PUT_BACK, keys: 1 }])?.[0]?.content).toContain('if rcall("LLEN", KEYS[1]) > 0');
     const { queue, connection: redis, startWorker } = openQueue();
     // Not running: polled by hand below, each step one script.
     const worker = await startWorker(async () => {}, 1, false);

@@ -48,10 +48,10 @@ const generateId = createIdGenerator({ prefix: 'aitxt', size: 24 });
  * approval requests, tool results, finish-step), the same response messages, retries and step
  * rule. What it leaves out is streamText's ~11 stream stages between the model call and its
  * reader (a pipeThrough each, per part): in one process, a 50-token answer with a tool offered
- * costs 9–12 ms of CPU through streamText and 6–7 ms through this (docs/benchmarks.md, change 81). The first step's request goes out when this is called,
- * not when it is first read. What it does not cover (a first message holding approval
- * responses, which streamText executes before its first step) stays on streamText: see
- * `coversMessages`.
+ * costs 9–12 ms of CPU through streamText and 6–7 ms through this (docs/benchmarks.md, change
+ * 81). The first step's request goes out when this is called, not when it is first read. What it
+ * does not cover (a first message holding approval responses, which streamText executes before
+ * its first step) stays on streamText: see `coversMessages`.
  */
 export function modelSteps(call: ModelStepsCall): AsyncGenerator<Part, void> {
   call.watchdog?.arm();
