@@ -60,9 +60,15 @@ describe('every connection sends the commands of one pass of the event loop in o
 
   it('commands sent from timers that fire together (runs flushing on one tick of the publisher grid) share the write', async () => {
     const { redis, key, counts } = await open(createWorkerRedis, 'timers');
-    const sent = await Promise.all(
-      ['a', 'b', 'c'].map((value) => new Promise<number>((resolve, reject) => setTimeout(() => redis.rpush(key, value).then(resolve, reject), 5))),
+    const sending = ['a', 'b', 'c'].map(
+      (value) => new Promise<number>((resolve, reject) => setTimeout(() => redis.rpush(key, value).then(resolve, reject), 5)),
     );
+    // Node stamps each timer with a fresh clock reading, so on a busy machine the three could be
+    // created a millisecond apart and come due in separate passes; holding the loop past their due
+    // time makes them fire in one pass, as the flush timers of runs on one grid tick do.
+    const due = performance.now() + 20;
+    while (performance.now() < due);
+    const sent = await Promise.all(sending);
     expect(sent.sort()).toEqual([1, 2, 3]);
     expect(counts).toEqual({ writes: 1, chunks: 3 });
     await redis.del(key);
