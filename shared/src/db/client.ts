@@ -9,7 +9,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres, { type Sql } from 'postgres';
 import { attachCommitLane } from './commit-lane';
-import { noDelaySocketOpener } from './postgres/no-delay-socket';
+import { noDelaySocketOption } from './postgres/no-delay-socket';
 import { createReplaceableClient } from './postgres/replaceable-client';
 import { preparingClient } from './prepared-client';
 import { sideEntryUrl } from '../side-entry';
@@ -78,12 +78,10 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     // prepare: false for PgBouncer in transaction mode (DATABASE_PREPARE=0): a server connection
     // there is not the client's for longer than a transaction, so named statements go missing.
     // Replaceable: a pool poisoned by the driver's null-socket fault is swapped (postgres/driver-fault.ts).
-    // `socket` is documented by postgres.js but missing from its types; it opens with TCP_NODELAY.
+    // Connections open with TCP_NODELAY (postgres/no-delay-socket.ts).
     const prepare = options.prepare ?? true;
     const open = (max: number) => {
-      const client = createReplaceableClient(() =>
-        postgres(options.url!, { max, prepare, onnotice: () => {}, socket: noDelaySocketOpener() } as postgres.Options<{}>),
-      );
+      const client = createReplaceableClient(() => postgres(options.url!, { max, prepare, onnotice: () => {}, ...noDelaySocketOption() }));
       return { client, db: drizzlePostgres({ client: (prepare ? preparingClient(client) : client) as unknown as Sql, schema }) };
     };
     const { client: pool, db } = open(options.poolSize ?? 10);

@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDelayingForwarder } from '../../../../infra/load/delaying-forwarder';
 import { testDatabaseUrl } from '../../testing';
-import { noDelaySocketOpener } from './no-delay-socket';
+import { noDelaySocketOpener, noDelaySocketOption } from './no-delay-socket';
 
 const closers: Array<() => unknown> = [];
 afterEach(async () => {
@@ -56,7 +56,7 @@ async function secondStatementDelayMs(options: postgres.Options<{}>): Promise<nu
 
 describe('PostgreSQL connections open with TCP_NODELAY', () => {
   it('a statement pipelined behind a slow one leaves at once', async () => {
-    expect(await secondStatementDelayMs({ socket: noDelaySocketOpener() } as postgres.Options<{}>)).toBeLessThan(20);
+    expect(await secondStatementDelayMs(noDelaySocketOption())).toBeLessThan(20);
   });
 
   it("the driver's own socket holds it back until the first statement's bytes are acknowledged (why the opener exists)", async () => {

@@ -17,9 +17,14 @@ export function noDelaySocketOpener() {
   let next = 0;
   return (options: PostgresAddress): Socket => {
     if (options.path) return connect({ path: options.path });
+    // The parsed URL has a port per host.
     const index = next++ % options.host.length;
     const host = options.host[index]!;
-    const port = options.port[index] ?? options.port[0]!;
-    return Object.assign(connect({ host, port, noDelay: true }), { host, port });
+    return Object.assign(connect({ host, port: options.port[index]!, noDelay: true }), { host });
   };
+}
+
+/** The opener as postgres.js options to spread in: `socket` is documented but missing from the driver's types. */
+export function noDelaySocketOption(): postgres.Options<{}> {
+  return { socket: noDelaySocketOpener() } as postgres.Options<{}>;
 }
