@@ -27,19 +27,23 @@ export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-tur
   // continues a stream and checks its approvals and journaled calls, so it reads those beside it.
   const firstAttempt = job.attemptsStarted <= 1;
   const { runId } = job.data;
-  const streamReads: StreamReads = firstAttempt ? { lastSeq: lastRunEventSeq(deps.redis, deps.config.prefix, runId) } : { events: readAll(deps, runId) };
+  const opening = firstAttempt ? job.data.opening : undefined;
+  // An opened start's claim and stream read go out once its model request is written (see below).
+  const send = opening ? afterQueuedWork : <T>(read: () => Promise<T>) => read();
+  const streamReads: StreamReads = firstAttempt ? { lastSeq: send(() => lastRunEventSeq(deps.redis, deps.config.prefix, runId)) } : { events: readAll(deps, runId) };
   const resumeReads: ResumeReads | undefined = firstAttempt ? undefined : { approvals: approvalsForRun(deps.db, runId), toolCalls: toolCallsOfRun(deps.db, runId) };
   // Awaited by whoever needs them; a claim that fails first leaves them unobserved, not unhandled.
   for (const read of [streamReads.lastSeq, streamReads.events, resumeReads?.approvals, resumeReads?.toolCalls]) read?.catch(() => {});
   // An outage keeps its identity (BullMQ retries); only a run that really is not there is unrecoverable.
-  const claim = claimChatRun(deps.db, runId, { withContext: firstAttempt }).catch((error: unknown) => {
+  const claim = send(() => claimChatRun(deps.db, runId, { withContext: firstAttempt })).catch((error: unknown) => {
     if (error instanceof NotFoundError) throw new UnrecoverableError(`Run ${runId} does not exist`);
     throw error;
   });
-  const opening = firstAttempt ? job.data.opening : undefined;
   if (opening) {
     // A session's first question: its job carries all the first model call needs, so the call goes
-    // out beside the claim and the stream's read instead of after them. It starts a new stream: the
+    // out beside the claim and the stream's read instead of after them: the request is written in
+    // this same run of microtasks, and the two reads are built and sent right after it rather than
+    // first (on a box just woken from idle, that CPU came before the request). It starts a new stream: the
     // first attempt of a run its API just stored has published nothing. Nothing is published or
     // written before the claim returns; a run it did not claim (cancelled meanwhile), or a stream
     // that is not new after all, aborts the call, and the run goes the ordinary way below.
@@ -60,6 +64,22 @@ export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-tur
   if (run.kind !== 'chat' || !run.sessionId) throw new UnrecoverableError(`Run ${run.id} is not a chat run`);
   // The lookups before the first model call and the stream's position are independent: one round trip for both.
   return attempt(job, deps, token, { run, setup: claimed ? loadRunSetup(deps, run, run.checkpoint, context) : undefined, streamReads, resumeReads });
+}
+
+/**
+ * Starts `read` once the microtasks queued now have run: work started in them (an opened start's
+ * model request, up to its socket write) goes first. A throw becomes the promise's rejection.
+ */
+function afterQueuedWork<T>(read: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) =>
+    process.nextTick(() => {
+      try {
+        resolve(read());
+      } catch (error) {
+        reject(error);
+      }
+    }),
+  );
 }
 
 /** An opened start cannot go on (its claim refused the run, or its stream was not new): its early model call is dropped. */
