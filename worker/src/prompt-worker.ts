@@ -23,11 +23,28 @@ export class PromptWorker extends Worker {
   /** Whether the connection runs marker-scripts.ts's versions of BullMQ's scripts (false: the installed BullMQ's differ; they run as shipped). */
   readonly quietMarkers: boolean;
 
+  /** A job just taken from idle: its start runs before the loop's next marker wait is built and sent. */
+  private startingFromIdle = false;
+
   constructor(name: string, processor: Processor, options: WorkerOptions) {
     super(name, processor, options);
     // BullMQ defines its scripts on the connection once it is ready (a tick from now at the
     // soonest) and keeps a command already there; one defined earlier is replaced.
     this.quietMarkers = defineMarkerScripts(options.connection);
+    // BullMQ keeps `waitForJob` private. Right after it starts a job, its loop goes on to wait on
+    // the marker again, in the same run of microtasks as the job's own start: on a worker woken
+    // from idle, building and sending that BZPOPMIN came before the job's first request (a chat
+    // run's model call). The wait now begins on the next turn of the event loop instead; the
+    // marker stays in Redis meanwhile, so a job added in between is taken as before.
+    const loop = this as unknown as { waitForJob: (blockUntil: number) => Promise<number> };
+    const waitForJob = loop.waitForJob.bind(this);
+    loop.waitForJob = async (blockUntil) => {
+      if (this.startingFromIdle) {
+        this.startingFromIdle = false;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      return waitForJob(blockUntil);
+    };
   }
 
   protected override async moveToActive(token: string, name?: string): Promise<Job> {
@@ -35,7 +52,10 @@ export class PromptWorker extends Worker {
     const loop = this as unknown as { drained: boolean };
     const wokenFromIdle = loop.drained;
     const job = await super.moveToActive(token, name);
-    if (job && wokenFromIdle) loop.drained = true;
+    if (job && wokenFromIdle) {
+      loop.drained = true;
+      this.startingFromIdle = true;
+    }
     return job;
   }
 }

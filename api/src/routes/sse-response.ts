@@ -52,6 +52,7 @@ export function sseResponse(c: Context<AppEnv>, handler: (stream: SseStream) => 
       start: (streamController) => void (controller = streamController),
       pull: () => {
         if (socket && !direct) {
+          (globalThis as any).__t?.('a:head');
           direct = true;
           socket.on('drain', release);
         }
@@ -78,6 +79,7 @@ export function sseResponse(c: Context<AppEnv>, handler: (stream: SseStream) => 
     write: async (frame) => {
       if (state.aborted || state.closed) return;
       if (direct) {
+        (globalThis as any).__t?.('a:write');
         // false: the socket's buffer is past its high-water mark; wait for 'drain' (or the abort).
         if (!socket!.write(frame)) await new Promise<void>((resolve) => waiting.push(resolve));
         return;
