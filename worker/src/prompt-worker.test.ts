@@ -62,6 +62,35 @@ describe('PromptWorker', () => {
     expect(await answeredFetchesAtStart()).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
   });
 
+  it("lets a job taken from idle run its start before the loop's next marker wait is sent", async () => {
+    const { queue, startWorker } = openQueue();
+    const order: string[] = [];
+    let started: () => void = () => {};
+    const worker = await startWorker(async () => {
+      // A start that goes through many microtasks before its first request, as a chat run's does.
+      for (let hop = 0; hop < 50; hop++) await Promise.resolve();
+      order.push('request');
+      started();
+    });
+    const backend = (worker as unknown as { backend: { waitForJob: (...args: unknown[]) => Promise<unknown> } }).backend;
+    const waitForJob = backend.waitForJob.bind(backend);
+    backend.waitForJob = (...args) => {
+      order.push('wait');
+      return waitForJob(...args);
+    };
+    for (let index = 0; index < 4; index++) {
+      // Idle: the loop is waiting on the marker when the job is added.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      order.length = 0;
+      const start = new Promise<void>((resolve) => (started = resolve));
+      await queue.add('job', { index }, { removeOnComplete: true });
+      await start;
+      await expect.poll(() => order.length).toBeGreaterThanOrEqual(2);
+      // BullMQ's own loop sends its next wait while the job's start is still on its way (['wait', 'request']).
+      expect(order.slice(0, 2)).toEqual(['request', 'wait']);
+    }
+  });
+
   it('leaves no job waiting: bursts and a steady trickle across two workers all run without a marker timeout', async () => {
     const { queue, startWorker } = openQueue();
     const done = new Set<number>();
