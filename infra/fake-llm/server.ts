@@ -136,7 +136,6 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const host = options.host ?? '127.0.0.1';
 
   const server = createServer(function handleFakeLlmRequest(request, response) {
-    (globalThis as any).__t?.('m:in');
     route(request, response, state).catch((error: unknown) => {
       if (error instanceof ClientDisconnectedError || response.destroyed) return;
       console.error('[fake-llm] unexpected error', error);
@@ -270,7 +269,6 @@ async function streamResponse(
   for (const [index, delta] of plan.deltas.entries()) {
     if (index === failAfter) return failMidStream(response, disconnected, turn, latency);
     await pause(dueAt(index) - performance.now(), disconnected);
-    if (index === 0) (globalThis as any).__t?.('m:chunk0');
     await writeEvent(response, disconnected, chunk([{ index: 0, delta, finish_reason: null }]));
   }
   if (plan.deltas.length === 0) await pause(latency.timeToFirstTokenMs, disconnected);

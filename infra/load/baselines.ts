@@ -14,7 +14,7 @@ import { percentiles, round, type Percentiles } from './stats';
  * in-process), so tool scenarios compare like with like.
  */
 export async function directBaseline(llmUrl: string, runs: number, concurrency: number, toolSlug?: string): Promise<{ ttftMs: Percentiles; e2eMs: Percentiles; runsPerSec: number }> {
-  const model = createOpenAICompatible({ name: 'direct', baseURL: llmUrl, apiKey: 'direct', includeUsage: true, fetch: (i: any, o: any) => ((globalThis as any).__t?.('d:fetch'), fetch(i, o)) }).chatModel('load');
+  const model = createOpenAICompatible({ name: 'direct', baseURL: llmUrl, apiKey: 'direct', includeUsage: true }).chatModel('load');
   const tools = toolSlug
     ? { [toolSlug]: tool({ description: 'Evaluate arithmetic', inputSchema: z.object({ expression: z.string() }), execute: async () => '[calc result]\n42' }) }
     : undefined;

@@ -81,14 +81,12 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
     const body = { content: `load run ${index}` };
     // One request (the POST answers the run's stream, enqueue time = its head), or 202 then a GET per reader.
     const posted = options.oneRequest ? await openEventStream(`${client.baseUrl}${runsPath}`, { cookie: client.cookieHeader }, { body }) : undefined;
-    (globalThis as any).__t?.('h:post');
     const enqueue = posted ? undefined : await postJson(client, runsPath, body);
-    (globalThis as any).__t?.('h:202');
     const enqueueMs = performance.now() - startedAt;
     if (posted && posted.status !== 200) throw new Error(`enqueue ${posted.status}`);
     if (enqueue && enqueue.status !== 202) throw new Error(`enqueue ${enqueue.status}: ${JSON.stringify(enqueue.body)}`);
     const runId = posted ? String(posted.headers['x-agentq-run-id']) : (enqueue!.body.runId as string);
-    const openReader = async (reader: number) => (process.env.GET_DELAY && (await new Promise((r) => setTimeout(r, Number(process.env.GET_DELAY)))), reader === 0 && posted ? posted : openEventStream(`${client.baseUrl}/api/runs/${runId}/events`, { cookie: client.cookieHeader }));
+    const openReader = async (reader: number) => (reader === 0 && posted ? posted : openEventStream(`${client.baseUrl}/api/runs/${runId}/events`, { cookie: client.cookieHeader }));
     const sample: RunSample = { ok: false, startedAt, enqueueMs, tokensDelivered: 0, streams: [] };
     let approveSentAt: number | undefined;
     const subscribers = options.scenario === 'fanout' ? options.subscribers : 1;
@@ -99,7 +97,6 @@ export async function driveRuns(client: ApiClient, options: HarnessOptions, expe
           reader === 0
             ? (at) => {
                 sample.ttftMs = at;
-                (globalThis as any).__t?.('h:token');
                 if (approveSentAt !== undefined) sample.approveToTokenMs = startedAt + at - approveSentAt;
               }
             : undefined,

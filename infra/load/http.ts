@@ -45,7 +45,6 @@ export async function openEventStream(
 ): Promise<{ status: number; headers: IncomingMessage['headers']; frames: AsyncGenerator<SseFrame & { at: number }> }> {
   const response = await send(url, { method: post ? 'POST' : 'GET', headers: { accept: 'text/event-stream', ...headers }, body: post ? JSON.stringify(post.body) : undefined });
   const status = response.statusCode ?? 0;
-  (globalThis as any).__t?.('h:head');
   response.setEncoding('utf8');
   async function* frames() {
     if (status < 200 || status >= 300) {

@@ -78,7 +78,6 @@ export async function streamNewRun(c: Context<AppEnv>, run: Run, enqueue: () => 
 type FollowTarget = { runId: string } | { run: Run; enqueue: () => Promise<void> };
 
 async function followRunOverSse(c: Context<AppEnv>, target: FollowTarget, afterSeq: number) {
-  (globalThis as any).__t?.('a:get');
   const { redis, runEvents, queues, config } = c.var;
   const prefix = queues.prefix;
   const runId = 'run' in target ? target.run.id : target.runId;

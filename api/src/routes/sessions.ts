@@ -110,8 +110,7 @@ const enqueueChatTurn = (c: Context<AppEnv>, run: Run, opening?: ChatRunOpening)
  */
 function enqueueAfterAnswer(c: Context<AppEnv>, run: Run, opening?: ChatRunOpening) {
   setImmediate(() => {
-    (globalThis as any).__t?.('a:add');
-    enqueueChatTurn(c, run, opening).then(() => (globalThis as any).__t?.('a:added')).catch((error: unknown) => c.var.logger.warn({ err: error, runId: run.id }, 'could not enqueue the run after its 202; the reconciler will'));
+    enqueueChatTurn(c, run, opening).catch((error: unknown) => c.var.logger.warn({ err: error, runId: run.id }, 'could not enqueue the run after its 202; the reconciler will'));
   });
 }
 
@@ -223,9 +222,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('json', startRunInputSchema),
     async (c) => {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      (globalThis as any).__t?.('a:post');
       const started = await askInSession(c.get('db'), { userId: currentUser(c).id, sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
-      (globalThis as any).__t?.('a:durable');
       return answerStartedRun(c, started);
     },
   );

@@ -52,7 +52,6 @@ export function sseResponse(c: Context<AppEnv>, handler: (stream: SseStream) => 
       start: (streamController) => void (controller = streamController),
       pull: () => {
         if (socket && !direct) {
-          (globalThis as any).__t?.('a:head');
           direct = true;
           socket.on('drain', release);
         }
@@ -79,7 +78,6 @@ export function sseResponse(c: Context<AppEnv>, handler: (stream: SseStream) => 
     write: async (frame) => {
       if (state.aborted || state.closed) return;
       if (direct) {
-        (globalThis as any).__t?.('a:write');
         // false: the socket's buffer is past its high-water mark; wait for 'drain' (or the abort).
         if (!socket!.write(frame)) await new Promise<void>((resolve) => waiting.push(resolve));
         return;

@@ -34,7 +34,6 @@ export class RunEventHub {
   ) {
     this.commands = runChannelCommands(subscriber);
     subscriber.on(this.commands.message, (channel: string, message: string) => {
-      (globalThis as any).__t?.('a:msg');
       const set = this.listeners.get(channel);
       if (!set) return;
       let events: RunEvent[];

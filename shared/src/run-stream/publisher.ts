@@ -203,7 +203,6 @@ export class RunEventPublisher {
     await this.retrying(async (attempt) => {
       // After a failed attempt the batch may already be in the stream (the connection dropped after
       // the script ran); XADD refuses ids at or below the top, so only the rest is added again.
-      (globalThis as any).__t?.('w:pub');
       const top = attempt > 0 ? await streamTopSeq(this.redis, this.keys.events) : 0;
       await appendRunEvents(this.redis, this.keys, events, events.filter((event) => event.seq <= top).length, ttlSeconds);
     });

@@ -25,7 +25,6 @@ function headerRecord(init: HeadersInit | undefined): Record<string, string> {
 export const modelFetch: typeof fetch = async (input, init) => {
   const body = init?.body;
   if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array))) return fetch(input, init);
-  (globalThis as any).__t?.('w:fetch');
   const response = await request(input instanceof URL ? input.href : input, {
     method: (init?.method ?? 'GET') as 'GET',
     headers: headerRecord(init?.headers),
@@ -33,8 +32,6 @@ export const modelFetch: typeof fetch = async (input, init) => {
     signal: init?.signal ?? undefined,
     dispatcher,
   });
-  (globalThis as any).__t?.('w:resp');
-  response.body.once('data', () => (globalThis as any).__t?.('w:chunk'));
   const headers = new Headers();
   for (const [name, value] of Object.entries(response.headers)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);

@@ -77,7 +77,7 @@ function startCall(call: ModelStepsCall, messages: ModelMessage[]) {
     createRetryError: ({ message, reason, errors }) => new RetryError({ message, reason, errors }),
   });
   return retry(() =>
-    ((globalThis as any).__t?.('w:call'), streamModelCall)({ model: call.model, instructions: call.instructions, messages, tools: call.tools, providerOptions: call.providerOptions, abortSignal: call.abortSignal }),
+    streamModelCall({ model: call.model, instructions: call.instructions, messages, tools: call.tools, providerOptions: call.providerOptions, abortSignal: call.abortSignal }),
   );
 }
 
@@ -194,7 +194,6 @@ async function* steps(call: ModelStepsCall, first: Promise<Awaited<ReturnType<ty
           case 'reasoning-delta':
           case 'text-end':
           case 'reasoning-end': {
-            if (part.type === 'text-delta') (globalThis as any).__t?.('w:delta');
             const text = part.type === 'text-delta' || part.type === 'text-end';
             const opened = text ? openText : openReasoning;
             const entry = opened.get(part.id);

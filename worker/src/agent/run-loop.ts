@@ -53,7 +53,6 @@ export type ResumeReads = { approvals: Promise<Approval[]>; toolCalls: Promise<T
  * (parked), a dependency-down error (retry from the checkpoint), the abort reason (cancel/stop).
  */
 export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promise<{ status: string }> {
-  (globalThis as any).__t?.('w:loop');
   const { run, job, token, stream, signal } = options;
   const checkpointer = createCheckpointer(deps, run, stream);
   const checkpoint = checkpointer.current;
@@ -71,7 +70,6 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   // The status write and every lookup are independent: one round trip before the first chunk. A run
   // claimed by the job (it is `running` and its setup already loading) skips both here.
   const [started, setup] = await Promise.all([options.setup ? true : markRunRunning(deps.db, run.id), options.setup ?? loadRunSetup(deps, run, checkpoint)]);
-  (globalThis as any).__t?.('w:setup');
   if (!started) return { status: 'cancelled' };
   if (!stream.resumed) stream.emit({ type: 'start', messageId: run.id });
   stream.status({ status: 'running', resumed: stream.resumed || undefined });
@@ -82,7 +80,6 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const options_ = run.options as RunOptions;
   const maxSteps = agent?.maxSteps ?? DEFAULT_MAX_STEPS;
   const instructions = await withMemory(deps.db, agent ?? undefined, run.userId, options_.systemPrompt ?? agent?.systemPrompt ?? undefined);
-  (globalThis as any).__t?.('w:memory');
   const model = createLanguageModel(setup.model);
   // The thinking toggle asks a reasoning-capable model to reason (OpenAI-compatible `reasoning_effort`).
   const providerOptions = options_.enableThinking && setup.model.supportsReasoning ? { agentq: { reasoningEffort: 'medium' } } : undefined;

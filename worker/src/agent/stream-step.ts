@@ -122,7 +122,6 @@ export type StepOutcome = {
 
 /** One call of the AI SDK's tool loop: every UI chunk becomes a run event; usage and step counts go into `progress`. */
 export async function streamStep(call: StepCall): Promise<StepOutcome> {
-  (globalThis as any).__t?.('w:step');
   const { stream, progress } = call;
   const { ready } = call;
   const toolApproval = call.tools

@@ -25,9 +25,6 @@ export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-tur
   // start reads its session's context in the claim itself and the stream's position beside it. A
   // later start (after parking, a retry or a crash) has a checkpoint instead of that context; it
   // continues a stream and checks its approvals and journaled calls, so it reads those beside it.
-  (globalThis as any).__t?.('w:proc');
-  setImmediate(() => (globalThis as any).__t?.('w:imm'));
-  process.nextTick(() => (globalThis as any).__t?.('w:tick'));
   const firstAttempt = job.attemptsStarted <= 1;
   const { runId } = job.data;
   const opening = firstAttempt ? job.data.opening : undefined;
@@ -102,7 +99,6 @@ type Attempt = {
 
 /** One attempt at a run: its stream opened, the loop run, and what each way out means for BullMQ. */
 async function attempt(job: Job, deps: WorkerDeps, token: string | undefined, { run, setup, streamReads, resumeReads, ready }: Attempt): Promise<{ status: string }> {
-  (globalThis as any).__t?.('w:attempt');
   const log = deps.logger;
   setup?.catch(() => {}); // awaited by the loop; this only keeps an early way out from leaving it unobserved
   const [control, stream] = await Promise.all([deps.control.track(run.id), openRunStream(deps, run, job.attemptsMade + 1, streamReads)]);
@@ -111,7 +107,6 @@ async function attempt(job: Job, deps: WorkerDeps, token: string | undefined, { 
     // A refused claim stops the early model call at once.
     ready.catch((reason: unknown) => deps.control.abort(run.id, reason));
   }
-  (globalThis as any).__t?.('w:opened');
   const progress: RunProgress = { steps: run.steps, usage: (run.usage as Usage) ?? {} };
   const settle = (outcome: Parameters<typeof finishRun>[1]['outcome']) =>
     finishRun(deps, { run, stream, checkpointer: createCheckpointer(deps, run, stream), progress, outcome });
