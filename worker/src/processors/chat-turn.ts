@@ -43,10 +43,10 @@ export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-tur
     // A session's first question: its job carries all the first model call needs, so the call goes
     // out beside the claim and the stream's read instead of after them: the request is written in
     // this same run of microtasks, and the two reads are built and sent right after it rather than
-    // first (on a box just woken from idle, that CPU came before the request). It starts a new stream: the
-    // first attempt of a run its API just stored has published nothing. Nothing is published or
-    // written before the claim returns; a run it did not claim (cancelled meanwhile), or a stream
-    // that is not new after all, aborts the call, and the run goes the ordinary way below.
+    // first (on a box just woken from idle, that CPU came before the request). It starts a new
+    // stream: the first attempt of a run its API just stored has published nothing. Nothing is
+    // published or written before the claim returns; a run it did not claim (cancelled meanwhile),
+    // or a stream that is not new after all, aborts the call, and the run goes the ordinary way below.
     const opened = openedChatRun(runId, opening);
     const ready = Promise.all([claim, streamReads.lastSeq!]).then(([{ run, claimed, context }, lastSeq]) => {
       if (!claimed || lastSeq !== 0) throw new OpeningRefusedError();
@@ -67,19 +67,11 @@ export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-tur
 }
 
 /**
- * Starts `read` once the microtasks queued now have run: work started in them (an opened start's
- * model request, up to its socket write) goes first. A throw becomes the promise's rejection.
+ * Starts `read` once the microtasks queued now have run (a nextTick comes after them): work started
+ * in them, an opened start's model request up to its socket write, goes first.
  */
 function afterQueuedWork<T>(read: () => Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) =>
-    process.nextTick(() => {
-      try {
-        resolve(read());
-      } catch (error) {
-        reject(error);
-      }
-    }),
-  );
+  return new Promise<void>((resolve) => process.nextTick(resolve)).then(read);
 }
 
 /** An opened start cannot go on (its claim refused the run, or its stream was not new): its early model call is dropped. */
