@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createQueues, enqueue, queueCatalog } from '@agentq/shared/queues';
+import { createJobWaiter, createQueues, enqueue, queueCatalog } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
 import { randomPrefix, silentLogger, testDatabaseUrl, testRedisUrl, openTestDb } from '@agentq/shared/testing';
 import { QueueEvents } from 'bullmq';
@@ -45,6 +45,43 @@ describe('worker pool', () => {
     } finally {
       await events.close();
       await pool.close(5000);
+      await queues.close();
+      redis.disconnect();
+      await database.close();
+    }
+  });
+  it("tells a waiting request why a job failed without the database's query or parameters", async () => {
+    const prefix = randomPrefix('worker-failure');
+    const redis = createWorkerRedis(testRedisUrl());
+    const database = await openTestDb();
+    const queues = createQueues(redis, prefix);
+    const jobs = createJobWaiter(testRedisUrl(), queues);
+    // What drizzle throws when PostgreSQL refuses a statement: the query and its values in the message.
+    const queryError = (code: string, message: string) =>
+      new Error('Failed query: insert into "runs" ("id", "user_id") values ($1, $2)\nparams: run_failed,usr_private', { cause: Object.assign(new Error(message), { code }) });
+    const processors = {
+      chatTurns: { 'chat-turn': async () => ({}) },
+      toolExecutions: {
+        'tool-exec': async (job) => {
+          throw job.data.runId === 'run_refused' ? queryError('53300', 'sorry, too many clients already') : queryError('23505', 'duplicate key value violates unique constraint "runs_pkey"');
+        },
+      },
+    } satisfies ProcessorMap;
+    const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
+    try {
+      const outcomeOf = async (runId: string) => {
+        const expectation = await jobs.expect('toolExecutions', runId);
+        await enqueue(queues, 'toolExecutions', 'tool-exec', { runId }, { jobId: runId, attempts: 1 });
+        return expectation.result(10_000).then(
+          () => 'succeeded',
+          (error: Error) => error.message,
+        );
+      };
+      expect(await outcomeOf('run_duplicate')).toBe('duplicate key value violates unique constraint "runs_pkey"');
+      expect(await outcomeOf('run_refused')).toBe('A service the run needs (database or queue) was unavailable; try again shortly');
+    } finally {
+      await pool.close(5000);
+      await jobs.close();
       await queues.close();
       redis.disconnect();
       await database.close();

@@ -1,4 +1,5 @@
 import { publishJobOutcome, queueCatalog, type QueueKey } from '@agentq/shared/queues';
+import { toRunErrorText } from '@agentq/shared/services';
 import { MetricsTime, UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ProcessorMap, WorkerDeps } from './processor';
@@ -68,9 +69,10 @@ export function startWorkers(processors: ProcessorMap, deps: WorkerDeps, options
     );
     worker.on('failed', (job, error) => {
       deps.logger.warn({ queue: definition.name, jobId: job?.id, runId: (job?.data as { runId?: string } | undefined)?.runId, attemptsMade: job?.attemptsMade, err: error }, 'job failed');
-      // finishedOn is set only when no retry follows.
+      // finishedOn is set only when no retry follows. The waiting request shows the message to its
+      // caller: never SQL or its parameters (a database error's text stays in the log line above).
       if (definition.deliversResult && job?.id && job.finishedOn) {
-        void publishJobOutcome(deps.redis, options.prefix, definition.name, job.id, { ok: false, error: error.message }).catch(() => {});
+        void publishJobOutcome(deps.redis, options.prefix, definition.name, job.id, { ok: false, error: toRunErrorText(error) }).catch(() => {});
       }
     });
     if (!worker.quietMarkers) deps.logger.warn({ queue: definition.name }, 'BullMQ\'s moveToActive and moveToFinished scripts are not the ones worker/src/marker-scripts.ts was written for: they run as shipped');
