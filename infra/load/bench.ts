@@ -521,10 +521,11 @@ function summarize(rounds: TimedRound[]) {
  * paused while autocannon enqueues (BullMQ keeps the jobs waiting), so the number is what the API
  * path costs — session check, one transaction, one queue add — not the runs competing for the same
  * two cores; the runs are then drained and must all succeed (their pace is the runs/s row). Each
- * side runs twice, alternated (health, enqueue, enqueue, health), and its rate is its responses over
- * its summed time: with one round of each, health first, the same code read ×0.18 to ×0.39 within
- * hours, the two sides timed at different speeds of the box. A round with the workers running is
- * reported beside it for information.
+ * side runs twice, alternated (health, enqueue, enqueue, health), after a round of each that is not
+ * counted, and its rate is its responses over its summed time: with one round of each, health first,
+ * the same code read ×0.18 to ×0.39 within hours, the two sides timed at different speeds of the
+ * box and health on a cold harness. A round with the workers running is reported beside it for
+ * information.
  */
 async function measureHttp(client: ApiClient, requests: number, queue: Queue) {
   const headers = { cookie: client.cookieHeader, 'content-type': 'application/json', origin: client.baseUrl };
@@ -571,11 +572,15 @@ async function measureHttp(client: ApiClient, requests: number, queue: Queue) {
       await new Promise((done) => setTimeout(done, 200));
     }
   };
-  const sessions = [await createSessions(requests), await createSessions(requests)];
+  const sessions = [await createSessions(requests), await createSessions(requests), await createSessions(requests)];
   const health: TimedRound[] = [];
   const enqueue: TimedRound[] = [];
   await queue.pause();
   try {
+    // A round of each first, not counted: the first autocannon round of the harness process ran
+    // ~25 % slower than the next (autocannon's own code warming up, on the same two cores).
+    await healthRound();
+    await enqueueRound(sessions.shift()!);
     health.push(await healthRound());
     for (const batch of sessions) enqueue.push(await enqueueRound(batch));
     health.push(await healthRound());
