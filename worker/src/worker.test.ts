@@ -50,6 +50,7 @@ describe('worker pool', () => {
       await database.close();
     }
   });
+
   it("tells a waiting request why a job failed without the database's query or parameters", async () => {
     const prefix = randomPrefix('worker-failure');
     const redis = createWorkerRedis(testRedisUrl());
