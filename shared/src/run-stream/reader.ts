@@ -40,8 +40,8 @@ export async function readStoredStream(redis: Redis, prefix: string, runId: stri
     redis.xrange(key, `${afterSeq + 1}-0`, '+', 'COUNT', limit),
     redis.xrange(key, '-', '+', 'COUNT', 1),
     redis.xrevrange(key, '+', '-', 'COUNT', 1),
-  ])) as StreamEntry[][];
-  const events = page!.map(entryEvent);
-  if (page!.length === limit) events.push(...(await readRunEvents(redis, prefix, runId, events.at(-1)!.seq, limit)));
-  return { events, firstSeq: firstEntrySeq(first!), last: last![0] && entryEvent(last![0]) };
+  ])) as [StreamEntry[], StreamEntry[], StreamEntry[]];
+  const events = page.map(entryEvent);
+  if (page.length === limit) events.push(...(await readRunEvents(redis, prefix, runId, events.at(-1)!.seq, limit)));
+  return { events, firstSeq: firstEntrySeq(first), last: last[0] && entryEvent(last[0]) };
 }
