@@ -175,6 +175,24 @@ describe('the tool-call journal', () => {
     expect(executionTimeoutMs(getToolType('fetch'), slowTool.config)).toBe(60_000);
   }, 15_000);
 
+  it('a type that ignores its signal is cut a second after its timeout; a cancelled run ends its call at once', async () => {
+    const quickTool = await createTool(database.db, { ...fields, name: 'Quick', slug: slug('quick'), type: 'fetch', config: { parseMode: 'raw', timeout: 100 } });
+    const { getToolType } = await import('../tools/registry');
+    const hang = vi.spyOn(getToolType('fetch'), 'execute').mockImplementation(() => new Promise(() => {}));
+    try {
+      const started = performance.now();
+      const timedOut = await executeTool(database.db, { tool: quickTool, input: { url: `${server.origin}/never` }, context: context(newRunId(), 'call_1') });
+      expect(timedOut).toMatchObject({ success: false, error: 'Timed out after 100 ms', metadata: { timedOut: true, cancelled: false } });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1_000);
+      const controller = new AbortController();
+      const running = executeTool(database.db, { tool: quickTool, input: { url: `${server.origin}/never` }, context: context(newRunId(), 'call_1', controller.signal) });
+      setTimeout(() => controller.abort(new Error('run cancelled')), 50);
+      expect(await running).toMatchObject({ success: false, error: 'Cancelled', metadata: { timedOut: false, cancelled: true } });
+    } finally {
+      hang.mockRestore();
+    }
+  });
+
   it('a document write commits with its journal completion: exactly once, even when the call is retried', async () => {
     const runId = newRunId();
     const input = { action: 'create', title: `Exactly once ${runId}`, content: 'body', type: 'document' };

@@ -354,28 +354,38 @@ export async function executeTool(db: Database, options: ExecuteToolOptions): Pr
     result = { success: false, error: `Invalid input for ${loggedName}: ${issues}`, metadata: { durationMs: 0 } };
   } else {
     const timeoutMs = executionTimeoutMs(toolType, config.data);
-    const deadline = AbortSignal.timeout(timeoutMs + 1000);
-    const signal = context.signal ? AbortSignal.any([context.signal, deadline]) : deadline;
+    // A backstop for a type that ignores its signal, cleared when the call ends: AbortSignal.timeout's
+    // timer cannot be, and fired (a DOMException, an abort event) a second after every call's timeout.
+    const deadline = new AbortController();
+    const deadlineTimer = setTimeout(() => deadline.abort(new DOMException(`Timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs + 1000);
+    deadlineTimer.unref();
+    const signal = context.signal ? AbortSignal.any([context.signal, deadline.signal]) : deadline.signal;
     const idempotencyKey = runId && toolCallId ? toolCallIdempotencyKey(runId, toolCallId) : null;
     const run = async (services: Record<string, unknown>): Promise<ToolResult> => {
+      let onAbort: (() => void) | undefined;
       try {
         return await Promise.race([
           toolType.execute(parsedInput.data, config.data, { ...context, services, signal, idempotencyKey, effect, attempt, secrets, call: options.call?.tool }),
-          new Promise<ToolResult>((resolve) =>
-            signal.addEventListener('abort', () =>
+          new Promise<ToolResult>((resolve) => {
+            onAbort = () => {
+              const timedOut = deadline.signal.aborted;
               resolve({
                 success: false,
-                error: deadline.aborted ? `Timed out after ${timeoutMs} ms` : 'Cancelled',
-                metadata: { durationMs: Math.round(performance.now() - started), timedOut: deadline.aborted, cancelled: !deadline.aborted },
-              }),
-            ),
-          ),
+                error: timedOut ? `Timed out after ${timeoutMs} ms` : 'Cancelled',
+                metadata: { durationMs: Math.round(performance.now() - started), timedOut, cancelled: !timedOut },
+              });
+            };
+            signal.addEventListener('abort', onAbort, { once: true });
+          }),
         ]);
       } catch (error) {
         // A database outage is not the tool's failure: keep its identity so the job retries from the checkpoint.
         if (isDependencyDown(error)) throw error;
         // A type's execute should return failures as values; a throw is still a failure, not a crash.
         return { success: false, error: error instanceof Error ? error.message : String(error), metadata: { durationMs: 0 } };
+      } finally {
+        clearTimeout(deadlineTimer);
+        if (onAbort) signal.removeEventListener('abort', onAbort);
       }
     };
     if (toolType.transactional && journaled) {
