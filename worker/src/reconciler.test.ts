@@ -1,9 +1,10 @@
 import { runs } from '@agentq/shared/db';
-import { findRunJob } from '@agentq/shared/queues';
+import { enqueueRunJob, findRunJob, runsWithLiveJobs } from '@agentq/shared/queues';
 import { markRunRunning } from '@agentq/shared/services';
 import { silentLogger } from '@agentq/shared/testing';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Job } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startAgentHarness, type AgentHarness } from './agent/testing';
 import { reconcileRuns } from './reconciler';
 import { RUN_LEASE_MS, startRunLeases } from './run-lease';
@@ -49,5 +50,33 @@ describe('reconciler and run leases', () => {
     const run = await harness.createRun('queued');
     await harness.db.update(runs).set({ createdAt: sql`now() - interval '1 minute'` }).where(eq(runs.id, run.id));
     expect(await reconcileRuns(harness.db, harness.deps.queues, silentLogger)).toContain(run.id);
+  });
+
+  it('finds a backlog of waiting jobs in a few reads, without reading each run\'s job, and restores only the run whose job is gone', async () => {
+    const queue = harness.deps.queues.chatTurns;
+    await queue.pause();
+    try {
+      const backlog = await Promise.all(Array.from({ length: 30 }, (_, index) => harness.createRun(`backlog ${index}`)));
+      for (const run of backlog.slice(0, 29)) await harness.enqueueRun(run.id);
+      const parked = backlog[28]!;
+      await (await findRunJob(harness.deps.queues, parked))!.remove();
+      await enqueueRunJob(harness.deps.queues, parked, { delay: 60_000 });
+      const withoutJob = backlog[29]!;
+      await harness.db.update(runs).set({ createdAt: sql`now() - interval '1 minute'` }).where(sql`${runs.id} in ${backlog.map((run) => run.id)}`);
+      // Paged as a million-job backlog would be: 30 jobs in pages of 7.
+      expect([...(await runsWithLiveJobs(harness.deps.queues, backlog, 7))].sort()).toEqual(backlog.slice(0, 29).map((run) => run.id).sort());
+
+      const reads = vi.spyOn(Job, 'fromId');
+      try {
+        const restored = await reconcileRuns(harness.db, harness.deps.queues, silentLogger);
+        expect(restored.filter((id) => backlog.some((run) => run.id === id))).toEqual([withoutJob.id]);
+        const readIds = reads.mock.calls.map((call) => call[1]);
+        expect(readIds.filter((id) => backlog.some((run) => run.id === id))).toEqual([withoutJob.id]);
+      } finally {
+        reads.mockRestore();
+      }
+    } finally {
+      await queue.resume();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { approvals, runs, type Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
-import { enqueueRunJob, findRunJob, wakeRunJob, type Queues } from '@agentq/shared/queues';
+import { enqueueRunJob, findRunJob, runsWithLiveJobs, wakeRunJob, type Queues } from '@agentq/shared/queues';
 import { runsReadyToWake, setRunJobId } from '@agentq/shared/services';
 import { and, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
@@ -31,7 +31,10 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
       ),
     );
   const restored: string[] = [];
+  // Most runs' jobs are waiting or running: found in a few reads per queue, not read one by one.
+  const live = active.length ? await runsWithLiveJobs(queues, active) : new Set<string>();
   for (const run of active) {
+    if (live.has(run.id)) continue;
     const job = await findRunJob(queues, run);
     if (job) {
       const state = await job.getState();

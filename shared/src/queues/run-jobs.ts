@@ -1,4 +1,4 @@
-import { ErrorCode, Job, type JobsOptions } from 'bullmq';
+import { ErrorCode, Job, type JobsOptions, type JobType } from 'bullmq';
 import { RUN_KIND_JOBS, type RunJob, type RunKind } from './catalog';
 import { enqueue, type Queues } from './queues';
 import { isDependencyDown } from '../services/errors';
@@ -13,6 +13,35 @@ export function runJobFor(run: Pick<RunRef, 'kind'>): RunJob {
 /** The run's BullMQ job, if Redis still has it. */
 export async function findRunJob(queues: Queues, run: RunRef): Promise<Job | undefined> {
   return (await Job.fromId(queues[runJobFor(run).queue], run.queueJobId ?? run.id)) ?? undefined;
+}
+
+/** The states of a job still to run or running: the reconciler leaves its run alone. */
+const LIVE_JOB_STATES = ['active', 'wait', 'delayed', 'prioritized', 'waiting-children'] as const satisfies JobType[];
+/** Ids per read: a backlog of a million jobs is read in pages, not in one reply. */
+const LIVE_JOB_PAGE = 5_000;
+
+/**
+ * Which of `runs` have a live job (LIVE_JOB_STATES), read as each queue's job ids page by page (one
+ * BullMQ getRanges script per page and state) rather than job by job: a backlog of queued runs is
+ * what a reconcile meets under load, and reading each run's job cost two round trips and a job
+ * parse per run in every worker, every interval. A job that moves between states while the pages
+ * are read can be missed: the caller reads any run not in the set on its own (findRunJob).
+ */
+export async function runsWithLiveJobs(queues: Queues, runs: RunRef[], pageSize = LIVE_JOB_PAGE): Promise<Set<string>> {
+  const live = new Set<string>();
+  const queueKeys = new Set(runs.map((run) => runJobFor(run).queue));
+  for (const queueKey of queueKeys) {
+    const ids = new Set<string>();
+    for (const state of LIVE_JOB_STATES) {
+      for (let start = 0; ; start += pageSize) {
+        const page = await queues[queueKey].getRanges([state], start, start + pageSize - 1);
+        for (const id of page) ids.add(id);
+        if (page.length < pageSize) break;
+      }
+    }
+    for (const run of runs) if (runJobFor(run).queue === queueKey && ids.has(run.queueJobId ?? run.id)) live.add(run.id);
+  }
+  return live;
 }
 
 /**
