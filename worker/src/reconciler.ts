@@ -32,7 +32,7 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
     );
   const restored: string[] = [];
   // Most runs' jobs are waiting or running: found in a few reads per queue, not read one by one.
-  const live = active.length ? await runsWithLiveJobs(queues, active) : new Set<string>();
+  const live = await runsWithLiveJobs(queues, active);
   for (const run of active) {
     if (live.has(run.id)) continue;
     const job = await findRunJob(queues, run);

@@ -10,9 +10,14 @@ export function runJobFor(run: Pick<RunRef, 'kind'>): RunJob {
   return RUN_KIND_JOBS[run.kind];
 }
 
+/** The id of the run's job: the run's own, unless it was enqueued under another. */
+function runJobId(run: Pick<RunRef, 'id' | 'queueJobId'>): string {
+  return run.queueJobId ?? run.id;
+}
+
 /** The run's BullMQ job, if Redis still has it. */
 export async function findRunJob(queues: Queues, run: RunRef): Promise<Job | undefined> {
-  return (await Job.fromId(queues[runJobFor(run).queue], run.queueJobId ?? run.id)) ?? undefined;
+  return (await Job.fromId(queues[runJobFor(run).queue], runJobId(run))) ?? undefined;
 }
 
 /** The states of a job still to run or running: the reconciler leaves its run alone. */
@@ -29,8 +34,7 @@ const LIVE_JOB_PAGE = 5_000;
  */
 export async function runsWithLiveJobs(queues: Queues, runs: RunRef[], pageSize = LIVE_JOB_PAGE): Promise<Set<string>> {
   const live = new Set<string>();
-  const queueKeys = new Set(runs.map((run) => runJobFor(run).queue));
-  for (const queueKey of queueKeys) {
+  for (const queueKey of new Set(runs.map((run) => runJobFor(run).queue))) {
     const ids = new Set<string>();
     for (const state of LIVE_JOB_STATES) {
       for (let start = 0; ; start += pageSize) {
@@ -39,7 +43,7 @@ export async function runsWithLiveJobs(queues: Queues, runs: RunRef[], pageSize 
         if (page.length < pageSize) break;
       }
     }
-    for (const run of runs) if (runJobFor(run).queue === queueKey && ids.has(run.queueJobId ?? run.id)) live.add(run.id);
+    for (const run of runs) if (runJobFor(run).queue === queueKey && ids.has(runJobId(run))) live.add(run.id);
   }
   return live;
 }
@@ -52,7 +56,7 @@ export async function runsWithLiveJobs(queues: Queues, runs: RunRef[], pageSize 
 export async function wakeRunJob(queues: Queues, run: RunRef): Promise<boolean> {
   const { queue, job } = runJobFor(run);
   try {
-    await new Job(queues[queue], job, {}, {}, run.queueJobId ?? run.id).promote();
+    await new Job(queues[queue], job, {}, {}, runJobId(run)).promote();
     return true;
   } catch (error) {
     // An outage is the caller's to handle; a missing or not-delayed job answers with an error code.
