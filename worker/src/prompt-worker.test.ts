@@ -67,8 +67,10 @@ describe('PromptWorker', () => {
     const order: string[] = [];
     let started: () => void = () => {};
     const worker = await startWorker(async () => {
-      // A start that goes through many microtasks before its first request, as a chat run's does.
+      // A start that goes through many microtasks before its first request, as a chat run's does,
+      // which undici then writes from an immediate (a reused keep-alive socket).
       for (let hop = 0; hop < 50; hop++) await Promise.resolve();
+      await new Promise((resolve) => setImmediate(resolve));
       order.push('request');
       started();
     });

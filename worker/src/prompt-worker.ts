@@ -1,4 +1,5 @@
 import { Worker, type Job, type Processor, type WorkerOptions } from 'bullmq';
+import { afterModelRequestWrite } from './agent/model-fetch';
 import { defineMarkerScripts } from './marker-scripts';
 
 /**
@@ -34,14 +35,15 @@ export class PromptWorker extends Worker {
     // BullMQ keeps `waitForJob` private. Right after it starts a job, its loop goes on to wait on
     // the marker again, in the same run of microtasks as the job's own start: on a worker woken
     // from idle, building and sending that BZPOPMIN came before the job's first request (a chat
-    // run's model call). The wait now begins on the next turn of the event loop instead; the
-    // marker stays in Redis meanwhile, so a job added in between is taken as before.
+    // run's model call). The wait now begins once that request is written (afterModelRequestWrite:
+    // undici writes it from an immediate); the marker stays in Redis meanwhile, so a job added in
+    // between is taken as before.
     const loop = this as unknown as { waitForJob: (blockUntil: number) => Promise<number> };
     const waitForJob = loop.waitForJob.bind(this);
     loop.waitForJob = async (blockUntil) => {
       if (this.startingFromIdle) {
         this.startingFromIdle = false;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await afterModelRequestWrite();
       }
       return waitForJob(blockUntil);
     };

@@ -1,9 +1,10 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, streamText } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../../infra/fake-llm/server';
-import { modelFetch } from './model-fetch';
+import { afterModelRequestWrite, modelFetch } from './model-fetch';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -116,5 +117,30 @@ describe('modelFetch', () => {
     expect(APICallError.isInstance(errors[0])).toBe(true);
     expect((errors[0] as APICallError).isRetryable).toBe(true);
     expect((errors[0] as APICallError).message).toMatch(/Cannot connect to API/);
+  });
+
+  it('writes a request on a reused socket from an immediate: afterModelRequestWrite resolves after that write, a single setImmediate before it', async () => {
+    const url = await serve((_request, response) => response.end('ok'));
+    // The first request opens the socket; the next ones reuse it once it is idle.
+    await (await modelFetch(`${url}/first`)).text();
+    const order: string[] = [];
+    const onHeaders = () => order.push('request written');
+    subscribe('undici:client:sendHeaders', onHeaders);
+    try {
+      for (let round = 0; round < 3; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        order.length = 0;
+        // Queued before the request, as BullMQ's next marker wait is queued before a job's start reaches its model call.
+        const single = new Promise<void>((resolve) => setImmediate(resolve)).then(() => order.push('one setImmediate'));
+        const after = afterModelRequestWrite().then(() => order.push('afterModelRequestWrite'));
+        for (let hop = 0; hop < 20; hop++) await Promise.resolve();
+        const response = modelFetch(`${url}/again`);
+        await Promise.all([single, after]);
+        await (await response).text();
+        expect(order).toEqual(['one setImmediate', 'request written', 'afterModelRequestWrite']);
+      }
+    } finally {
+      unsubscribe('undici:client:sendHeaders', onHeaders);
+    }
   });
 });

@@ -44,3 +44,14 @@ export const modelFetch: typeof fetch = async (input, init) => {
   }
   return new Response(Readable.toWeb(response.body) as ReadableStream<Uint8Array>, { status: response.statusCode, headers });
 };
+
+/**
+ * Resolves once the immediates queued by now, and those they queue, have run. undici writes a
+ * request on a reused keep-alive socket from a setImmediate (it first lets bytes already pending on
+ * the idle socket be read: GHSA-35p6-xmwp-9g52), so work that must not go out before a model
+ * request started in this turn (an opened run's claim, BullMQ's next marker wait) waits for this;
+ * after a single setImmediate it went out first (~0.2 ms each on a worker woken from idle).
+ */
+export function afterModelRequestWrite(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}

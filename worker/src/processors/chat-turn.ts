@@ -5,6 +5,7 @@ import type { Job } from 'bullmq';
 import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { WorkerDeps } from '../processor';
 import { finishRun } from '../agent/finish-run';
+import { afterModelRequestWrite } from '../agent/model-fetch';
 import { openRunStream, readAll, type StreamReads } from '../agent/open-run-stream';
 import { RunCancelledError } from '../agent/run-control';
 import { loadRunSetup, type RunSetup } from '../agent/load-run-setup';
@@ -41,9 +42,9 @@ export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-tur
   });
   if (opening) {
     // A session's first question: its job carries all the first model call needs, so the call goes
-    // out beside the claim and the stream's read instead of after them: the request is written in
-    // this same run of microtasks, and the two reads are built and sent right after it rather than
-    // first (on a box just woken from idle, that CPU came before the request). It starts a new
+    // out beside the claim and the stream's read instead of after them: the request is started in
+    // this same run of microtasks, and the two reads are built and sent once it is written rather
+    // than first (on a box just woken from idle, that CPU came before the request). It starts a new
     // stream: the first attempt of a run its API just stored has published nothing. Nothing is
     // published or written before the claim returns; a run it did not claim (cancelled meanwhile),
     // or a stream that is not new after all, aborts the call, and the run goes the ordinary way below.
@@ -67,11 +68,12 @@ export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-tur
 }
 
 /**
- * Starts `read` once the microtasks queued now have run (a nextTick comes after them): work started
- * in them, an opened start's model request up to its socket write, goes first.
+ * Starts `read` once an opened start's model request, started in the microtasks queued now, is
+ * written (afterModelRequestWrite): a nextTick came after those microtasks but before the write,
+ * which undici makes from an immediate on a reused socket.
  */
 function afterQueuedWork<T>(read: () => Promise<T>): Promise<T> {
-  return new Promise<void>((resolve) => process.nextTick(resolve)).then(read);
+  return afterModelRequestWrite().then(read);
 }
 
 /** An opened start cannot go on (its claim refused the run, or its stream was not new): its early model call is dropped. */
