@@ -30,7 +30,7 @@ export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-tur
   const { runId } = job.data;
   const opening = firstAttempt ? job.data.opening : undefined;
   // An opened start's claim and stream read go out once its model request is written (see below).
-  const send = opening ? afterQueuedWork : <T>(read: () => Promise<T>) => read();
+  const send = <T>(read: () => Promise<T>): Promise<T> => (opening ? afterModelRequestWrite().then(read) : read());
   const streamReads: StreamReads = firstAttempt ? { lastSeq: send(() => lastRunEventSeq(deps.redis, deps.config.prefix, runId)) } : { events: readAll(deps, runId) };
   const resumeReads: ResumeReads | undefined = firstAttempt ? undefined : { approvals: approvalsForRun(deps.db, runId), toolCalls: toolCallsOfRun(deps.db, runId) };
   // Awaited by whoever needs them; a claim that fails first leaves them unobserved, not unhandled.
@@ -65,15 +65,6 @@ export async function processChatTurn(job: Job<JobPayload<'chatTurns', 'chat-tur
   if (run.kind !== 'chat' || !run.sessionId) throw new UnrecoverableError(`Run ${run.id} is not a chat run`);
   // The lookups before the first model call and the stream's position are independent: one round trip for both.
   return attempt(job, deps, token, { run, setup: claimed ? loadRunSetup(deps, run, run.checkpoint, context) : undefined, streamReads, resumeReads });
-}
-
-/**
- * Starts `read` once an opened start's model request, started in the microtasks queued now, is
- * written (afterModelRequestWrite): a nextTick came after those microtasks but before the write,
- * which undici makes from an immediate on a reused socket.
- */
-function afterQueuedWork<T>(read: () => Promise<T>): Promise<T> {
-  return afterModelRequestWrite().then(read);
 }
 
 /** An opened start cannot go on (its claim refused the run, or its stream was not new): its early model call is dropped. */
