@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { freePort } from '../scripts/redis-child';
+import { dropRedisPrefix } from './redis-prefix';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,7 +44,11 @@ function run(entry: string, env: NodeJS.ProcessEnv, readyText: string, label: st
     },
   };
   return new Promise((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`${label} did not start within 60 s:\n${output}`)), 60_000);
+    const deadline = setTimeout(() => {
+      clearInterval(check);
+      child.kill('SIGKILL');
+      reject(new Error(`${label} did not start within 60 s:\n${output}`));
+    }, 60_000);
     const check = setInterval(() => {
       if (output.includes(readyText)) {
         clearInterval(check);
@@ -118,18 +123,30 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
   };
   const apis: ManagedProcess[] = [];
   const apiUrls: string[] = [];
-  for (let index = 0; index < (options.apis ?? 1); index++) {
-    const port = await freePort();
-    apis.push(await run('api/src/index.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }, 'api listening', `api ${index + 1}`, compiled));
-    apiUrls.push(`http://127.0.0.1:${port}`);
-  }
   const workers: ManagedProcess[] = [];
+  const stop = async () => {
+    await Promise.all([...apis, ...workers].map((managed) => managed.stop()));
+    await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
+    await server.end();
+    await dropRedisPrefix(env.REDIS_URL!, prefix).catch(() => {});
+  };
   const startWorker = async (extra: Record<string, string> = {}) => {
     const worker = await run('worker/src/index.ts', { ...env, ...options.workerEnv, ...extra }, 'worker started', 'worker', compiled);
     workers.push(worker);
     return worker;
   };
-  for (let index = 0; index < (options.workers ?? 1); index++) await startWorker();
+  try {
+    for (let index = 0; index < (options.apis ?? 1); index++) {
+      const port = await freePort();
+      apis.push(await run('api/src/index.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' }, 'api listening', `api ${index + 1}`, compiled));
+      apiUrls.push(`http://127.0.0.1:${port}`);
+    }
+    for (let index = 0; index < (options.workers ?? 1); index++) await startWorker();
+  } catch (error) {
+    // A process that did not start leaves nothing behind: the others, the database, the keys.
+    await stop();
+    throw error;
+  }
   return {
     apiUrl: apiUrls[0]!,
     apiUrls,
@@ -140,10 +157,6 @@ export async function startProcessStack(options: ProcessStackOptions = {}): Prom
     apis,
     workers,
     startWorker,
-    stop: async () => {
-      await Promise.all([...apis, ...workers].map((managed) => managed.stop()));
-      await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
-      await server.end();
-    },
+    stop,
   };
 }

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { freePort } from '../scripts/redis-child';
+import { dropRedisPrefix } from './redis-prefix';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -49,6 +50,7 @@ export async function startStack(options: { env?: Record<string, string> } = {})
   await server.unsafe(`create database "${databaseName}"`);
   const databaseUrl = Object.assign(new URL(SERVER_URL), { pathname: `/${databaseName}` }).toString();
   const port = await freePort();
+  const queuePrefix = `aqs-${randomBytes(4).toString('hex')}`;
   const admin = { email: `admin-${randomBytes(3).toString('hex')}@test.local`, password: 'admin-password-123' };
   const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}infra/scripts/start.ts`], {
     cwd: repoRoot,
@@ -58,7 +60,7 @@ export async function startStack(options: { env?: Record<string, string> } = {})
       HOST: '127.0.0.1',
       DATABASE_URL: databaseUrl,
       REDIS_URL,
-      QUEUE_PREFIX: `aqs-${randomBytes(4).toString('hex')}`,
+      QUEUE_PREFIX: queuePrefix,
       ADMIN_EMAIL: admin.email,
       ADMIN_PASSWORD: admin.password,
       APP_SECRET: randomBytes(24).toString('hex'),
@@ -88,6 +90,7 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     }
     await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
     await server.end();
+    await dropRedisPrefix(options.env?.REDIS_URL ?? REDIS_URL, queuePrefix).catch(() => {});
   };
 
   const deadline = Date.now() + 60_000;
