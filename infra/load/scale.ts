@@ -15,10 +15,10 @@ import { cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { freePort } from '../scripts/redis-child';
 import { ApiClient } from '../testing/api-client';
+import { dropRedisPrefix } from '../testing/redis-prefix';
 import { startDelayingForwarder } from './delaying-forwarder';
 import { percentiles, round } from './stats';
 
@@ -242,9 +242,7 @@ async function measure(config: Config, options: { runs: number; concurrency: num
     for (const index of namespaces) destroyNamespace(index);
     await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
     await server.end();
-    const redis = new Redis(`redis://${REDIS.host}:${REDIS.port}`);
-    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 500 })) if ((keys as string[]).length) await redis.del(...(keys as string[]));
-    redis.disconnect();
+    await dropRedisPrefix(`redis://${REDIS.host}:${REDIS.port}`, prefix);
   }
 }
 

@@ -5,19 +5,12 @@ import { Redis } from 'ioredis';
  * stopped stack's database is dropped, and its Redis keys go with it, so runs of the tests and the
  * benchmarks do not pile up in the machine's shared Redis.
  */
-export async function dropRedisPrefix(redisUrl: string, prefix: string): Promise<number> {
+export async function dropRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000, retryStrategy: () => null });
-  let removed = 0;
   try {
     await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length) removed += await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 })) if ((keys as string[]).length) await redis.unlink(...(keys as string[]));
   } finally {
     redis.disconnect();
   }
-  return removed;
 }
