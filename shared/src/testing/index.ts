@@ -7,6 +7,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     redisUrl: string;
+    /** Names this test run's Redis keys (testRunKeyPrefix), which its global teardown removes. */
+    redisKeyTag: string;
   }
 }
 
@@ -19,9 +21,12 @@ export function testRedisUrl(): string {
   return inject('redisUrl');
 }
 
+/** What every Redis key prefix of one test run starts with: its global teardown removes the keys under it. */
+export const testRunKeyPrefix = (tag: string): string => `aqt-${tag}-`;
+
 /** A fresh key prefix so each test's queues and streams are its own on the shared Redis. */
 export function randomPrefix(label = 'test'): string {
-  return `aqt-${label}-${randomBytes(4).toString('hex')}`;
+  return `${testRunKeyPrefix(inject('redisKeyTag'))}${label}-${randomBytes(4).toString('hex')}`;
 }
 
 export function openTestDb(): Promise<DbHandle> {
