@@ -6,10 +6,10 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunEvent } from '@agentq/shared/events';
 import { envSchema } from '@agentq/shared/env';
+import { randomPrefix } from '@agentq/shared/testing';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../testing/api-client';
-import { dropRedisPrefix } from '../testing/redis-prefix';
 import { freePort, startRedisChild } from './redis-child';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -140,15 +140,14 @@ describe('README production section', () => {
     const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
     await server.unsafe(`create database "${databaseName}"`);
     const port = await freePort();
-    const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-    const queuePrefix = `aq-noadmin-${randomBytes(3).toString('hex')}`;
     const api = spawn('npm', ['run', '--silent', 'start:api'], {
       cwd: repoRoot,
       env: cleanEnv({
         AGENTQ_ENV_FILE: '/nonexistent/.env',
         DATABASE_URL: Object.assign(new URL(SERVER_URL), { pathname: `/${databaseName}` }).toString(),
-        REDIS_URL: redisUrl,
-        QUEUE_PREFIX: queuePrefix,
+        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        // A test run's prefix: its global teardown removes the keys this API leaves.
+        QUEUE_PREFIX: randomPrefix('noadmin'),
         APP_SECRET: randomBytes(32).toString('base64'),
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -168,7 +167,6 @@ describe('README production section', () => {
       await exited;
       await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
       await server.end();
-      await dropRedisPrefix(redisUrl, queuePrefix);
     }
   }, 90_000);
 

@@ -2,11 +2,11 @@ import { Redis } from 'ioredis';
 import postgres from 'postgres';
 import { afterAll, expect, it } from 'vitest';
 import { ApiClient } from './api-client';
+import { TEST_REDIS_URL, TEST_SERVER_URL } from './global-setup';
 import { startProcessStack } from './process-stack';
 
-const SERVER_URL = process.env.TEST_DATABASE_SERVER_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
-const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
+const redis = new Redis(TEST_REDIS_URL);
+const server = postgres(TEST_SERVER_URL, { max: 1, onnotice: () => {} });
 
 const keysUnder = async (prefix: string) => (await redis.keys(`${prefix}:*`)).length;
 const stackDatabases = async () => (await server`select datname from pg_database where datname like 'agentq_procs_%'`).map((row) => row.datname as string).sort();
