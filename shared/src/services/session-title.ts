@@ -15,7 +15,11 @@ export function suggestSessionTitle(question: string): string {
     .replace(/\[\[[^\]]*\]\]/g, ' ') // demo-model directives: [[tool:fetch {...}]]
     .replace(/```[\s\S]*?(```|$)/g, ' ') // code blocks say little about the topic
     .replace(/https?:\/\/([^/\s]+)\S*/g, '$1')
-    .replace(/[`*_#>~|]+/g, ' ')
+    .replace(/^[ \t]{0,3}(#{1,6}|>)[ \t]*/gm, '') // a heading's or a quote's marker
+    // Emphasis and strikethrough as markdown pairs them (touching their text): a lone `*` is
+    // arithmetic ("6 * 7") and a `_` inside a word is a name (snake_case), not markup.
+    .replace(/(\*{1,3}|_{1,3}|~~)(?=\S)(.*?\S)\1(?![\p{L}\p{N}])/gu, '$2')
+    .replace(/[`|]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   if (!plain) return DEFAULT_SESSION_TITLE;
