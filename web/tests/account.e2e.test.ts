@@ -61,6 +61,14 @@ describe('self-service account and admin users', () => {
         await page.setViewportSize({ width: viewport.width, height: viewport.height });
       });
 
+      it("shows every section of the main nav and the account's links on screen", async () => {
+        await signOut();
+        await logInByBrowser(page, stack);
+        // On a phone the sections had been squeezed beside the account and scrolled out of sight.
+        for (const testId of ['nav-chat', 'nav-documents', 'nav-approvals', 'nav-admin', 'nav-user', 'logout-button']) await expectInView(page, testId);
+        await expectNoHorizontalOverflow(page);
+      });
+
       it('changes the name and the password (needing the current one); the new password signs in', async () => {
         const user = await stack.createUser();
         await signOut();

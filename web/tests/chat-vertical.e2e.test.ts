@@ -184,7 +184,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     }
   });
 
-  it('shows the whole model name in the dropdown (the default one as "Default (name)"), and on a phone a one-row header, a compact composer and sessions in a drawer', async () => {
+  it('shows the whole model name in the dropdown (the default one as "Default (name)"), and on a phone a two-row header with every section on screen, a compact composer and sessions in a drawer', async () => {
     await page.goto(`${stack.url}/chat`);
     const select = page.getByTestId('model-select');
     if (viewport.width < 700) {
@@ -216,8 +216,13 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
 
     if (viewport.width < 700) {
       await page.getByTestId('composer-options-toggle').click();
+      // Two short rows: the account, then every section (none scrolled out of sight).
       const header = await page.locator('header.topbar').boundingBox();
-      expect(header!.height).toBeLessThan(56);
+      expect(header!.height).toBeLessThan(96);
+      for (const section of await page.getByTestId('main-nav').locator('a').all()) {
+        const box = await section.boundingBox();
+        expect(box!.x + box!.width).toBeLessThanOrEqual(viewport.width);
+      }
       await newChat(`phone layout ${tag}`);
       await waitForRunStatus(page, 'succeeded');
       const composer = await page.locator('form.composer').boundingBox();
