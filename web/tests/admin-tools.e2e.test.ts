@@ -257,6 +257,10 @@ describe('admin tools UI', () => {
     await page.getByTestId('tool-editor').waitFor({ state: 'detached' });
     await row('calculator').getByTestId('tool-approval-badge').waitFor();
     expect((await apiTool('calculator')).config).toEqual({ precision: 6 });
+    // What a call may do, in words (the type's rule in the tooltip): a fetch depends on its method.
+    expect(await row('calculator').getByTestId('tool-effect').textContent()).toBe('No side effects');
+    expect(await row('loopback_page').getByTestId('tool-effect').textContent()).toBe('Safe to repeat / Never repeated');
+    expect(await row('calculator').getByTestId('tool-effect').getAttribute('title')).toContain('Pure computation');
 
     await row('calculator').getByTestId('tool-action-execute').click();
     await page.getByTestId('input-field-expression').fill('2 * (3 + 4) / 3');
