@@ -196,9 +196,20 @@ describe('Chinese UI', () => {
       // The tools page, its editor (the web tool's form) and its execute dialog.
       await visit(page, `${stack.url}/admin/tools`, '[data-testid="tool-row-web"]');
       await expectChinese(page, '/admin/tools');
-      await page.getByTestId('tool-row-web').getByTestId('tool-action-edit').click();
+      // The type's name, summary and effect rule are the catalog's Chinese, not the registry's English.
+      const webRow = page.getByTestId('tool-row-web');
+      expect(await webRow.getByTestId('tool-type-label').textContent()).toBe('网页抓取');
+      expect(await webRow.getByTestId('tool-type-label').getAttribute('title')).toMatch(/^抓取公开网页/);
+      expect(await webRow.getByTestId('tool-effect').getAttribute('title')).toMatch(/幂等的（RFC 9110）/);
+      await webRow.getByTestId('tool-action-edit').click();
       await page.getByTestId('tool-editor').waitFor();
       await expectChinese(page, 'tool editor');
+      // The config form too: its fields' labels and help (marked translate="no", as the execute
+      // form's model-facing help is, so expectChinese does not read them).
+      expect(await page.getByTestId('tool-type-summary').textContent()).toMatch(/^抓取公开网页或 HTTP API/);
+      const editorText = await page.getByTestId('tool-editor').innerText();
+      for (const text of ['默认方法', '调用未指定方法时使用的 HTTP 方法。', '允许的域名', '解析方式']) expect(editorText).toContain(text);
+      for (const text of ['Default method', 'HTTP method used', 'Allowed domains', 'Parse mode']) expect(editorText).not.toContain(text);
       await page.getByTestId('tool-editor-cancel').click();
       await page.getByTestId('tool-row-web').getByTestId('tool-action-execute').click();
       await page.getByTestId('execute-dialog').waitFor();
