@@ -143,6 +143,16 @@ describe('admin workers dashboard', () => {
       expect(await row.getByTestId('failed-job-reason').textContent()).toContain(`Run ${runId} does not exist`);
       expect(await count('tool-executions', 'failed').textContent()).toBe('1');
 
+      // On a phone each table (workers online, failures, runs) scrolls inside its card: the page is
+      // no wider than the screen, and the failed job's Retry stays on screen at the card's edge.
+      await page.setViewportSize({ width: 390, height: 900 });
+      const [pageWidth, screenWidth] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      expect(pageWidth).toBeLessThanOrEqual(screenWidth!);
+      await row.getByTestId('failed-job-retry').scrollIntoViewIfNeeded();
+      const retry = await row.getByTestId('failed-job-retry').boundingBox();
+      expect(retry!.x + retry!.width).toBeLessThanOrEqual(390);
+      await page.setViewportSize({ width: 1280, height: 1000 });
+
       // The operator restores the row, then retries from the dashboard.
       await database`insert into runs ${database(deleted!)}`;
       await row.getByTestId('failed-job-retry').click();
