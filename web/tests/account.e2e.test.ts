@@ -2,18 +2,12 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { logInByApi, logInByBrowser, submitLogin } from './fixtures.ts';
+import { expectNoHorizontalOverflow, logInByApi, logInByBrowser, submitLogin } from './fixtures.ts';
 
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 900 },
   { name: 'phone', width: 390, height: 844 },
 ] as const;
-
-/** The page is no wider than the viewport (nothing pushes it sideways). */
-async function expectNoHorizontalOverflow(page: Page) {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
-}
 
 /** The text of an element once it is there (a slow save may take seconds on a busy machine). */
 async function textOf(page: Page, testId: string): Promise<string | null> {

@@ -5,7 +5,7 @@ import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, toolResultsSinceLastUserMessage } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { logInByApi, logInByBrowser, submitLogin } from './fixtures.ts';
+import { expectNoHorizontalOverflow, logInByApi, logInByBrowser, submitLogin } from './fixtures.ts';
 
 // The slow turn's second step waits this long for its first token, holding the only worker slot.
 const SLOW_TTFT_MS = 6000;
@@ -145,12 +145,13 @@ describe('admin workers dashboard', () => {
 
       // On a phone each table (workers online, failures, runs) scrolls inside its card: the page is
       // no wider than the screen, and the failed job's Retry stays on screen at the card's edge.
-      await page.setViewportSize({ width: 390, height: 900 });
-      const [pageWidth, screenWidth] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
-      expect(pageWidth).toBeLessThanOrEqual(screenWidth!);
-      await row.getByTestId('failed-job-retry').scrollIntoViewIfNeeded();
-      const retry = await row.getByTestId('failed-job-retry').boundingBox();
-      expect(retry!.x + retry!.width).toBeLessThanOrEqual(390);
+      for (const width of [390, 320]) {
+        await page.setViewportSize({ width, height: 900 });
+        await expectNoHorizontalOverflow(page, `workers dashboard at ${width} px`);
+        await row.getByTestId('failed-job-retry').scrollIntoViewIfNeeded();
+        const retry = await row.getByTestId('failed-job-retry').boundingBox();
+        expect(retry!.x + retry!.width).toBeLessThanOrEqual(width);
+      }
       await page.setViewportSize({ width: 1280, height: 1000 });
 
       // The operator restores the row, then retries from the dashboard.
@@ -199,6 +200,15 @@ describe('admin workers dashboard', () => {
     expect(await logs.count()).toBe(1);
     expect(await logs.getAttribute('data-status')).toBe('success');
     expect(await logs.textContent()).toContain('calc');
+
+    // On a phone the run's id breaks in the heading; the status stays on screen beside it.
+    for (const width of [390, 320]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expectNoHorizontalOverflow(page, `run page at ${width} px`);
+      const status = await page.getByTestId('run-status').boundingBox();
+      expect(status!.x + status!.width).toBeLessThanOrEqual(width);
+    }
+    await page.setViewportSize({ width: 1280, height: 1000 });
   });
 
   it('links the queue board from the dashboard, and the board loads its assets through the mount path', { timeout: 30_000 }, async () => {

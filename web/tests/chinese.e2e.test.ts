@@ -13,7 +13,7 @@ import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { en } from '../src/lib/i18n/messages/en.ts';
 import { zh } from '../src/lib/i18n/messages/zh.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { createByApi, logInByApi, logInByBrowser, startLoopback, waitForRunStatus } from './fixtures.ts';
+import { createByApi, expectNoHorizontalOverflow, logInByApi, logInByBrowser, startLoopback, waitForRunStatus } from './fixtures.ts';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -70,8 +70,7 @@ async function englishLeft(page: Page): Promise<Leftover> {
 
 async function expectChinese(page: Page, where: string): Promise<void> {
   expect(await englishLeft(page), where).toEqual({ phrases: [], words: [] });
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-  expect(scrollWidth, `${where}: page wider than the viewport`).toBeLessThanOrEqual(innerWidth);
+  await expectNoHorizontalOverflow(page, where);
 }
 
 async function visit(page: Page, url: string, ready: string): Promise<void> {

@@ -4,7 +4,7 @@ import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, toolResultsSinceLastUserMessage, type Turn } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { createByApi, createFakeModel, logInByApi, logInByBrowser } from './fixtures.ts';
+import { createByApi, createFakeModel, expectNoHorizontalOverflow, logInByApi, logInByBrowser } from './fixtures.ts';
 
 const TITLE = 'Favourite colour';
 const ORIGINAL_CONTENT = '# Colour notes\n\nFavourite colour: **teal**.\n\n- likes the sea\n- dislikes orange';
@@ -289,5 +289,25 @@ describe('documents pages', () => {
     } finally {
       await close();
     }
+  });
+
+  it('fits a phone screen when its summary holds a long unbroken word (a path, a URL, an identifier)', async () => {
+    const longWord = `/var/lib/agentq/exports/${'quarterly_revenue_breakdown_'.repeat(4)}final.csv`;
+    const created = await page.request.post(`${stack.url}/api/agent-documents`, {
+      data: { type: 'document', title: 'Export paths', content: `${longWord}\n\n| region | total |\n|---|---|\n| north | 12 |`, tags: 'exports' },
+    });
+    expect(created.status()).toBe(201);
+    const { id } = await created.json();
+    await page.goto(`${stack.url}/documents/${id}`);
+    expect(await page.getByTestId('document-summary').textContent()).toContain('quarterly_revenue_breakdown_');
+    for (const width of [390, 320]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expectNoHorizontalOverflow(page, `document page at ${width} px`);
+      await openList('?type=document');
+      await expectNoHorizontalOverflow(page, `documents list at ${width} px`);
+      await page.goto(`${stack.url}/documents/${id}`);
+      await page.getByTestId('document-summary').waitFor();
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 });

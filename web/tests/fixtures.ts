@@ -69,3 +69,9 @@ export async function sendMessage(page: Page, text: string): Promise<void> {
 export async function waitForRunStatus(page: Page, status: string, timeout = 30_000): Promise<void> {
   await expect.poll(() => lastAssistant(page).getAttribute('data-status'), { timeout }).toBe(status);
 }
+
+/** The page is no wider than the viewport: nothing pushes it sideways (`where` names the page in a failure). */
+export async function expectNoHorizontalOverflow(page: Page, where?: string): Promise<void> {
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  expect(scrollWidth, `${where ?? page.url()}: page wider than the viewport`).toBeLessThanOrEqual(innerWidth);
+}

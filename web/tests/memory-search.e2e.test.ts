@@ -4,7 +4,7 @@ import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import type { ChatCompletionRequest, Turn } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { createByApi, createFakeModel, lastAssistant, logInByApi, logInByBrowser, waitForRunStatus } from './fixtures.ts';
+import { createByApi, createFakeModel, expectNoHorizontalOverflow, lastAssistant, logInByApi, logInByBrowser, waitForRunStatus } from './fixtures.ts';
 
 /** The system prompt the model was sent ('' without one). */
 function systemPrompt(request: ChatCompletionRequest): string {
@@ -23,11 +23,6 @@ async function ask(page: Page, text: string) {
   await page.getByTestId('message-input').fill(text);
   await page.getByTestId('message-input').press('Enter');
   await page.getByTestId('assistant-message').first().waitFor({ timeout: 30_000 });
-}
-
-async function expectNoHorizontalOverflow(page: Page) {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
-  expect(scrollWidth).toBeLessThanOrEqual(innerWidth);
 }
 
 describe('memory loading, CJK search and the default model', () => {
