@@ -1,7 +1,7 @@
 import { llmModels, messages, runs } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
 import { createModel, OPENING_MAX_CHARS, settleChatRun } from '@agentq/shared/services';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, TEST_APP_SECRET } from '../testing';
 
@@ -90,6 +90,58 @@ describe('chat sessions', () => {
     expect(detail.title).toBe('How do I rotate the API keys of our staging…');
     await send(session.id, 'And the database passwords?');
     expect((await thread(session.id)).title).toBe(detail.title);
+  });
+
+  it('lists your sessions a page at a time, most recently active first, past 200 and down to the microsecond', async () => {
+    const heavy = await t.signUp('user');
+    const otherSession = await newSession(stranger);
+    // 205 sessions (more than the 200 the list used to stop at): three share each microsecond (the id
+    // orders them), the next three are one microsecond later, as a burst of runs leaves them.
+    await t.db.execute(sql`
+      insert into chat_sessions (id, user_id, title, created_at, updated_at)
+      select 'cs_page_' || lpad(i::text, 3, '0'), ${heavy.user.id}, 'Chat ' || i, now(), timestamptz '2026-11-01 12:00:00+00' + (i / 3) * interval '1 microsecond'
+      from generate_series(1, 205) as i`);
+    const expected = Array.from({ length: 205 }, (_, index) => index + 1)
+      .sort((a, b) => Math.floor(b / 3) - Math.floor(a / 3) || b - a)
+      .map((i) => `cs_page_${String(i).padStart(3, '0')}`);
+
+    const list = async (query: string) => {
+      const response = await request('GET', `/api/sessions${query}`, heavy);
+      expect(response.status, await response.clone().text()).toBe(200);
+      return (await response.json()) as { items: { id: string; title: string }[]; nextCursor: string | null };
+    };
+    const first = await list('');
+    expect(first.items).toHaveLength(50);
+    const seen = [...first.items.map((session) => session.id)];
+    let cursor = first.nextCursor;
+    while (cursor) {
+      const page = await list(`?limit=60&cursor=${encodeURIComponent(cursor)}`);
+      seen.push(...page.items.map((session) => session.id));
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(expected);
+    expect(seen).not.toContain(otherSession.id);
+
+    // A session that becomes active moves to the top; paging on from an older cursor neither repeats
+    // nor skips the others.
+    const pageOne = await list('?limit=10');
+    const moved = expected[100]!;
+    await t.db.execute(sql`update chat_sessions set updated_at = now() where id = ${moved}`);
+    const rest: string[] = [];
+    for (let next = pageOne.nextCursor; next; ) {
+      const page = await list(`?limit=200&cursor=${encodeURIComponent(next)}`);
+      rest.push(...page.items.map((session) => session.id));
+      next = page.nextCursor;
+    }
+    expect(rest).toEqual(expected.slice(10).filter((id) => id !== moved));
+    expect((await list('?limit=1')).items[0]!.id).toBe(moved);
+
+    for (const query of ['?limit=0', '?limit=201', '?limit=ten', '?cursor=not-a-cursor', `?cursor=${encodeURIComponent("1~x' or 1=1")}`]) {
+      const bad = await request('GET', `/api/sessions${query}`, heavy);
+      expect(bad.status, query).toBe(400);
+      expect((await bad.json()).error.code, query).toBe('validation_failed');
+    }
+    expect((await request('GET', '/api/sessions', null)).status).toBe(401);
   });
 
   it('renames (then automatic titles leave it alone), validates, and 404s another user', async () => {

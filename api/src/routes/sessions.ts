@@ -20,6 +20,7 @@ import {
   searchChatSessions,
   searchSessionsQuerySchema,
   selectMessageVersion,
+  sessionListQuerySchema,
   startRunInputSchema,
   transitionRun,
   type Run,
@@ -144,8 +145,15 @@ export const sessionRoutes = new Hono<AppEnv>()
   .post('/', describeRoute({ tags: ['chat'], summary: 'Start a chat session' }), validate('json', createSessionInputSchema), async (c) =>
     c.json(await createChatSession(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
   )
-  .get('/', describeRoute({ tags: ['chat'], summary: 'Your chat sessions, most recent first' }), async (c) =>
-    c.json({ items: await listChatSessions(c.get('db'), currentUser(c).id) }),
+  .get(
+    '/',
+    describeRoute({
+      tags: ['chat'],
+      summary: 'Your chat sessions, most recently active first, a page at a time',
+      description: '`limit` (1-200, default 50) per page; pass a page\'s `nextCursor` as `cursor` for the next one (null on the last page).',
+    }),
+    validate('query', sessionListQuerySchema),
+    async (c) => c.json(await listChatSessions(c.get('db'), currentUser(c).id, c.req.valid('query'))),
   )
   .get(
     '/search',

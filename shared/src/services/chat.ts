@@ -85,8 +85,39 @@ const insertChatSession = preparedQuery((db) =>
     .prepare('insert_chat_session'),
 );
 
-export async function listChatSessions(db: Database, userId: string): Promise<ChatSession[]> {
-  return db.select().from(chatSessions).where(eq(chatSessions.userId, userId)).orderBy(desc(chatSessions.updatedAt)).limit(200);
+export const sessionListQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** The `nextCursor` of the previous page. */
+  cursor: z
+    .string()
+    .regex(/^\d{1,17}~[\w-]{1,100}$/, 'Expected the nextCursor of an earlier page')
+    .optional(),
+});
+export type SessionListQuery = z.input<typeof sessionListQuerySchema>;
+
+/**
+ * The user's sessions, most recently active first, a page at a time. The cursor is the last row's
+ * position, `<updated_at in epoch microseconds>~<id>`: exact (PostgreSQL keeps microseconds, which a
+ * JS Date would round) and stable while sessions move to the top or are deleted meanwhile.
+ */
+export async function listChatSessions(db: Database, userId: string, query: SessionListQuery = {}): Promise<{ items: ChatSession[]; nextCursor: string | null }> {
+  const { limit, cursor } = sessionListQuerySchema.parse(query);
+  const [micros, id] = cursor ? [cursor.slice(0, cursor.indexOf('~')), cursor.slice(cursor.indexOf('~') + 1)] : [];
+  const position = sql<string>`(extract(epoch from ${chatSessions.updatedAt}) * 1000000)::bigint::text`;
+  const rows = await db
+    .select({ session: chatSessions, position })
+    .from(chatSessions)
+    .where(
+      and(
+        eq(chatSessions.userId, userId),
+        cursor ? sql`(${chatSessions.updatedAt}, ${chatSessions.id}) < (to_timestamp(0) + ${micros}::bigint * interval '1 microsecond', ${id})` : undefined,
+      ),
+    )
+    .orderBy(desc(chatSessions.updatedAt), desc(chatSessions.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page.map((row) => row.session), nextCursor: rows.length > limit && last ? `${last.position}~${last.session.id}` : null };
 }
 
 /** The session if it belongs to this user; otherwise NotFound (never revealing that it exists). */

@@ -36,8 +36,11 @@ export function getChatOptions(options: FetchOption = {}): Promise<ChatOptions> 
   return apiFetch('/api/chat-options', options);
 }
 
-export async function listSessions(options: FetchOption = {}): Promise<ChatSession[]> {
-  return (await apiFetch<{ items: ChatSession[] }>('/api/sessions', options)).items;
+/** `GET /api/sessions`: a page of the user's sessions, most recently active first. */
+export type SessionPage = RouteOutput<'/sessions', '$get'>;
+
+export function listSessions(page: { limit?: number; cursor?: string | null } = {}, options: FetchOption = {}): Promise<SessionPage> {
+  return apiFetch(`/api/sessions${queryString(page)}`, options);
 }
 
 export function createSession(input: { agentId?: string } = {}): Promise<ChatSession> {

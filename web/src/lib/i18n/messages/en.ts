@@ -307,6 +307,7 @@ export const en = {
   'chat.searchEmpty': "No chat matches “{q}”.",
   'chat.searchResults': "Search results",
   'chat.noSessions': "No conversations yet.",
+  'chat.moreSessions': 'Show older chats',
   'chat.conversations': "Conversations",
   'chat.chatName': "Chat name",
   'chat.deleteConfirm': "Delete “{name}”?",

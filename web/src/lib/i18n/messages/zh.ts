@@ -306,6 +306,7 @@ export const zh = {
   'chat.searchEmpty': "没有与“{q}”匹配的对话。",
   'chat.searchResults': "搜索结果",
   'chat.noSessions': "还没有对话。",
+  'chat.moreSessions': '显示更早的对话',
   'chat.conversations': "对话",
   'chat.chatName': "对话名称",
   'chat.deleteConfirm': "删除“{name}”？",

@@ -1,0 +1,79 @@
+/**
+ * A user with more chats than one page: the sidebar lists the 50 most recently active, "Show older
+ * chats" lists 50 more, and the list keeps every chat it showed when a send moves one to the top.
+ * (It used to stop at 200 with no way to reach the rest; an API client, or the load harness, makes
+ * that many in minutes.)
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
+import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
+import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { createByApi, createFakeModel, logInByApi, logInByBrowser, sendMessage, waitForRunStatus } from './fixtures.ts';
+
+const CHATS = 60;
+const titleOf = (index: number) => `Chat ${String(index).padStart(2, '0')}`;
+
+describe('a long list of chats', () => {
+  let stack: Stack;
+  let llm: FakeLlm;
+  let browser: LaunchedBrowser;
+  let page: Page;
+  const ids = new Map<string, string>();
+
+  beforeAll(async () => {
+    llm = await startFakeLlm({ script: () => ({ text: 'Hello there' }) });
+    stack = await startStack();
+    await createFakeModel(stack, await logInByApi(stack), llm);
+    const user = await stack.createUser();
+    const headers = await logInByApi(stack, user);
+    // One after another, so "Chat 60" is the most recently active.
+    for (let index = 1; index <= CHATS; index += 1) ids.set(titleOf(index), (await createByApi(stack, headers, '/api/sessions', { title: titleOf(index) })).id);
+    browser = await launchBrowser();
+    page = browser.page;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await logInByBrowser(page, stack, user);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await llm?.close();
+  });
+
+  const listed = () => page.getByTestId('session-link').locator('.title').allTextContents();
+
+  it('lists the 50 most recent chats, then the older ones on "Show older chats"', async () => {
+    await page.goto(`${stack.url}/chat`);
+    await page.getByTestId('session-list').waitFor();
+    await expect.poll(listed).toEqual(Array.from({ length: 50 }, (_, index) => titleOf(CHATS - index)));
+    await page.getByTestId('sessions-more').click();
+    await expect.poll(listed).toEqual(Array.from({ length: CHATS }, (_, index) => titleOf(CHATS - index)));
+    expect(await page.getByTestId('sessions-more').count()).toBe(0);
+  });
+
+  it('keeps every chat it showed when a send moves the oldest to the top, and a new chat joins them', async () => {
+    await page.getByTestId('session-link').filter({ hasText: titleOf(1) }).click();
+    await page.waitForURL(`${stack.url}/chat/${ids.get(titleOf(1))}`);
+    await sendMessage(page, 'Are you there?');
+    await waitForRunStatus(page, 'succeeded');
+    await expect.poll(async () => (await listed())[0]).toBe(titleOf(1));
+    expect(await listed()).toEqual([titleOf(1), ...Array.from({ length: CHATS - 1 }, (_, index) => titleOf(CHATS - index))]);
+
+    await page.getByTestId('new-chat').click();
+    await sendMessage(page, 'A brand new question');
+    await waitForRunStatus(page, 'succeeded');
+    await expect.poll(async () => (await listed()).length).toBe(CHATS + 1);
+    expect((await listed())[0]).toBe('A brand new question');
+  });
+
+  it('names a chat older than the list shows on a phone, from the chat itself', async () => {
+    // A fresh page load lists one page again: "Chat 05" is not among the 50 most recent.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${stack.url}/chat/${ids.get(titleOf(5))}`);
+    await page.getByTestId('session-title').waitFor({ state: 'attached' });
+    expect(await page.getByTestId('mobile-title').textContent()).toBe(titleOf(5));
+    expect(await page.getByTestId('session-link').count()).toBe(50);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+});
