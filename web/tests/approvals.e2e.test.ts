@@ -1,4 +1,5 @@
 import type { Locator, Page, Route } from 'playwright-core';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, toolResultsSinceLastUserMessage, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
@@ -252,6 +253,27 @@ describe('approvals in the browser', () => {
     expect(await page.getByTestId('decided-approval').and(page.locator('[data-status="expired"]')).getByTestId('decided-by').textContent()).toBe(
       'nobody (timed out)',
     );
+
+    // 510 more calls asked and decided since this one was asked: it still waits in the inbox (the
+    // page had read the 500 newest of any status and picked the pending ones out of them), and the
+    // latest 50 decisions are listed below it.
+    const database = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      await database`
+        insert into approvals (id, run_id, user_id, tool_call_id, tool_id, tool_name, input, input_hash, status, expires_at, decided_by, decided_at, created_at)
+        select 'ap_later_' || lpad(i::text, 3, '0'), waiting.run_id, waiting.user_id, 'call_later_' || i, waiting.tool_id, 'order', '{}'::jsonb, 'h', 'approved',
+               now() + interval '1 hour', waiting.user_id, waiting.created_at + i * interval '1 millisecond', waiting.created_at + i * interval '1 millisecond'
+        from approvals waiting, generate_series(1, 510) as i
+        where waiting.status = 'pending'`;
+    } finally {
+      await database.end();
+    }
+    await page.reload();
+    await item.waitFor();
+    expect(await item.count()).toBe(1);
+    expect(await item.getByTestId('approval-tool-name').textContent()).toBe('order');
+    await expect.poll(() => page.getByTestId('decided-approval').count()).toBe(50);
+    expect(await page.getByTestId('decided-approval').first().getAttribute('data-approval-id')).toBe('ap_later_510');
 
     await item.getByTestId('approval-approve').click();
     // The inbox reloads: nothing waits any more, and the decision heads the decided list.

@@ -4,7 +4,7 @@ import type { DbHandle } from '../db/client';
 import { agentTools, approvalGrants, approvals, auditEvents, llmModels, users } from '../db/schema';
 import { newId } from '../ids';
 import { bothTestDatabases } from '../testing';
-import { createApproval, decideApproval, getApprovalFor } from './approvals';
+import { approvalQuerySchema, createApproval, decideApproval, getApprovalFor, listApprovals } from './approvals';
 import { createChatSession, startChatRun } from './chat';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 
@@ -102,5 +102,29 @@ describe.each(bothTestDatabases)('approval decisions on %s', (_name, open) => {
     expect((await auditOf(approval.id))[0]).toMatchObject({ details: { edited: true } });
     const [row] = await database.db.select().from(approvals).where(eq(approvals.id, approval.id));
     expect(row!.editedInput).toEqual({ expression: '6 * 8' });
+  });
+
+  it('lists every pending approval however many were decided after it, and the latest decisions first', async () => {
+    const busy = { id: newId('user'), role: 'user' };
+    await database.db.insert(users).values({ id: busy.id, email: `${busy.id}@test.local`, name: 'busy', passwordHash: 'x', role: 'user' });
+    const session = await createChatSession(database.db, busy.id, {});
+    const { run } = await startChatRun(database.db, { userId: busy.id, session, input: { content: 'compute', enableTools: true, enableThinking: false } });
+    // Asked an hour ago and still waiting (a long approval timeout), then 510 calls asked and decided since.
+    const waiting = await createApproval(database.db, { runId: run.id, userId: busy.id, toolCallId: 'call_waiting', toolId, toolName: 'calc', input: {}, expiresAt: new Date(Date.now() + 86_400_000) });
+    await database.db.update(approvals).set({ createdAt: new Date(Date.now() - 3_600_000) }).where(eq(approvals.id, waiting.id));
+    await database.db.execute(sql`
+      insert into approvals (id, run_id, user_id, tool_call_id, tool_id, tool_name, input, input_hash, status, expires_at, decided_by, decided_at, created_at)
+      select 'ap_many_' || lpad(i::text, 3, '0'), ${run.id}, ${busy.id}, 'call_' || i, ${toolId}, 'calc', '{}'::jsonb, 'h', case when i % 3 = 0 then 'denied' else 'approved' end,
+             now() + interval '1 hour', ${busy.id}, now() - (600 - i) * interval '1 second', now() - (600 - i) * interval '1 second'
+      from generate_series(1, 510) as i`);
+
+    // Newest first, any status: the waiting one is not among the 500 newest.
+    expect((await listApprovals(database.db, busy, {})).map((approval) => approval.id)).not.toContain(waiting.id);
+    expect((await listApprovals(database.db, busy, { status: 'pending' })).map((approval) => approval.id)).toEqual([waiting.id]);
+    const latest = await listApprovals(database.db, busy, { status: 'decided', limit: 50 });
+    expect(latest.map((approval) => approval.id)).toEqual(Array.from({ length: 50 }, (_, index) => `ap_many_${510 - index}`));
+    expect(new Set(latest.map((approval) => approval.status))).toEqual(new Set(['approved', 'denied']));
+    expect(() => approvalQuerySchema.parse({ limit: 501 })).toThrow();
+    expect(() => approvalQuerySchema.parse({ status: 'maybe' })).toThrow();
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, asc, desc, eq, exists, getTableColumns, gt, inArray, isNotNull, lte, notExists, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, getTableColumns, gt, inArray, isNotNull, lte, ne, notExists, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { columnPlaceholder, preparedQuery } from '../db/prepared-query';
@@ -44,16 +44,29 @@ export async function createApproval(
   return existing!;
 }
 
-export const approvalQuerySchema = z.object({ status: z.enum(APPROVAL_STATUSES).optional(), runId: z.string().max(100).optional() });
+export const approvalQuerySchema = z.object({
+  /** One status, or `decided`: every status but pending. */
+  status: z.enum([...APPROVAL_STATUSES, 'decided']).optional(),
+  runId: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(500),
+});
 
-/** A user's approvals (an admin sees everyone's), newest first. */
-export async function listApprovals(db: Database, viewer: Viewer, query: z.infer<typeof approvalQuerySchema>): Promise<Approval[]> {
+/**
+ * A user's approvals (an admin sees everyone's), at most `limit`: pending ones by the time they have
+ * left (the first to expire first, so a cap leaves out those with the most time), decided ones by
+ * their decision, newest first, and a mix newest first.
+ */
+export async function listApprovals(db: Database, viewer: Viewer, query: z.input<typeof approvalQuerySchema>): Promise<Approval[]> {
+  const { status, runId, limit } = approvalQuerySchema.parse(query);
   await expireDueApprovals(db, viewer.role === 'admin' ? {} : { userId: viewer.id });
   const filters: SQL[] = [];
   if (viewer.role !== 'admin') filters.push(eq(approvals.userId, viewer.id));
-  if (query.status) filters.push(eq(approvals.status, query.status));
-  if (query.runId) filters.push(eq(approvals.runId, query.runId));
-  return db.select().from(approvals).where(and(...filters)).orderBy(desc(approvals.createdAt)).limit(500);
+  if (status === 'decided') filters.push(ne(approvals.status, 'pending'));
+  else if (status) filters.push(eq(approvals.status, status));
+  if (runId) filters.push(eq(approvals.runId, runId));
+  const order =
+    status === 'pending' ? [asc(approvals.expiresAt), asc(approvals.id)] : status === 'decided' ? [desc(sql`coalesce(${approvals.decidedAt}, ${approvals.createdAt})`), desc(approvals.id)] : [desc(approvals.createdAt), desc(approvals.id)];
+  return db.select().from(approvals).where(and(...filters)).orderBy(...order).limit(limit);
 }
 
 export async function getApprovalFor(db: Database, id: string, viewer: Viewer): Promise<Approval> {

@@ -1,16 +1,16 @@
 import { apiFetch } from '../api.ts';
+import { queryString } from '../api-routes.ts';
 import { getRun } from '../runs/runs-api.ts';
 import type { Approval, ApprovalDecisionBody, ApprovalStatus } from './types.ts';
 
 type FetchOption = { fetch?: typeof fetch };
 
-/** The viewer's approvals (an admin's: everyone's), newest first. */
-export async function listApprovals(query: { status?: ApprovalStatus; runId?: string } = {}, options: FetchOption = {}): Promise<Approval[]> {
-  const search = new URLSearchParams();
-  if (query.status) search.set('status', query.status);
-  if (query.runId) search.set('runId', query.runId);
-  const suffix = search.size > 0 ? `?${search}` : '';
-  return (await apiFetch<{ items: Approval[] }>(`/api/approvals${suffix}`, options)).items;
+/**
+ * The viewer's approvals (an admin's: everyone's): pending ones the first to expire first, `decided`
+ * ones (every status but pending) the latest decision first, otherwise newest first.
+ */
+export async function listApprovals(query: { status?: ApprovalStatus | 'decided'; runId?: string; limit?: number } = {}, options: FetchOption = {}): Promise<Approval[]> {
+  return (await apiFetch<{ items: Approval[] }>(`/api/approvals${queryString(query)}`, options)).items;
 }
 
 export function getApproval(id: string, options: FetchOption = {}): Promise<Approval> {

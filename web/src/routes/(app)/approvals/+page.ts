@@ -13,23 +13,19 @@ export const load: PageLoad = async ({ fetch, url, depends, parent }) => {
   depends('app:approvals');
   const { user } = await parent();
   try {
-    const [approvals, names] = await Promise.all([listApprovals({}, { fetch }), userNames(user, fetch)]);
-    // Pending first, the one whose time runs out first on top; then the latest decisions.
-    const pending = approvals.filter((approval) => approval.status === 'pending').sort((a, b) => time(a.expiresAt) - time(b.expiresAt));
-    const decided = approvals
-      .filter((approval) => approval.status !== 'pending')
-      .sort((a, b) => time(b.decidedAt ?? b.createdAt) - time(a.decidedAt ?? a.createdAt));
-    const shown = decided.slice(0, DECIDED_SHOWN);
-    const sessions = await sessionsOfRuns([...pending, ...shown].map((approval) => approval.runId), fetch);
-    return { pending, decided: shown, decidedTotal: decided.length, sessions, names };
+    // Every pending one, the one whose time runs out first on top (however many were decided since
+    // it was asked); then the latest decisions.
+    const [pending, decided, names] = await Promise.all([
+      listApprovals({ status: 'pending' }, { fetch }),
+      listApprovals({ status: 'decided', limit: DECIDED_SHOWN }, { fetch }),
+      userNames(user, fetch),
+    ]);
+    const sessions = await sessionsOfRuns([...pending, ...decided].map((approval) => approval.runId), fetch);
+    return { pending, decided, sessions, names };
   } catch (caught) {
     throwPageError(caught, url);
   }
 };
-
-function time(iso: string): number {
-  return new Date(iso).getTime() || 0;
-}
 
 /** An admin sees everyone's approvals: name the owners and deciders. Others know only themselves. */
 async function userNames(user: User, fetchImpl: typeof fetch): Promise<Map<string, string>> {
