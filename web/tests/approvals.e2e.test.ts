@@ -274,6 +274,9 @@ describe('approvals in the browser', () => {
     expect(await item.getByTestId('approval-tool-name').textContent()).toBe('order');
     await expect.poll(() => page.getByTestId('decided-approval').count()).toBe(50);
     expect(await page.getByTestId('decided-approval').first().getAttribute('data-approval-id')).toBe('ap_later_510');
+    // The 510, the denial and the expiry above, and the other tests' decisions.
+    const total = Number(/^Showing the latest 50 of (\d+) decisions\.$/.exec((await page.getByTestId('decided-showing').textContent()) ?? '')?.[1]);
+    expect(total).toBeGreaterThanOrEqual(512);
 
     await item.getByTestId('approval-approve').click();
     // The inbox reloads: nothing waits any more, and the decision heads the decided list.

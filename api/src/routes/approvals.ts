@@ -21,9 +21,9 @@ export const approvalRoutes = new Hono<AppEnv>()
   .get('/', describeRoute({
       tags: ['approvals'],
       summary: 'Your approvals (an admin sees all); filter by status and run',
-      description: '`status=pending` lists the first to expire first; `status=decided` (every status but pending) the latest decision first; otherwise newest first. At most `limit` (1-500, default 500).',
+      description: '`status=pending` lists the first to expire first; `status=decided` (every status but pending) the latest decision first; otherwise newest first. At most `limit` (1-500, default 500); `total` counts every match.',
     }), validate('query', approvalQuerySchema), async (c) =>
-    c.json({ items: await listApprovals(c.get('db'), currentUser(c), c.req.valid('query')) }),
+    c.json(await listApprovals(c.get('db'), currentUser(c), c.req.valid('query'))),
   )
   .get('/count', describeRoute({ tags: ['approvals'], summary: 'How many approvals wait for you (the navigation badge)' }), async (c) =>
     c.json({ pending: await countPendingApprovals(c.get('db'), currentUser(c)) }),

@@ -119,9 +119,13 @@ describe.each(bothTestDatabases)('approval decisions on %s', (_name, open) => {
       from generate_series(1, 510) as i`);
 
     // Newest first, any status: the waiting one is not among the 500 newest.
-    expect((await listApprovals(database.db, busy, {})).map((approval) => approval.id)).not.toContain(waiting.id);
-    expect((await listApprovals(database.db, busy, { status: 'pending' })).map((approval) => approval.id)).toEqual([waiting.id]);
-    const latest = await listApprovals(database.db, busy, { status: 'decided', limit: 50 });
+    const everything = await listApprovals(database.db, busy, {});
+    expect(everything.items).toHaveLength(500);
+    expect(everything.total).toBe(511);
+    expect(everything.items.map((approval) => approval.id)).not.toContain(waiting.id);
+    expect((await listApprovals(database.db, busy, { status: 'pending' })).items.map((approval) => approval.id)).toEqual([waiting.id]);
+    const { items: latest, total: decidedTotal } = await listApprovals(database.db, busy, { status: 'decided', limit: 50 });
+    expect(decidedTotal).toBe(510);
     expect(latest.map((approval) => approval.id)).toEqual(Array.from({ length: 50 }, (_, index) => `ap_many_${510 - index}`));
     expect(new Set(latest.map((approval) => approval.status))).toEqual(new Set(['approved', 'denied']));
     expect(() => approvalQuerySchema.parse({ limit: 501 })).toThrow();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, asc, desc, eq, exists, getTableColumns, gt, inArray, isNotNull, lte, ne, notExists, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, exists, getTableColumns, gt, inArray, isNotNull, lte, ne, notExists, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { columnPlaceholder, preparedQuery } from '../db/prepared-query';
@@ -52,11 +52,11 @@ export const approvalQuerySchema = z.object({
 });
 
 /**
- * A user's approvals (an admin sees everyone's), at most `limit`: pending ones by the time they have
+ * A user's approvals (an admin sees everyone's), at most `limit`, and how many match in all: pending ones by the time they have
  * left (the first to expire first, so a cap leaves out those with the most time), decided ones by
  * their decision, newest first, and a mix newest first.
  */
-export async function listApprovals(db: Database, viewer: Viewer, query: z.input<typeof approvalQuerySchema>): Promise<Approval[]> {
+export async function listApprovals(db: Database, viewer: Viewer, query: z.input<typeof approvalQuerySchema>): Promise<{ items: Approval[]; total: number }> {
   const { status, runId, limit } = approvalQuerySchema.parse(query);
   await expireDueApprovals(db, viewer.role === 'admin' ? {} : { userId: viewer.id });
   const filters: SQL[] = [];
@@ -66,7 +66,9 @@ export async function listApprovals(db: Database, viewer: Viewer, query: z.input
   if (runId) filters.push(eq(approvals.runId, runId));
   const order =
     status === 'pending' ? [asc(approvals.expiresAt), asc(approvals.id)] : status === 'decided' ? [desc(sql`coalesce(${approvals.decidedAt}, ${approvals.createdAt})`), desc(approvals.id)] : [desc(approvals.createdAt), desc(approvals.id)];
-  return db.select().from(approvals).where(and(...filters)).orderBy(...order).limit(limit);
+  const where = and(...filters);
+  const [items, [counted]] = await Promise.all([db.select().from(approvals).where(where).orderBy(...order).limit(limit), db.select({ total: count() }).from(approvals).where(where)]);
+  return { items, total: counted?.total ?? items.length };
 }
 
 export async function getApprovalFor(db: Database, id: string, viewer: Viewer): Promise<Approval> {

@@ -29,7 +29,7 @@ describe('approvals API', () => {
 
   it('filters the list by status and run', async () => {
     const seen: { url?: string } = {};
-    expect(await listApprovals({ status: 'pending', runId: 'run_1' }, { fetch: answering(200, { items: [] }, seen) })).toEqual([]);
+    expect(await listApprovals({ status: 'pending', runId: 'run_1' }, { fetch: answering(200, { items: [], total: 0 }, seen) })).toEqual({ items: [], total: 0 });
     expect(seen.url).toBe('/api/approvals?status=pending&runId=run_1');
   });
 });

@@ -7,10 +7,11 @@ type FetchOption = { fetch?: typeof fetch };
 
 /**
  * The viewer's approvals (an admin's: everyone's): pending ones the first to expire first, `decided`
- * ones (every status but pending) the latest decision first, otherwise newest first.
+ * ones (every status but pending) the latest decision first, otherwise newest first; `total` counts
+ * every match, beyond `limit` too.
  */
-export async function listApprovals(query: { status?: ApprovalStatus | 'decided'; runId?: string; limit?: number } = {}, options: FetchOption = {}): Promise<Approval[]> {
-  return (await apiFetch<{ items: Approval[] }>(`/api/approvals${queryString(query)}`, options)).items;
+export function listApprovals(query: { status?: ApprovalStatus | 'decided'; runId?: string; limit?: number } = {}, options: FetchOption = {}): Promise<{ items: Approval[]; total: number }> {
+  return apiFetch(`/api/approvals${queryString(query)}`, options);
 }
 
 export function getApproval(id: string, options: FetchOption = {}): Promise<Approval> {

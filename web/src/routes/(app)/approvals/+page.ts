@@ -20,8 +20,8 @@ export const load: PageLoad = async ({ fetch, url, depends, parent }) => {
       listApprovals({ status: 'decided', limit: DECIDED_SHOWN }, { fetch }),
       userNames(user, fetch),
     ]);
-    const sessions = await sessionsOfRuns([...pending, ...decided].map((approval) => approval.runId), fetch);
-    return { pending, decided, sessions, names };
+    const sessions = await sessionsOfRuns([...pending.items, ...decided.items].map((approval) => approval.runId), fetch);
+    return { pending: pending.items, decided: decided.items, decidedTotal: decided.total, sessions, names };
   } catch (caught) {
     throwPageError(caught, url);
   }
