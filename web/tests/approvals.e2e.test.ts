@@ -272,7 +272,7 @@ describe('approvals in the browser', () => {
     await item.waitFor();
     expect(await item.count()).toBe(1);
     expect(await item.getByTestId('approval-tool-name').textContent()).toBe('order');
-    await expect.poll(() => page.getByTestId('decided-approval').count()).toBe(50);
+    await expect.poll(() => page.getByTestId('decided-approval').count(), { timeout: 15_000 }).toBe(50);
     expect(await page.getByTestId('decided-approval').first().getAttribute('data-approval-id')).toBe('ap_later_510');
     // The 510, the denial and the expiry above, and the other tests' decisions.
     const total = Number(/^Showing the latest 50 of (\d+) decisions\.$/.exec((await page.getByTestId('decided-showing').textContent()) ?? '')?.[1]);

@@ -13,6 +13,8 @@ import { createByApi, createFakeModel, logInByApi, logInByBrowser, sendMessage, 
 
 const CHATS = 60;
 const titleOf = (index: number) => `Chat ${String(index).padStart(2, '0')}`;
+/** The machine is shared: a reload of the list may take seconds. */
+const SLOW = { timeout: 15_000 };
 
 describe('a long list of chats', () => {
   let stack: Stack;
@@ -46,9 +48,9 @@ describe('a long list of chats', () => {
   it('lists the 50 most recent chats, then the older ones on "Show older chats"', async () => {
     await page.goto(`${stack.url}/chat`);
     await page.getByTestId('session-list').waitFor();
-    await expect.poll(listed).toEqual(Array.from({ length: 50 }, (_, index) => titleOf(CHATS - index)));
+    await expect.poll(listed, SLOW).toEqual(Array.from({ length: 50 }, (_, index) => titleOf(CHATS - index)));
     await page.getByTestId('sessions-more').click();
-    await expect.poll(listed).toEqual(Array.from({ length: CHATS }, (_, index) => titleOf(CHATS - index)));
+    await expect.poll(listed, SLOW).toEqual(Array.from({ length: CHATS }, (_, index) => titleOf(CHATS - index)));
     expect(await page.getByTestId('sessions-more').count()).toBe(0);
   });
 
@@ -57,13 +59,16 @@ describe('a long list of chats', () => {
     await page.waitForURL(`${stack.url}/chat/${ids.get(titleOf(1))}`);
     await sendMessage(page, 'Are you there?');
     await waitForRunStatus(page, 'succeeded');
-    await expect.poll(async () => (await listed())[0]).toBe(titleOf(1));
+    await expect.poll(async () => (await listed())[0], SLOW).toBe(titleOf(1));
     expect(await listed()).toEqual([titleOf(1), ...Array.from({ length: CHATS - 1 }, (_, index) => titleOf(CHATS - index))]);
 
     await page.getByTestId('new-chat').click();
-    await sendMessage(page, 'A brand new question');
+    await page.waitForURL(`${stack.url}/chat`);
+    await page.getByTestId('message-input').fill('A brand new question');
+    await page.getByTestId('message-input').press('Enter');
+    await page.waitForURL(/\/chat\/[^/]+$/);
     await waitForRunStatus(page, 'succeeded');
-    await expect.poll(async () => (await listed()).length).toBe(CHATS + 1);
+    await expect.poll(async () => (await listed()).length, SLOW).toBe(CHATS + 1);
     expect((await listed())[0]).toBe('A brand new question');
   });
 
