@@ -123,7 +123,8 @@ describe.each(bothTestDatabases)('approval decisions on %s', (_name, open) => {
     expect(everything.items).toHaveLength(500);
     expect(everything.total).toBe(511);
     expect(everything.items.map((approval) => approval.id)).not.toContain(waiting.id);
-    expect((await listApprovals(database.db, busy, { status: 'pending' })).items.map((approval) => approval.id)).toEqual([waiting.id]);
+    // Each with its run's chat, for "Open chat".
+    expect((await listApprovals(database.db, busy, { status: 'pending' })).items.map(({ id, sessionId }) => ({ id, sessionId }))).toEqual([{ id: waiting.id, sessionId: session.id }]);
     const { items: latest, total: decidedTotal } = await listApprovals(database.db, busy, { status: 'decided', limit: 50 });
     expect(decidedTotal).toBe(510);
     expect(latest.map((approval) => approval.id)).toEqual(Array.from({ length: 50 }, (_, index) => `ap_many_${510 - index}`));

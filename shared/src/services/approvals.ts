@@ -10,6 +10,8 @@ import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import type { Run } from './runs';
 
 export type Approval = typeof approvals.$inferSelect;
+/** An approval as lists show it: with the chat session of its run (null for a standalone execution), for "Open chat". */
+export type ListedApproval = Approval & { sessionId: string | null };
 type Viewer = { id: string; role: string };
 
 /** JSON with object keys sorted at every level: equal inputs hash equally whatever their key order. */
@@ -56,7 +58,7 @@ export const approvalQuerySchema = z.object({
  * left (the first to expire first, so a cap leaves out those with the most time), decided ones by
  * their decision, newest first, and a mix newest first.
  */
-export async function listApprovals(db: Database, viewer: Viewer, query: z.input<typeof approvalQuerySchema>): Promise<{ items: Approval[]; total: number }> {
+export async function listApprovals(db: Database, viewer: Viewer, query: z.input<typeof approvalQuerySchema>): Promise<{ items: ListedApproval[]; total: number }> {
   const { status, runId, limit } = approvalQuerySchema.parse(query);
   await expireDueApprovals(db, viewer.role === 'admin' ? {} : { userId: viewer.id });
   const filters: SQL[] = [];
@@ -67,7 +69,16 @@ export async function listApprovals(db: Database, viewer: Viewer, query: z.input
   const order =
     status === 'pending' ? [asc(approvals.expiresAt), asc(approvals.id)] : status === 'decided' ? [desc(sql`coalesce(${approvals.decidedAt}, ${approvals.createdAt})`), desc(approvals.id)] : [desc(approvals.createdAt), desc(approvals.id)];
   const where = and(...filters);
-  const [items, [counted]] = await Promise.all([db.select().from(approvals).where(where).orderBy(...order).limit(limit), db.select({ total: count() }).from(approvals).where(where)]);
+  const [items, [counted]] = await Promise.all([
+    db
+      .select({ ...getTableColumns(approvals), sessionId: runs.sessionId })
+      .from(approvals)
+      .leftJoin(runs, eq(runs.id, approvals.runId))
+      .where(where)
+      .orderBy(...order)
+      .limit(limit),
+    db.select({ total: count() }).from(approvals).where(where),
+  ]);
   return { items, total: counted?.total ?? items.length };
 }
 

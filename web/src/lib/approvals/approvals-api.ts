@@ -1,7 +1,6 @@
 import { apiFetch } from '../api.ts';
 import { queryString } from '../api-routes.ts';
-import { getRun } from '../runs/runs-api.ts';
-import type { Approval, ApprovalDecisionBody, ApprovalStatus } from './types.ts';
+import type { Approval, ApprovalDecisionBody, ApprovalStatus, ListedApproval } from './types.ts';
 
 type FetchOption = { fetch?: typeof fetch };
 
@@ -10,7 +9,7 @@ type FetchOption = { fetch?: typeof fetch };
  * ones (every status but pending) the latest decision first, otherwise newest first; `total` counts
  * every match, beyond `limit` too.
  */
-export function listApprovals(query: { status?: ApprovalStatus | 'decided'; runId?: string; limit?: number } = {}, options: FetchOption = {}): Promise<{ items: Approval[]; total: number }> {
+export function listApprovals(query: { status?: ApprovalStatus | 'decided'; runId?: string; limit?: number } = {}, options: FetchOption = {}): Promise<{ items: ListedApproval[]; total: number }> {
   return apiFetch(`/api/approvals${queryString(query)}`, options);
 }
 
@@ -30,9 +29,4 @@ export function decideApproval(id: string, body: ApprovalDecisionBody, options: 
 /** How many approvals wait for the viewer (the navigation badge). */
 export async function countPendingApprovals(options: FetchOption & { signal?: AbortSignal } = {}): Promise<number> {
   return (await apiFetch<{ pending: number }>('/api/approvals/count', options)).pending;
-}
-
-/** The chat session a run belongs to, for "Open chat" links. */
-export async function sessionOfRun(runId: string, options: FetchOption = {}): Promise<string | null> {
-  return (await getRun(runId, options)).sessionId;
 }

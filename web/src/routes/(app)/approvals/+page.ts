@@ -1,5 +1,4 @@
 import { listApprovals } from '#lib/approvals/approvals-api.ts';
-import { sessionsOfRuns } from '#lib/approvals/run-sessions.ts';
 import { throwPageError } from '#lib/page-error.ts';
 import { listUsers } from '#lib/users/users-api.ts';
 import type { UserView as User } from '@agentq/shared/api-types';
@@ -20,8 +19,8 @@ export const load: PageLoad = async ({ fetch, url, depends, parent }) => {
       listApprovals({ status: 'decided', limit: DECIDED_SHOWN }, { fetch }),
       userNames(user, fetch),
     ]);
-    const sessions = await sessionsOfRuns([...pending.items, ...decided.items].map((approval) => approval.runId), fetch);
-    return { pending: pending.items, decided: decided.items, decidedTotal: decided.total, sessions, names };
+    // Each row names its run's chat (sessionId), for "Open chat".
+    return { pending: pending.items, decided: decided.items, decidedTotal: decided.total, names };
   } catch (caught) {
     throwPageError(caught, url);
   }
