@@ -18,12 +18,15 @@ const idParam = z.object({ id: z.string().min(1).max(100) });
 
 export const approvalRoutes = new Hono<AppEnv>()
   .use(requireUser)
-  .get('/', describeRoute({
+  .get(
+    '/',
+    describeRoute({
       tags: ['approvals'],
       summary: 'Your approvals (an admin sees all); filter by status and run',
       description: '`status=pending` lists the first to expire first; `status=decided` (every status but pending) the latest decision first; otherwise newest first. At most `limit` (1-500, default 500); `total` counts every match.',
-    }), validate('query', approvalQuerySchema), async (c) =>
-    c.json(await listApprovals(c.get('db'), currentUser(c), c.req.valid('query'))),
+    }),
+    validate('query', approvalQuerySchema),
+    async (c) => c.json(await listApprovals(c.get('db'), currentUser(c), c.req.valid('query'))),
   )
   .get('/count', describeRoute({ tags: ['approvals'], summary: 'How many approvals wait for you (the navigation badge)' }), async (c) =>
     c.json({ pending: await countPendingApprovals(c.get('db'), currentUser(c)) }),

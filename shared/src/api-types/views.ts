@@ -9,7 +9,6 @@ import type {
   Agent,
   AgentDocument,
   Approval,
-  ListedApproval,
   ChatSession,
   DecideApprovalInput,
   DocumentListItem,
@@ -85,8 +84,6 @@ export type ChatSessionView = Jsonify<ChatSession>;
 export type SessionMessageView = Jsonify<ThreadMessage>;
 export type SessionSearchHitView = Jsonify<SessionSearchHit>;
 export type ApprovalView = Jsonify<Approval>;
-/** `GET /api/approvals`: each approval with its run's chat session. */
-export type ListedApprovalView = Jsonify<ListedApproval>;
 export type ApprovalDecision = DecideApprovalInput;
 export type StartRunInput = z.input<typeof startRunInputSchema>;
 

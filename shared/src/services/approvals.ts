@@ -54,9 +54,9 @@ export const approvalQuerySchema = z.object({
 });
 
 /**
- * A user's approvals (an admin sees everyone's), at most `limit`, and how many match in all: pending ones by the time they have
- * left (the first to expire first, so a cap leaves out those with the most time), decided ones by
- * their decision, newest first, and a mix newest first.
+ * A user's approvals (an admin sees everyone's), at most `limit`, and how many match in all. Pending
+ * ones by the time they have left (the first to expire first, so a cap leaves out those with the most
+ * time), decided ones by their decision, newest first; any other list newest first.
  */
 export async function listApprovals(db: Database, viewer: Viewer, query: z.input<typeof approvalQuerySchema>): Promise<{ items: ListedApproval[]; total: number }> {
   const { status, runId, limit } = approvalQuerySchema.parse(query);
@@ -66,8 +66,11 @@ export async function listApprovals(db: Database, viewer: Viewer, query: z.input
   if (status === 'decided') filters.push(ne(approvals.status, 'pending'));
   else if (status) filters.push(eq(approvals.status, status));
   if (runId) filters.push(eq(approvals.runId, runId));
-  const order =
-    status === 'pending' ? [asc(approvals.expiresAt), asc(approvals.id)] : status === 'decided' ? [desc(sql`coalesce(${approvals.decidedAt}, ${approvals.createdAt})`), desc(approvals.id)] : [desc(approvals.createdAt), desc(approvals.id)];
+  const order = {
+    pending: [asc(approvals.expiresAt), asc(approvals.id)],
+    decided: [desc(sql`coalesce(${approvals.decidedAt}, ${approvals.createdAt})`), desc(approvals.id)],
+    any: [desc(approvals.createdAt), desc(approvals.id)],
+  }[status === 'pending' || status === 'decided' ? status : 'any'];
   const where = and(...filters);
   const [items, [counted]] = await Promise.all([
     db

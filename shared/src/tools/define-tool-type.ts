@@ -82,6 +82,16 @@ export type DiscoverContext = {
   services: Record<string, unknown>;
 };
 
+/** A config field's form label and help in another language; `fields` for an object field's properties. */
+export type FieldText = { title: string; description: string; fields?: Record<string, FieldText> };
+
+/**
+ * A type's admin-facing texts in another language: its label, summary, effect rule and config form.
+ * English is the type's own (`label`, `summary`, `effect.summary`, each config field's `.describe()`);
+ * what the model reads (`describe`, the input schema) stays English.
+ */
+export type ToolTypeText = { label: string; summary: string; effect: string; config: Record<string, FieldText> };
+
 export type ToolType<Name extends string = string, Config = any, Input = any> = {
   /** kebab-case identifier, stored in `agent_tools.type`. */
   type: Name;
@@ -101,6 +111,8 @@ export type ToolType<Name extends string = string, Config = any, Input = any> = 
    * executes it inside the transaction that completes its journal row, so the write is exactly-once.
    */
   transactional?: boolean;
+  /** The admin texts in other languages, by locale (`zh`), for the tools page and its config form. */
+  translations?: Record<string, ToolTypeText>;
   /** Per-input approval rule, e.g. the document tool's `approvalRequiredActions`. */
   needsApproval?: (input: Input, config: Config) => boolean;
   /**

@@ -89,6 +89,8 @@ export function describeToolTypes() {
     /** Whether instances ask a server what they offer (MCP, OpenAPI) and expand into several model tools. */
     discovers: (toolType as ToolType).discover !== undefined,
     effect: { possible: [...((toolType as ToolType).effect?.possible ?? ['non-idempotent'])], summary: (toolType as ToolType).effect?.summary ?? 'Unknown effect: treated as non-idempotent.' },
+    /** The admin texts in other languages, by locale: the web shows them in place of the English above. */
+    translations: (toolType as ToolType).translations ?? {},
   }));
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineToolType } from '../define-tool-type';
 import { closeCalculatorProcess, evaluateExpression, warmCalculatorProcesses } from './evaluate-expression';
+import { calculatorTextZh } from './zh';
 
 /** Long enough for any honest calculation, short enough to bound parsing work. */
 export const MAX_EXPRESSION_LENGTH = 2_000;
@@ -35,6 +36,7 @@ export const calculatorToolType = defineToolType({
   type: 'calculator',
   label: 'Calculator',
   summary: 'Evaluates math expressions (arithmetic, functions, units, matrices) exactly and safely.',
+  translations: { zh: calculatorTextZh },
   configSchema: calculatorConfigSchema,
   inputSchema: calculatorInputSchema,
   describe: (config) =>

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineToolType } from '../define-tool-type';
 import { addToInstant, describeDuration, differenceBetween, TIME_UNITS } from './calendar-math';
+import { datetimeTextZh } from './zh';
 import {
   DateTimeInputError,
   formatHuman,
@@ -163,6 +164,7 @@ export const datetimeToolType = defineToolType({
   type: 'datetime',
   label: 'Date and time',
   summary: 'Tells the current time and converts, compares and shifts dates across time zones.',
+  translations: { zh: datetimeTextZh },
   configSchema: datetimeConfigSchema,
   inputSchema: datetimeInputSchema,
   describe: (config) =>

@@ -4,6 +4,7 @@ import { defineToolType, type ToolResult } from '../define-tool-type';
 import { operations, type OperationEnv } from './operations';
 import { documentConfigSchema, documentInputSchema, type DocumentAction, type DocumentToolConfig } from './schemas';
 import { tokenCounter } from './token-budget';
+import { documentTextZh } from './zh';
 
 export { DOCUMENT_ACTIONS, documentConfigSchema, documentInputSchema, type DocumentToolConfig, type DocumentToolInput } from './schemas';
 
@@ -50,6 +51,7 @@ export const documentToolType = defineToolType({
   type: 'document',
   label: 'Documents',
   summary: "Reads and writes the user's memories and documents across sessions: summaries and token budgets, full-text search, targeted edits, versions.",
+  translations: { zh: documentTextZh },
   configSchema: documentConfigSchema,
   inputSchema: documentInputSchema,
   describe: describeDocumentTool,

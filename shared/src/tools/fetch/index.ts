@@ -5,6 +5,7 @@ import { fetchConfigSchema, fetchInputSchema, type HttpMethod } from './fetch-sc
 const IDEMPOTENT_METHODS = new Set<HttpMethod>(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 import { fetchUrl } from './fetch-url';
 import { closeMarkdownThreads, warmMarkdownThreads } from './markdown-threads';
+import { fetchTextZh } from './zh';
 
 /**
  * `fetch`: GET/POST a public http(s) URL and return the body (HTML as Markdown by default),
@@ -16,6 +17,7 @@ export const fetchToolType = defineToolType({
   type: 'fetch',
   label: 'Web fetch',
   summary: 'Fetches a public web page or HTTP API and returns its content as Markdown, JSON or text.',
+  translations: { zh: fetchTextZh },
   configSchema: fetchConfigSchema,
   inputSchema: fetchInputSchema,
   describe: (config) => {

@@ -1,5 +1,6 @@
 import { defineToolType } from '../define-tool-type';
 import { mcpConfigSchema, mcpInputSchema, mcpSecretsSchema, serverLabel } from './mcp-schemas';
+import { mcpTextZh } from './zh';
 
 // The MCP SDK is loaded on first use: processes that never touch an MCP tool do not pay for it at startup.
 let loaded: Promise<typeof import('./mcp-runtime')> | undefined;
@@ -15,6 +16,7 @@ export const mcpToolType = defineToolType({
   type: 'mcp',
   label: 'MCP server',
   summary: 'Offers the tools of a Model Context Protocol server (Streamable HTTP or HTTP+SSE; local stdio servers if the operator allows them).',
+  translations: { zh: mcpTextZh },
   configSchema: mcpConfigSchema,
   inputSchema: mcpInputSchema,
   secretsSchema: mcpSecretsSchema,

@@ -3,6 +3,7 @@ import type { ResolveHostname } from '../fetch/assert-safe-url';
 import { callOperation } from './call-operation';
 import { listOperations } from './list-operations';
 import { openApiConfigSchema, openApiInputSchema, openApiSecretsSchema, type OperationCall } from './openapi-schemas';
+import { openApiTextZh } from './zh';
 
 function resolver(services: Record<string, unknown>): ResolveHostname | undefined {
   return typeof services.resolveHostname === 'function' ? (services.resolveHostname as ResolveHostname) : undefined;
@@ -17,6 +18,7 @@ export const openApiToolType = defineToolType({
   type: 'openapi',
   label: 'OpenAPI import',
   summary: 'Turns the operations of an OpenAPI (3.0, 3.1) or Swagger 2.0 description into tools.',
+  translations: { zh: openApiTextZh },
   configSchema: openApiConfigSchema,
   inputSchema: openApiInputSchema,
   secretsSchema: openApiSecretsSchema,

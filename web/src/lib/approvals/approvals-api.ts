@@ -1,15 +1,16 @@
 import { apiFetch } from '../api.ts';
-import { queryString } from '../api-routes.ts';
-import type { Approval, ApprovalDecisionBody, ApprovalStatus, ListedApproval } from './types.ts';
+import { queryString, type FetchOption, type RouteOutput } from '../api-routes.ts';
+import type { Approval, ApprovalDecisionBody, ApprovalStatus } from './types.ts';
 
-type FetchOption = { fetch?: typeof fetch };
+/** `GET /api/approvals`: the rows (each with its run's chat session) and how many match in all. */
+export type ApprovalList = RouteOutput<'/approvals', '$get'>;
 
 /**
  * The viewer's approvals (an admin's: everyone's): pending ones the first to expire first, `decided`
  * ones (every status but pending) the latest decision first, otherwise newest first; `total` counts
  * every match, beyond `limit` too.
  */
-export function listApprovals(query: { status?: ApprovalStatus | 'decided'; runId?: string; limit?: number } = {}, options: FetchOption = {}): Promise<{ items: ListedApproval[]; total: number }> {
+export function listApprovals(query: { status?: ApprovalStatus | 'decided'; runId?: string; limit?: number } = {}, options: FetchOption = {}): Promise<ApprovalList> {
   return apiFetch(`/api/approvals${queryString(query)}`, options);
 }
 

@@ -2,14 +2,12 @@
  * Approvals as the browser reads them: the API's shapes from @agentq/shared/api-types, and what an
  * approval card shows, which may come from the stream's `data-approval-*` parts or from a row.
  */
-import type { ApprovalDecision, ApprovalStatus, ApprovalView, ListedApprovalView } from '@agentq/shared/api-types';
+import type { ApprovalDecision, ApprovalStatus, ApprovalView } from '@agentq/shared/api-types';
 
 export type { ApprovalStatus } from '@agentq/shared/api-types';
 
 /** One approval row: a tool call that waited (or waits) for a human. Dates are ISO strings. */
 export type Approval = ApprovalView;
-/** A row of `GET /api/approvals`: with its run's chat session (null for a standalone execution). */
-export type ListedApproval = ListedApprovalView;
 
 /** The body of `POST /api/approvals/:id`. */
 export type ApprovalDecisionBody = ApprovalDecision;
