@@ -207,6 +207,58 @@ describe('self-service account and admin users', () => {
     });
   }
 
+  it('an admin finds users past the first page: newest first, a page more on request, kept through a change, and by search', async () => {
+    await signOut();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const admin = await logInByApi(stack);
+    const tag = `crowd${Date.now()}`;
+    // 60 users made one after another: the first of them ends up on the second page of 50.
+    const crowd: { id: string; email: string }[] = [];
+    for (let index = 0; index < 60; index++) {
+      const email = `${tag}-${String(index).padStart(2, '0')}@test.local`;
+      const response = await fetch(`${stack.url}/api/users`, { method: 'POST', headers: admin, body: JSON.stringify({ email, name: index === 0 ? 'Grace Hopper' : `Crowd ${index}`, password: 'crowd-password-1' }) });
+      expect(response.status).toBe(201);
+      crowd.push({ id: ((await response.json()) as { id: string }).id, email });
+    }
+    const total = ((await (await fetch(`${stack.url}/api/users?limit=1`, { headers: admin })).json()) as { total: number }).total;
+    expect(total).toBeGreaterThan(60);
+
+    await logInByBrowser(page, stack);
+    await page.goto(`${stack.url}/admin/users`);
+    const rows = page.getByTestId('user-row');
+    await expect.poll(() => rows.count(), SLOW).toBe(50);
+    expect(await page.getByTestId('users-count').textContent()).toContain(`${total} in all, newest first.`);
+    expect(await rows.first().getAttribute('data-user-email')).toBe(crowd[59]!.email);
+    const first = page.locator(`[data-testid="user-row"][data-user-email="${crowd[0]!.email}"]`);
+    expect(await first.count()).toBe(0);
+
+    await page.getByTestId('users-more').click();
+    await expect.poll(() => rows.count(), SLOW).toBe(Math.min(total, 100));
+    await first.waitFor();
+    // A change reloads the list: what was shown stays shown.
+    await first.getByTestId('user-toggle-role').click();
+    await expect.poll(() => first.getByTestId('user-row-role').textContent(), SLOW).toBe('Admin');
+    expect(await rows.count()).toBe(Math.min(total, 100));
+
+    // Every word must match, in the name or the email (other tests' users may be called Grace too).
+    await page.getByTestId('users-search-input').fill(`grace ${tag}`);
+    await page.getByTestId('users-search-submit').click();
+    await page.waitForURL(`${stack.url}/admin/users?q=grace+${tag}`);
+    await expect.poll(() => rows.count(), SLOW).toBe(1);
+    expect(await rows.first().getAttribute('data-user-email')).toBe(crowd[0]!.email);
+    expect(await page.getByTestId('users-count').textContent()).toContain(`1 match “grace ${tag}”`);
+    expect(await page.getByTestId('users-more').count()).toBe(0);
+
+    await page.getByTestId('users-search-input').fill(`${tag}-nobody`);
+    await page.getByTestId('users-search-submit').click();
+    expect(await textOf(page, 'users-empty')).toBe(`No user matches “${tag}-nobody”.`);
+
+    await page.getByTestId('users-search-clear').click();
+    await page.waitForURL(`${stack.url}/admin/users`);
+    // A new search starts again from the first page.
+    await expect.poll(() => rows.count(), SLOW).toBe(50);
+  });
+
   it('a non-admin opening the queue board or an admin page gets the styled 403 page', async () => {
     const user = await stack.createUser();
     await signOut();

@@ -254,6 +254,24 @@ describe('approvals in the browser', () => {
       'nobody (timed out)',
     );
 
+    // An admin sees everyone's approvals, each naming who asked and who decided (from the list
+    // itself: the page no longer reads every user for their names).
+    const adminBrowser = await launchBrowser();
+    try {
+      const adminPage = adminBrowser.page;
+      await adminPage.setViewportSize({ width: 1280, height: 900 });
+      await logInByBrowser(adminPage, stack);
+      await adminPage.goto(`${stack.url}/approvals`);
+      const adminItem = adminPage.getByTestId('approval-item');
+      await adminItem.waitFor();
+      expect(await adminItem.locator('.meta').textContent()).toContain('by a run of Test user');
+      const deniedForAdmin = adminPage.getByTestId('decided-approval').and(adminPage.locator('[data-status="denied"]'));
+      expect(await deniedForAdmin.textContent()).toContain('for Test user');
+      expect(await deniedForAdmin.getByTestId('decided-by').textContent()).toBe('Test user');
+    } finally {
+      await adminBrowser.close();
+    }
+
     // 510 more calls asked and decided since this one was asked: it still waits in the inbox (the
     // page had read the 500 newest of any status and picked the pending ones out of them), and the
     // latest 50 decisions are listed below it.

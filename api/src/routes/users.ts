@@ -1,4 +1,4 @@
-import { createUser, createUserInputSchema, deleteUser, getUser, listUsers, updateUser, updateUserInputSchema } from '@agentq/shared/services';
+import { createUser, createUserInputSchema, deleteUser, getUser, listUsers, updateUser, updateUserInputSchema, userListQuerySchema } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -11,7 +11,16 @@ const idParam = z.object({ id: z.string().min(1).max(100) });
 /** Admin user management. */
 export const userRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
-  .get('/', describeRoute({ tags: ['users'], summary: 'List users' }), async (c) => c.json({ items: await listUsers(c.get('db')) }))
+  .get(
+    '/',
+    describeRoute({
+      tags: ['users'],
+      summary: 'List users',
+      description: "Newest first. `q` finds users whose email or name holds every word; `limit` (1-200, default 50) per page; pass a page's `nextCursor` as `cursor` for the next one (null on the last page). `total` counts every match.",
+    }),
+    validate('query', userListQuerySchema),
+    async (c) => c.json(await listUsers(c.get('db'), c.req.valid('query'))),
+  )
   .post('/', describeRoute({ tags: ['users'], summary: 'Create a user' }), validate('json', createUserInputSchema), async (c) =>
     c.json(await createUser(c.get('db'), c.req.valid('json'), currentUser(c).id), 201),
   )

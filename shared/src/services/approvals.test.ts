@@ -132,4 +132,27 @@ describe.each(bothTestDatabases)('approval decisions on %s', (_name, open) => {
     expect(() => approvalQuerySchema.parse({ limit: 501 })).toThrow();
     expect(() => approvalQuerySchema.parse({ status: 'maybe' })).toThrow();
   });
+
+  it("names who asked and who decided to an admin (the email when unnamed), and no one to the owner", async () => {
+    const asker = { id: newId('user'), role: 'user' };
+    await database.db.insert(users).values({ id: asker.id, email: `${asker.id}@test.local`, name: '', passwordHash: 'x', role: 'user' });
+    const session = await createChatSession(database.db, asker.id, {});
+    const { run } = await startChatRun(database.db, { userId: asker.id, session, input: { content: 'compute', enableTools: true, enableThinking: false } });
+    const ask = (toolCallId: string) => createApproval(database.db, { runId: run.id, userId: asker.id, toolCallId, toolId, toolName: 'calc', input: {}, expiresAt: new Date(Date.now() + 60_000) });
+    const decided = await ask('call_decided');
+    const waiting = await ask('call_waiting');
+    await database.db.update(users).set({ name: 'Ada Admin' }).where(eq(users.id, admin.id));
+    await decideApproval(database.db, decided.id, admin, { decision: 'deny' });
+
+    const named = (viewer: typeof admin) =>
+      listApprovals(database.db, viewer, { runId: run.id }).then(({ items }) => items.map(({ id, userName, decidedByName }) => ({ id, userName, decidedByName })));
+    expect(await named(admin)).toEqual([
+      { id: waiting.id, userName: `${asker.id}@test.local`, decidedByName: null },
+      { id: decided.id, userName: `${asker.id}@test.local`, decidedByName: 'Ada Admin' },
+    ]);
+    expect(await named(asker)).toEqual([
+      { id: waiting.id, userName: null, decidedByName: null },
+      { id: decided.id, userName: null, decidedByName: null },
+    ]);
+  });
 });

@@ -1,17 +1,22 @@
 import { createHash } from 'node:crypto';
+import { alias, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { and, asc, count, desc, eq, exists, getTableColumns, gt, inArray, isNotNull, lte, ne, notExists, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { columnPlaceholder, preparedQuery } from '../db/prepared-query';
-import { agentTools, approvalGrants, approvals, APPROVAL_STATUSES, auditEvents, runs } from '../db/schema';
+import { agentTools, approvalGrants, approvals, APPROVAL_STATUSES, auditEvents, runs, users } from '../db/schema';
 import { newId } from '../ids';
 import { getToolType } from '../tools/registry';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import type { Run } from './runs';
 
 export type Approval = typeof approvals.$inferSelect;
-/** An approval as lists show it: with the chat session of its run (null for a standalone execution), for "Open chat". */
-export type ListedApproval = Approval & { sessionId: string | null };
+/**
+ * An approval as lists show it: with the chat session of its run (null for a standalone execution),
+ * for "Open chat"; for an admin viewer also who asked and who decided, by name (email when unnamed;
+ * null for other viewers, who see only their own).
+ */
+export type ListedApproval = Approval & { sessionId: string | null; userName: string | null; decidedByName: string | null };
 type Viewer = { id: string; role: string };
 
 /** JSON with object keys sorted at every level: equal inputs hash equally whatever their key order. */
@@ -58,6 +63,14 @@ export const approvalQuerySchema = z.object({
  * ones by the time they have left (the first to expire first, so a cap leaves out those with the most
  * time), decided ones by their decision, newest first; any other list newest first.
  */
+const owners = alias(users, 'owner');
+const deciders = alias(users, 'decider');
+
+/** A user's name as lists show it, their email when the name is blank (null without a user). */
+function displayName(user: { name: AnyPgColumn; email: AnyPgColumn }): SQL<string | null> {
+  return sql<string | null>`coalesce(nullif(${user.name}, ''), ${user.email})`;
+}
+
 export async function listApprovals(db: Database, viewer: Viewer, query: z.input<typeof approvalQuerySchema>): Promise<{ items: ListedApproval[]; total: number }> {
   const { status, runId, limit } = approvalQuerySchema.parse(query);
   await expireDueApprovals(db, viewer.role === 'admin' ? {} : { userId: viewer.id });
@@ -72,11 +85,19 @@ export async function listApprovals(db: Database, viewer: Viewer, query: z.input
     any: [desc(approvals.createdAt), desc(approvals.id)],
   }[status === 'pending' || status === 'decided' ? status : 'any'];
   const where = and(...filters);
+  const admin = viewer.role === 'admin';
   const [items, [counted]] = await Promise.all([
     db
-      .select({ ...getTableColumns(approvals), sessionId: runs.sessionId })
+      .select({
+        ...getTableColumns(approvals),
+        sessionId: runs.sessionId,
+        userName: admin ? displayName(owners) : sql<null>`null`,
+        decidedByName: admin ? displayName(deciders) : sql<null>`null`,
+      })
       .from(approvals)
       .leftJoin(runs, eq(runs.id, approvals.runId))
+      .leftJoin(owners, eq(owners.id, approvals.userId))
+      .leftJoin(deciders, eq(deciders.id, approvals.decidedBy))
       .where(where)
       .orderBy(...order)
       .limit(limit),

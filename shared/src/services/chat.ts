@@ -8,6 +8,7 @@ import { newId } from '../ids';
 import type { ChatRunOpening } from '../queues/catalog';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
 import { claimReturning, claimRun, claimUpdate, sourcesOf, unclaimedRun, type RunTransitionFields } from './run-lifecycle';
 import type { Run } from './runs';
 import { activeBranch, pathTo, type MessageVersions } from './chat-thread';
@@ -85,39 +86,20 @@ const insertChatSession = preparedQuery((db) =>
     .prepare('insert_chat_session'),
 );
 
-export const sessionListQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  /** The `nextCursor` of the previous page. */
-  cursor: z
-    .string()
-    .regex(/^\d{1,17}~[\w-]{1,100}$/, 'Expected the nextCursor of an earlier page')
-    .optional(),
-});
+export const sessionListQuerySchema = keysetQuerySchema;
 export type SessionListQuery = z.input<typeof sessionListQuerySchema>;
 
-/**
- * The user's sessions, most recently active first, a page at a time. The cursor is the last row's
- * position, `<updated_at in epoch microseconds>~<id>`: exact (PostgreSQL keeps microseconds, which a
- * JS Date would round) and stable while sessions move to the top or are deleted meanwhile.
- */
+/** The user's sessions, most recently active first, a page at a time (see keyset-page.ts). */
 export async function listChatSessions(db: Database, userId: string, query: SessionListQuery = {}): Promise<{ items: ChatSession[]; nextCursor: string | null }> {
   const { limit, cursor } = sessionListQuerySchema.parse(query);
-  const [micros, id] = cursor ? [cursor.slice(0, cursor.indexOf('~')), cursor.slice(cursor.indexOf('~') + 1)] : [];
-  const position = sql<string>`(extract(epoch from ${chatSessions.updatedAt}) * 1000000)::bigint::text`;
+  const order = newestFirst(chatSessions.updatedAt, chatSessions.id);
   const rows = await db
-    .select({ session: chatSessions, position })
+    .select({ session: chatSessions, position: order.position })
     .from(chatSessions)
-    .where(
-      and(
-        eq(chatSessions.userId, userId),
-        cursor ? sql`(${chatSessions.updatedAt}, ${chatSessions.id}) < (to_timestamp(0) + ${micros}::bigint * interval '1 microsecond', ${id})` : undefined,
-      ),
-    )
-    .orderBy(desc(chatSessions.updatedAt), desc(chatSessions.id))
+    .where(and(eq(chatSessions.userId, userId), order.after(cursor)))
+    .orderBy(...order.orderBy)
     .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return { items: page.map((row) => row.session), nextCursor: rows.length > limit && last ? `${last.position}~${last.session.id}` : null };
+  return keysetPage(rows, limit, (row) => row.session);
 }
 
 /** The session if it belongs to this user; otherwise NotFound (never revealing that it exists). */

@@ -16,6 +16,8 @@ import { newId } from '../ids';
 import { cachedConfig, forgetCachedConfig, invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { hashPassword, verifyPassword } from './passwords';
+import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
+import { containsAllTerms, searchTerms } from './text-search';
 
 export {
   changePasswordInputSchema,
@@ -77,9 +79,31 @@ export async function createUser(db: Database, input: CreateUserInput, actorUser
   }
 }
 
-export async function listUsers(db: Database): Promise<PublicUser[]> {
-  const rows = await db.select().from(users).orderBy(asc(users.createdAt));
-  return rows.map(toPublicUser);
+export const userListQuerySchema = keysetQuerySchema.extend({
+  /** Finds users whose email or name holds every word (case-insensitive). */
+  q: z.string().trim().max(200).optional(),
+});
+export type UserListQuery = z.input<typeof userListQuerySchema>;
+
+/**
+ * Users, newest first, a page at a time (see keyset-page.ts), so one just created heads the list;
+ * `total` counts every match.
+ */
+export async function listUsers(db: Database, query: UserListQuery = {}): Promise<{ items: PublicUser[]; total: number; nextCursor: string | null }> {
+  const { limit, cursor, q } = userListQuerySchema.parse(query);
+  const order = newestFirst(users.createdAt, users.id);
+  const terms = q ? searchTerms(q) : [];
+  const matches = terms.length > 0 ? containsAllTerms(sql`(${users.email} || ' ' || ${users.name})`, terms) : undefined;
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select({ user: users, position: order.position })
+      .from(users)
+      .where(and(matches, order.after(cursor)))
+      .orderBy(...order.orderBy)
+      .limit(limit + 1),
+    db.select({ total: count() }).from(users).where(matches),
+  ]);
+  return { ...keysetPage(rows, limit, (row) => toPublicUser(row.user)), total: counted?.total ?? 0 };
 }
 
 export async function getUser(db: Database, id: string): Promise<PublicUser> {

@@ -1,34 +1,33 @@
-import { listApprovals } from '#lib/approvals/approvals-api.ts';
+import { listApprovals, type ApprovalList } from '#lib/approvals/approvals-api.ts';
 import { throwPageError } from '#lib/page-error.ts';
-import { listUsers } from '#lib/users/users-api.ts';
-import type { UserView as User } from '@agentq/shared/api-types';
 import type { PageLoad } from './$types';
 
 /** Decided approvals shown below the pending ones (the newest). */
 const DECIDED_SHOWN = 50;
 
-export const load: PageLoad = async ({ fetch, url, depends, parent }) => {
+export const load: PageLoad = async ({ fetch, url, depends }) => {
   // Invalidated after a decision here and whenever the pending count changes.
   depends('app:approvals');
-  const { user } = await parent();
   try {
     // Every pending one, the one whose time runs out first on top (however many were decided since
     // it was asked); then the latest decisions.
-    const [pending, decided, names] = await Promise.all([
-      listApprovals({ status: 'pending' }, { fetch }),
-      listApprovals({ status: 'decided', limit: DECIDED_SHOWN }, { fetch }),
-      userNames(user, fetch),
-    ]);
+    const [pending, decided] = await Promise.all([listApprovals({ status: 'pending' }, { fetch }), listApprovals({ status: 'decided', limit: DECIDED_SHOWN }, { fetch })]);
     // Each row names its run's chat (sessionId), for "Open chat".
-    return { pending: pending.items, decided: decided.items, decidedTotal: decided.total, names };
+    return { pending: pending.items, decided: decided.items, decidedTotal: decided.total, names: userNames([...pending.items, ...decided.items]) };
   } catch (caught) {
     throwPageError(caught, url);
   }
 };
 
-/** An admin sees everyone's approvals: name the owners and deciders. Others know only themselves. */
-async function userNames(user: User, fetchImpl: typeof fetch): Promise<Map<string, string>> {
-  if (user.role !== 'admin') return new Map();
-  const { items } = await listUsers(fetchImpl).catch(() => ({ items: [] as User[] }));
-  return new Map(items.map((candidate) => [candidate.id, candidate.name || candidate.email]));
+/**
+ * Who asked and who decided, by user id. An admin sees everyone's approvals and the API names
+ * their owners and deciders; other viewers see only their own, with no names beside.
+ */
+function userNames(approvals: ApprovalList['items']): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const approval of approvals) {
+    if (approval.userName) names.set(approval.userId, approval.userName);
+    if (approval.decidedBy && approval.decidedByName) names.set(approval.decidedBy, approval.decidedByName);
+  }
+  return names;
 }
