@@ -14,6 +14,9 @@ export default mergeConfig(
       testTimeout: 60_000,
       setupFiles: ['tests/setup.ts'],
       fileParallelism: false,
+      // Browser tests poll a real UI fed by real servers; vitest's default second for expect.poll
+      // is tight when CI's two cores are busy (a poll with its own timeout keeps it).
+      expect: { poll: { timeout: 10_000 } },
     },
   }),
 );

@@ -32,6 +32,7 @@ describe('OpenAPI', () => {
     const html = await page.text();
     expect(html).toContain('/api/docs/scalar.js');
     expect(html).toContain('/api/openapi.json');
+    expect(html).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml" />');
     expect(html).not.toMatch(/https?:\/\/(cdn|unpkg|fonts|jsdelivr)/);
     const script = await t.app.request('/api/docs/scalar.js');
     expect(script.status).toBe(200);
