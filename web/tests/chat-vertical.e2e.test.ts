@@ -337,6 +337,36 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await expectNoHorizontalOverflow();
   });
 
+  it('exports the chat as a Markdown or JSON download named after its title, with the tool call and its outcome', async () => {
+    await newChat(`export ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    await sendMessage(page, 'missing page');
+    await waitForRunStatus(page, 'succeeded');
+    await page.getByTestId('session-title').filter({ hasText: `Export ${tag}` }).waitFor({ state: 'attached' });
+
+    async function download(format: 'markdown' | 'json'): Promise<{ name: string; text: string }> {
+      await page.getByTestId('chat-export-toggle').click();
+      await expectInViewport(page.getByTestId(`chat-export-${format}`));
+      const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`chat-export-${format}`).click()]);
+      const { readFile } = await import('node:fs/promises');
+      return { name: file.suggestedFilename(), text: await readFile((await file.path())!, 'utf8') };
+    }
+
+    const markdown = await download('markdown');
+    expect(markdown.name).toBe(`Export-${tag}.md`);
+    const sections = markdown.text.split(/^## /m).slice(1).map((section) => section.replace(/^(You|Assistant) · [^\n]+\n\n/, '$1: ').trim());
+    expect(sections[0]).toBe(`You: export ${tag}`);
+    expect(sections[1]).toBe(`Assistant: You said: export ${tag}`);
+    expect(sections[2]).toBe('You: missing page');
+    expect(sections[3]).toMatch(/^Assistant: \*\*Tool call `web`\*\*: \w+[^]*Input:\n\n```json\n\{\n {2}"url": "http:\/\/127\.0\.0\.1:\d+\/missing"\n\}\n```[^]*The page is missing\.$/);
+    expect(await page.getByTestId('chat-export-markdown').isVisible()).toBe(false);
+
+    const json = JSON.parse((await download('json')).text) as { format: string; messages: { role: string }[] };
+    expect(json.format).toBe('agentq.chat.v1');
+    expect(json.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    await expectNoHorizontalOverflow();
+  });
+
   it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+O opens a new chat', async () => {
     await newChat(`slow ${tag}`);
     await lastAssistant(page).getByTestId('markdown-text').filter({ hasText: 'w3 ' }).waitFor();

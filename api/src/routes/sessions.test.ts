@@ -402,3 +402,38 @@ describe('GET /api/chat-options', () => {
     expect((await request('GET', '/api/chat-options', null)).status).toBe(401);
   });
 });
+
+describe('GET /api/sessions/:id/export', () => {
+  it('downloads the chat as Markdown or JSON, named after its title; another user gets 404, a bad format 400', async () => {
+    const session = await newSession();
+    const runId = await send(session.id, 'How tall is Everest?');
+    await answer(runId, session.id, 'About 8,849 metres.');
+    const renamed = await request('PATCH', `/api/sessions/${session.id}`, owner, { title: 'Mountains 山' });
+    expect(renamed.status).toBe(200);
+
+    const markdown = await request('GET', `/api/sessions/${session.id}/export`, owner);
+    expect(markdown.status).toBe(200);
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(markdown.headers.get('content-disposition')).toBe(`attachment; filename="Mountains-_.md"; filename*=UTF-8''${encodeURIComponent('Mountains-山.md')}`);
+    expect(markdown.headers.get('cache-control')).toBe('no-store');
+    const text = await markdown.text();
+    expect(text).toMatch(/^# Mountains 山\n\n_Exported from agentq on .+; 2 messages\._\n\n## You · .+\n\nHow tall is Everest\?\n\n## Assistant · .+\n\nAbout 8,849 metres\.\n$/);
+
+    const json = await request('GET', `/api/sessions/${session.id}/export?format=json`, owner);
+    expect(json.status).toBe(200);
+    expect(json.headers.get('content-disposition')).toContain('filename="Mountains-_.json"');
+    const document = await json.json();
+    expect(document).toMatchObject({ format: 'agentq.chat.v1', session: { id: session.id, title: 'Mountains 山' } });
+    expect(document.messages.map((message: { role: string; parts: { text: string }[] }) => [message.role, message.parts[0]!.text])).toEqual([
+      ['user', 'How tall is Everest?'],
+      ['assistant', 'About 8,849 metres.'],
+    ]);
+
+    expect((await request('GET', `/api/sessions/${session.id}/export`, stranger)).status).toBe(404);
+    expect((await request('GET', '/api/sessions/ses_missing/export', owner)).status).toBe(404);
+    const badFormat = await request('GET', `/api/sessions/${session.id}/export?format=pdf`, owner);
+    expect(badFormat.status).toBe(400);
+    expect((await badFormat.json()).error.issues[0].path).toEqual(['format']);
+    expect((await request('GET', `/api/sessions/${session.id}/export`, null)).status).toBe(401);
+  });
+});

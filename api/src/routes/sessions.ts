@@ -1,10 +1,13 @@
 import { enqueue, type ChatRunOpening } from '@agentq/shared/queues';
 import {
   askInSession,
+  attachmentDisposition,
+  chatExportQuerySchema,
   createChatSession,
   createSessionInputSchema,
   deleteChatSession,
   editAndResend,
+  exportChat,
   getChatSessionFor,
   getDefaultModel,
   isDependencyDown,
@@ -167,6 +170,22 @@ export const sessionRoutes = new Hono<AppEnv>()
   )
   .get('/:id', describeRoute({ tags: ['chat'], summary: 'A session with the shown branch of its messages (UI parts, versions), its runs\' outcomes and its active run' }), validate('param', idParam), async (c) =>
     c.json(await sessionDetail(c, c.req.valid('param').id, currentUser(c).id)),
+  )
+  .get(
+    '/:id/export',
+    describeRoute({
+      tags: ['chat'],
+      summary: 'Download the chat as a file',
+      description:
+        'The branch the chat shows, as `format=markdown` (default: the text, the reasoning, each tool call with its input and outcome) or `format=json` (the stored UI parts; `format: "agentq.chat.v1"`). An answer still streaming is not in it yet.',
+    }),
+    validate('param', idParam),
+    validate('query', chatExportQuerySchema),
+    async (c) => {
+      const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
+      const file = exportChat(session, await listThreadMessages(c.get('db'), session.id), c.req.valid('query').format);
+      return c.body(file.body, 200, { 'content-type': file.contentType, 'content-disposition': attachmentDisposition(file.filename), 'cache-control': 'no-store' });
+    },
   )
   .patch('/:id', describeRoute({ tags: ['chat'], summary: 'Rename a session' }), validate('param', idParam), validate('json', renameSessionInputSchema), async (c) => {
     const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);

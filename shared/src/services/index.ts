@@ -14,6 +14,7 @@ export * from './documents';
 export * from './tool-secrets';
 export * from './tool-discovery';
 export * from './chat-search';
+export * from './chat-export';
 export * from './chat-thread';
 export * from './session-title';
 export * from './text-search';
