@@ -337,6 +337,22 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await expectNoHorizontalOverflow();
   });
 
+  it("shows an answer's details on request: the model, its tokens in and out, how long it took, its steps", async () => {
+    await newChat(`details ${tag}`);
+    await sendMessage(page, 'missing page');
+    await waitForRunStatus(page, 'succeeded');
+    const actions = page.getByTestId('assistant-actions').last();
+    await actions.getByTestId('answer-details-toggle').waitFor();
+    expect(await actions.getByTestId('answer-details').count()).toBe(0);
+    await actions.getByTestId('answer-details-toggle').click();
+    expect(await actions.getByTestId('answer-details-toggle').getAttribute('aria-expanded')).toBe('true');
+    // Two steps: the tool call, then the answer; the fake model counts the tokens it streamed.
+    expect(await actions.getByTestId('answer-details').textContent()).toMatch(/^Scripted demo model with a long name · [\d,]+ in · [1-9]\d* out tokens · \d+(\.\d)? m?s · 2 steps$/);
+    await expectInViewport(actions.getByTestId('answer-details'));
+    await actions.getByTestId('answer-details-toggle').click();
+    expect(await actions.getByTestId('answer-details').count()).toBe(0);
+  });
+
   it('exports the chat as a Markdown or JSON download named after its title, with the tool call and its outcome', async () => {
     await newChat(`export ${tag}`);
     await waitForRunStatus(page, 'succeeded');

@@ -404,10 +404,16 @@ describe('GET /api/chat-options', () => {
 });
 
 describe('GET /api/sessions/:id/export', () => {
-  it('downloads the chat as Markdown or JSON, named after its title; another user gets 404, a bad format 400', async () => {
+  it('downloads the chat as Markdown or JSON, named after its title; another user gets 404, a bad format 400 (and the session reports each run'"'"'s model, usage and timing)', async () => {
     const session = await newSession();
     const runId = await send(session.id, 'How tall is Everest?');
     await answer(runId, session.id, 'About 8,849 metres.');
+    // The session's runs carry what an answer's details show.
+    await t.db.update(runs).set({ usage: { inputTokens: 12, outputTokens: 5 }, startedAt: new Date('2026-12-06T10:00:00Z'), finishedAt: new Date('2026-12-06T10:00:02Z') }).where(eq(runs.id, runId));
+    const detail = await (await request('GET', `/api/sessions/${session.id}`, owner)).json();
+    expect(detail.runs).toEqual([
+      expect.objectContaining({ id: runId, status: 'succeeded', modelId: expect.any(String), usage: { inputTokens: 12, outputTokens: 5 }, startedAt: '2026-12-06T10:00:00.000Z', finishedAt: '2026-12-06T10:00:02.000Z' }),
+    ]);
     const renamed = await request('PATCH', `/api/sessions/${session.id}`, owner, { title: 'Mountains 山' });
     expect(renamed.status).toBe(200);
 

@@ -74,7 +74,20 @@ async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: stri
   // one of the rows read, not a second statement: read apart, it could be gone while its outcome
   // still said running, and the page showed "running" for good.
   const runRows = await c.get('db')
-    .select({ id: runs.id, status: runs.status, error: runs.error, finishReason: runs.finishReason, hitStepLimit: runs.hitStepLimit, steps: runs.steps, replyToMessageId: runs.replyToMessageId })
+    .select({
+      id: runs.id,
+      status: runs.status,
+      error: runs.error,
+      finishReason: runs.finishReason,
+      hitStepLimit: runs.hitStepLimit,
+      steps: runs.steps,
+      replyToMessageId: runs.replyToMessageId,
+      // An answer's details: which model, its tokens, how long it took.
+      modelId: runs.modelId,
+      usage: runs.usage,
+      startedAt: runs.startedAt,
+      finishedAt: runs.finishedAt,
+    })
     .from(runs)
     .where(eq(runs.sessionId, session.id));
   const activeRun = runRows.find((run) => !isTerminal(run.status));

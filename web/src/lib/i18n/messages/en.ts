@@ -347,6 +347,12 @@ export const en = {
   'chat.editResend': "Edit and resend",
   'chat.regenerateAnswer': "Regenerate answer",
   'chat.regenerate': "Regenerate",
+  'chat.answerDetails': "Answer details",
+  'chat.details': "Details",
+  'chat.tokensInOut': "{input} in · {output} out tokens",
+  'chat.reasoningTokens': "{count} reasoning tokens",
+  'chat.oneStep': "1 step",
+  'chat.steps': "{count} steps",
 
   'common.details': "Details",
   'chat.assistant': "Assistant",

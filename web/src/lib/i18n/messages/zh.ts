@@ -346,6 +346,12 @@ export const zh = {
   'chat.editResend': "编辑并重新发送",
   'chat.regenerateAnswer': "重新生成回答",
   'chat.regenerate': "重新生成",
+  'chat.answerDetails': "回答详情",
+  'chat.details': "详情",
+  'chat.tokensInOut': "输入 {input} · 输出 {output} tokens",
+  'chat.reasoningTokens': "推理 {count} tokens",
+  'chat.oneStep': "1 步",
+  'chat.steps': "{count} 步",
 
   'common.details': "详情",
   'chat.assistant': "助手",
