@@ -404,7 +404,7 @@ describe('GET /api/chat-options', () => {
 });
 
 describe('GET /api/sessions/:id/export', () => {
-  it('downloads the chat as Markdown or JSON, named after its title; another user gets 404, a bad format 400 (and the session reports each run'"'"'s model, usage and timing)', async () => {
+  it('downloads the chat as Markdown or JSON, named after its title; another user gets 404, a bad format 400 (and the session reports each run\'s model, usage and timing)', async () => {
     const session = await newSession();
     const runId = await send(session.id, 'How tall is Everest?');
     await answer(runId, session.id, 'About 8,849 metres.');
