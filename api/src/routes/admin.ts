@@ -1,4 +1,5 @@
 import { listWorkerHeartbeats, queueCatalog, type QueueKey } from '@agentq/shared/queues';
+import { feedbackListQuerySchema, listFeedback } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -54,6 +55,16 @@ export const adminRoutes = new Hono<AppEnv>()
       ]);
       return c.json({ queues, throughput, workers, failedJobs, at: new Date().toISOString() });
     },
+  )
+  .get(
+    '/feedback',
+    describeRoute({
+      tags: ['operations'],
+      summary: "Users' ratings of answers, the latest first: who, the chat, the run, the comment and the start of the answer",
+      description: "`rating` (up or down) filters; `limit` (1-200, default 50) per page, a page's `nextCursor` as `cursor` for the next. `counts` are every rating's, by kind.",
+    }),
+    validate('query', feedbackListQuerySchema),
+    async (c) => c.json(await listFeedback(c.get('db'), c.req.valid('query'))),
   )
   .get(
     '/queues',

@@ -443,3 +443,61 @@ describe('GET /api/sessions/:id/export', () => {
     expect((await request('GET', `/api/sessions/${session.id}/export`, null)).status).toBe(401);
   });
 });
+
+describe('answer feedback', () => {
+  it('rates an answer up or down with a comment, replaces and takes it back; the session shows it; admins list every rating', async () => {
+    const session = await newSession();
+    const runId = await send(session.id, 'Is the sky green?');
+    await answer(runId, session.id, 'Yes, always.');
+    const before = (await thread(session.id)) as Thread & { feedback: unknown[] };
+    expect(before.feedback).toEqual([]);
+    const [question, reply] = before.messages;
+    const feedbackPath = (messageId: string) => `/api/sessions/${session.id}/messages/${messageId}/feedback`;
+
+    const down = await request('PUT', feedbackPath(reply!.id), owner, { rating: 'down', comment: '  Wrong: the sky is blue.  ' });
+    expect(down.status, await down.clone().text()).toBe(200);
+    expect(await down.json()).toMatchObject({ messageId: reply!.id, rating: 'down', comment: 'Wrong: the sky is blue.' });
+    const after = (await thread(session.id)) as Thread & { feedback: { messageId: string; rating: string; comment: string | null }[] };
+    expect(after.feedback).toEqual([expect.objectContaining({ messageId: reply!.id, rating: 'down', comment: 'Wrong: the sky is blue.' })]);
+
+    // An admin's list: the latest first, with who, the chat, the run and the start of the answer.
+    const admin = await t.signUp('admin');
+    const listed = await (await request('GET', '/api/admin/feedback?rating=down&limit=200', admin)).json();
+    expect(listed.items[0]).toMatchObject({
+      messageId: reply!.id,
+      rating: 'down',
+      comment: 'Wrong: the sky is blue.',
+      sessionId: session.id,
+      sessionTitle: expect.any(String),
+      runId,
+      userEmail: owner.email,
+      excerpt: 'Yes, always.',
+    });
+    expect(listed.counts.down).toBeGreaterThanOrEqual(1);
+    expect((await request('GET', '/api/admin/feedback', owner)).status).toBe(403);
+
+    // Rated again: replaced, the blank comment cleared.
+    const up = await request('PUT', feedbackPath(reply!.id), owner, { rating: 'up', comment: ' ' });
+    expect(await up.json()).toMatchObject({ rating: 'up', comment: null });
+    const upOnly = await (await request('GET', '/api/admin/feedback?rating=up&limit=200', admin)).json();
+    expect(upOnly.items.map((item: { messageId: string }) => item.messageId)).toContain(reply!.id);
+    const downOnly = await (await request('GET', '/api/admin/feedback?rating=down&limit=200', admin)).json();
+    expect(downOnly.items.map((item: { messageId: string }) => item.messageId)).not.toContain(reply!.id);
+
+    // A question cannot be rated; bad input, another user's chat and missing messages change nothing.
+    const onQuestion = await request('PUT', feedbackPath(question!.id), owner, { rating: 'up' });
+    expect(onQuestion.status).toBe(400);
+    expect((await onQuestion.json()).error.message).toBe('Only an answer can be rated');
+    for (const body of [{ rating: 'meh' }, {}, { rating: 'up', comment: 'x'.repeat(2001) }]) {
+      expect((await request('PUT', feedbackPath(reply!.id), owner, body)).status, JSON.stringify(body).slice(0, 40)).toBe(400);
+    }
+    expect((await request('PUT', feedbackPath(reply!.id), stranger, { rating: 'down' })).status).toBe(404);
+    expect((await request('PUT', feedbackPath('msg_missing'), owner, { rating: 'down' })).status).toBe(404);
+    expect((await request('DELETE', feedbackPath(reply!.id), stranger)).status).toBe(404);
+    expect(((await thread(session.id)) as Thread & { feedback: { rating: string }[] }).feedback.map((item) => item.rating)).toEqual(['up']);
+
+    expect((await request('DELETE', feedbackPath(reply!.id), owner)).status).toBe(204);
+    expect((await request('DELETE', feedbackPath(reply!.id), owner)).status).toBe(404);
+    expect(((await thread(session.id)) as Thread & { feedback: unknown[] }).feedback).toEqual([]);
+  });
+});

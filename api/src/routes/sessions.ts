@@ -3,11 +3,13 @@ import {
   askInSession,
   attachmentDisposition,
   chatExportQuerySchema,
+  clearAnswerFeedback,
   createChatSession,
   createSessionInputSchema,
   deleteChatSession,
   editAndResend,
   exportChat,
+  feedbackInputSchema,
   getChatSessionFor,
   getDefaultModel,
   isDependencyDown,
@@ -16,11 +18,14 @@ import {
   listModels,
   listChatSessions,
   listThreadMessages,
+  NotFoundError,
+  rateAnswer,
   regenerateAnswer,
   renameChatSession,
   renameSessionInputSchema,
   runOptionsSchema,
   searchChatSessions,
+  sessionFeedback,
   searchSessionsQuerySchema,
   selectMessageVersion,
   sessionListQuerySchema,
@@ -91,10 +96,12 @@ async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: stri
     .from(runs)
     .where(eq(runs.sessionId, session.id));
   const activeRun = runRows.find((run) => !isTerminal(run.status));
-  const messageRows = await listThreadMessages(c.get('db'), session.id);
+  const [messageRows, feedback] = await Promise.all([listThreadMessages(c.get('db'), session.id), sessionFeedback(c.get('db'), session.id)]);
   return {
     ...session,
     messages: messageRows,
+    /** The user's ratings of its answers (👍/👎). */
+    feedback,
     activeRunId: activeRun?.id ?? null,
     /** The question the active run answers: a regenerated answer replaces what follows it while it streams. */
     activeRunReplyTo: activeRun?.replyToMessageId ?? null,
@@ -200,6 +207,23 @@ export const sessionRoutes = new Hono<AppEnv>()
       return c.body(file.body, 200, { 'content-type': file.contentType, 'content-disposition': attachmentDisposition(file.filename), 'cache-control': 'no-store' });
     },
   )
+  .put(
+    '/:id/messages/:messageId/feedback',
+    describeRoute({ tags: ['chat'], summary: 'Rate an answer: `rating` up or down, an optional `comment`; rating again replaces it (400 for a question)' }),
+    validate('param', messageParam),
+    validate('json', feedbackInputSchema),
+    async (c) => {
+      const { id, messageId } = c.req.valid('param');
+      const session = await getChatSessionFor(c.get('db'), id, currentUser(c).id);
+      return c.json(await rateAnswer(c.get('db'), session, messageId, c.req.valid('json')));
+    },
+  )
+  .delete('/:id/messages/:messageId/feedback', describeRoute({ tags: ['chat'], summary: "Take an answer's rating back (404 when it has none)" }), validate('param', messageParam), async (c) => {
+    const { id, messageId } = c.req.valid('param');
+    const session = await getChatSessionFor(c.get('db'), id, currentUser(c).id);
+    if (!(await clearAnswerFeedback(c.get('db'), session, messageId))) throw new NotFoundError('Feedback', messageId);
+    return c.body(null, 204);
+  })
   .patch('/:id', describeRoute({ tags: ['chat'], summary: 'Rename a session' }), validate('param', idParam), validate('json', renameSessionInputSchema), async (c) => {
     const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
     return c.json(await renameChatSession(c.get('db'), session, c.req.valid('json').title));

@@ -15,6 +15,7 @@ export * from './tool-secrets';
 export * from './tool-discovery';
 export * from './chat-search';
 export * from './chat-export';
+export * from './feedback';
 export * from './chat-thread';
 export * from './session-title';
 export * from './text-search';

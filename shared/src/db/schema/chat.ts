@@ -53,3 +53,31 @@ export const messages = pgTable(
     index('messages_search_idx').using('gin', table.searchVector),
   ],
 );
+
+export const FEEDBACK_RATINGS = ['up', 'down'] as const;
+export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
+
+/**
+ * A user's rating of an answer (👍/👎, with an optional comment), one per answer: what tells the
+ * admins which answers, agents and models fall short. Goes with the answer or the user.
+ */
+export const answerFeedback = pgTable(
+  'answer_feedback',
+  {
+    messageId: text('message_id')
+      .primaryKey()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => chatSessions.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The run that wrote the answer: its agent, model and events on the admin's run page. */
+    runId: text('run_id'),
+    rating: text('rating', { enum: FEEDBACK_RATINGS }).notNull(),
+    comment: text('comment'),
+    ...timestamps,
+  },
+  (table) => [index('answer_feedback_updated_idx').on(table.updatedAt), index('answer_feedback_session_idx').on(table.sessionId)],
+);

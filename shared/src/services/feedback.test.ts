@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DbHandle } from '../db/client';
+import { messages, users } from '../db/schema';
+import { newId } from '../ids';
+import { bothTestDatabases } from '../testing';
+import { createChatSession } from './chat';
+import { clearAnswerFeedback, listFeedback, rateAnswer, sessionFeedback } from './feedback';
+
+describe.each(bothTestDatabases)('answer feedback on %s', (_name, open) => {
+  let database: DbHandle;
+  const userId = newId('user');
+
+  beforeAll(async () => {
+    database = await open();
+    await database.db.insert(users).values({ id: userId, email: `${userId}@test.local`, name: 'Rater', passwordHash: 'x', role: 'user' });
+  }, 240_000);
+  afterAll(() => database.close());
+
+  it('rates answers, pages every rating newest first with the counts, and takes a rating back', async () => {
+    const session = await createChatSession(database.db, userId, {});
+    const answers: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      const id = newId('message');
+      await database.db.insert(messages).values({ id, sessionId: session.id, role: 'assistant', parts: [{ type: 'text', text: `Answer ${index} ${'word '.repeat(index === 4 ? 100 : 1)}` }] });
+      answers.push(id);
+      await rateAnswer(database.db, session, id, { rating: index % 2 === 0 ? 'down' : 'up', comment: index === 0 ? 'off topic' : undefined });
+    }
+    expect((await sessionFeedback(database.db, session.id)).map((item) => item.messageId).sort()).toEqual([...answers].sort());
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let counts: { up: number; down: number } | undefined;
+    do {
+      const page = await listFeedback(database.db, { rating: 'down', limit: 2, cursor });
+      seen.push(...page.items.filter((item) => item.sessionId === session.id).map((item) => item.messageId));
+      counts = page.counts;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual([answers[4], answers[2], answers[0]]);
+    expect(counts!.down).toBeGreaterThanOrEqual(3);
+    expect(counts!.up).toBeGreaterThanOrEqual(2);
+
+    const first = (await listFeedback(database.db, { rating: 'down', limit: 200 })).items.find((item) => item.messageId === answers[0]);
+    expect(first).toMatchObject({ comment: 'off topic', userEmail: `${userId}@test.local`, userName: 'Rater', excerpt: 'Answer 0 word' });
+    const long = (await listFeedback(database.db, { limit: 200 })).items.find((item) => item.messageId === answers[4]);
+    expect(long!.excerpt).toHaveLength(240);
+    expect(long!.excerpt.endsWith('…')).toBe(true);
+
+    expect(await clearAnswerFeedback(database.db, session, answers[0]!)).toBe(true);
+    expect(await clearAnswerFeedback(database.db, session, answers[0]!)).toBe(false);
+    expect(await sessionFeedback(database.db, session.id)).toHaveLength(4);
+  });
+});
