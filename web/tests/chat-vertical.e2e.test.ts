@@ -353,6 +353,47 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await actions.getByTestId('answer-details').count()).toBe(0);
   });
 
+  it('rates an answer 👎 with a comment that an admin reads on the Feedback page, linked to its run; the same thumb again takes it back', async () => {
+    await newChat(`rate ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const actions = page.getByTestId('assistant-actions').last();
+    await actions.getByTestId('feedback-down').click();
+    await actions.getByTestId('feedback-comment').fill(`Too short (${tag})`);
+    await expectInViewport(actions.getByTestId('feedback-comment-save'));
+    await actions.getByTestId('feedback-comment-save').click();
+    await actions.getByTestId('feedback-form').waitFor({ state: 'detached' });
+    expect(await actions.getByTestId('feedback-down').getAttribute('aria-pressed')).toBe('true');
+    await expectNoHorizontalOverflow();
+
+    // Kept: a reload shows the rating and offers to edit the comment.
+    await page.reload();
+    await expect.poll(() => page.getByTestId('assistant-actions').last().getByTestId('feedback-down').getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByTestId('assistant-actions').last().getByTestId('feedback-comment-edit').textContent()).toBe('Edit comment');
+    const chatUrl = page.url();
+
+    await page.goto(`${stack.url}/admin`);
+    await page.getByTestId('admin-entry-feedback').click();
+    await page.waitForURL(`${stack.url}/admin/feedback`);
+    await page.getByTestId('feedback-tabs-down').click();
+    await page.waitForURL(`${stack.url}/admin/feedback?rating=down`);
+    const item = page.getByTestId('feedback-item').filter({ hasText: `Too short (${tag})` });
+    await item.waitFor();
+    expect(await item.getAttribute('data-rating')).toBe('down');
+    expect(await item.getByTestId('feedback-item-excerpt').textContent()).toContain(`You said: rate ${tag}`);
+    await expectNoHorizontalOverflow();
+    await item.getByTestId('feedback-item-run').click();
+    await page.waitForURL(/\/admin\/runs\/run_/);
+
+    await page.goto(chatUrl);
+    const again = page.getByTestId('assistant-actions').last();
+    await again.getByTestId('feedback-down').waitFor();
+    await again.getByTestId('feedback-down').click();
+    await expect.poll(() => again.getByTestId('feedback-down').getAttribute('aria-pressed')).toBe('false');
+    await page.goto(`${stack.url}/admin/feedback?rating=down`);
+    await page.getByTestId('feedback-tabs').waitFor();
+    expect(await page.getByTestId('feedback-item').filter({ hasText: `Too short (${tag})` }).count()).toBe(0);
+  });
+
   it('exports the chat as a Markdown or JSON download named after its title, with the tool call and its outcome', async () => {
     await newChat(`export ${tag}`);
     await waitForRunStatus(page, 'succeeded');

@@ -4,11 +4,15 @@ import { issueText } from '../forms/issue-text.ts';
 import { t } from '../i18n/i18n.svelte.ts';
 import { RunStream } from './run-stream.svelte.ts';
 import {
+  clearAnswerRating,
   editMessage,
   getSession,
+  rateAnswer,
   regenerateMessage,
   selectVersion,
   startRun,
+  type AnswerFeedback,
+  type FeedbackRating,
   type MessageVersions,
   type RunOutcome,
   type SessionDetail,
@@ -58,10 +62,27 @@ export class Conversation {
   #generation = 0;
   #refollows = 0;
   readonly #runs = new Map<string, RunOutcome>();
+  /** The user's ratings of answers, by message id. */
+  feedback = $state.raw<ReadonlyMap<string, AnswerFeedback>>(new Map());
 
   constructor(detail: SessionDetail) {
     this.sessionId = detail.id;
     this.entries = toEntries(detail, this.#withRuns(detail));
+    this.feedback = feedbackByMessage(detail);
+  }
+
+  /** Rates answer `messageId` (a blank comment clears the comment); throws what the API said. */
+  async rate(messageId: string, rating: FeedbackRating, comment?: string | null): Promise<void> {
+    const rated = await rateAnswer(this.sessionId, messageId, { rating, comment });
+    this.feedback = new Map(this.feedback).set(messageId, rated);
+  }
+
+  /** Takes the rating of answer `messageId` back. */
+  async unrate(messageId: string): Promise<void> {
+    await clearAnswerRating(this.sessionId, messageId);
+    const next = new Map(this.feedback);
+    next.delete(messageId);
+    this.feedback = next;
   }
 
   /** Run outcomes as the newest session read has them (a run that was going at the last read has ended since). */
@@ -74,6 +95,7 @@ export class Conversation {
   #show(detail: SessionDetail): void {
     this.destroy();
     this.entries = toEntries(detail, this.#withRuns(detail));
+    this.feedback = feedbackByMessage(detail);
     this.start();
   }
 
@@ -213,6 +235,10 @@ export function describeError(caught: unknown): string {
     return issues.length > 0 ? `${caught.message} (${issues.join('; ')})` : caught.message;
   }
   return caught instanceof Error && caught.message ? caught.message : t('common.somethingWrong');
+}
+
+function feedbackByMessage(detail: SessionDetail): Map<string, AnswerFeedback> {
+  return new Map((detail.feedback ?? []).map((rating) => [rating.messageId, rating]));
 }
 
 function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>): ChatEntry[] {

@@ -82,3 +82,17 @@ export function editMessage(sessionId: string, messageId: string, body: StartRun
 export function selectVersion(sessionId: string, messageId: string): Promise<SessionDetail> {
   return apiFetch(`${messagePath(sessionId, messageId)}/select`, { method: 'POST' });
 }
+
+/** A rating of an answer (👍/👎) with its optional comment. */
+export type AnswerFeedback = RouteOutput<'/sessions/:id/messages/:messageId/feedback', '$put'>;
+export type FeedbackRating = AnswerFeedback['rating'];
+
+/** Rates an answer (again: replaces the rating); a blank comment clears it. */
+export function rateAnswer(sessionId: string, messageId: string, body: { rating: FeedbackRating; comment?: string | null }): Promise<AnswerFeedback> {
+  return apiFetch(`${messagePath(sessionId, messageId)}/feedback`, { method: 'PUT', json: body });
+}
+
+/** Takes an answer's rating back. */
+export async function clearAnswerRating(sessionId: string, messageId: string): Promise<void> {
+  await apiFetch(`${messagePath(sessionId, messageId)}/feedback`, { method: 'DELETE' });
+}

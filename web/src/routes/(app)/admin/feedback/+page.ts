@@ -1,0 +1,19 @@
+import { listFeedback, type FeedbackFilter } from '#lib/feedback/feedback-api.ts';
+import { throwPageError } from '#lib/page-error.ts';
+import type { PageLoad } from './$types';
+
+/** Ratings per page; "Load more" reads the next with the API's cursor. */
+const PAGE_SIZE = 50;
+
+export const load: PageLoad = async ({ fetch, url, depends }) => {
+  depends('app:feedback');
+  // The filter lives in the URL, so the view of bad answers can be reloaded and shared.
+  const requested = url.searchParams.get('rating');
+  const filter: FeedbackFilter = requested === 'up' || requested === 'down' ? requested : 'all';
+  try {
+    const page = await listFeedback({ rating: filter === 'all' ? undefined : filter, limit: PAGE_SIZE }, { fetch });
+    return { page, filter, pageSize: PAGE_SIZE };
+  } catch (caught) {
+    throwPageError(caught, url);
+  }
+};
