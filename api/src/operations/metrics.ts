@@ -1,4 +1,4 @@
-import { agentTools, executeRows, RUN_KINDS, RUN_STATUSES, runs, TOOL_LOG_STATUSES, type Database } from '@agentq/shared/db';
+import { agentTools, answerFeedback, executeRows, FEEDBACK_RATINGS, RUN_KINDS, RUN_STATUSES, runs, TOOL_LOG_STATUSES, type Database } from '@agentq/shared/db';
 import { listWorkerHeartbeats, queueCatalog, type QueueKey, type Queues } from '@agentq/shared/queues';
 import { count, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
@@ -91,6 +91,12 @@ export function createAppMetrics(sources: Sources, options: { processMetrics?: b
     labelNames: ['kind', 'status'] as const,
     registers: [registry],
   });
+  const answerRatings = new Gauge({
+    name: 'agentq_answer_ratings',
+    help: "Answers users rated (answer_feedback), by rating: a rising share of 'down' is worth a look at Admin → Feedback",
+    labelNames: ['rating'] as const,
+    registers: [registry],
+  });
   const toolExecutions = new SnapshotMetric('agentq_tool_executions_total', 'Tool executions (agent_tool_logs) by tool type and status', 'counter');
   const toolDuration = new SnapshotMetric('agentq_tool_execution_duration_seconds', 'Tool execution time (agent_tool_logs) by tool type and status', 'histogram');
   const collectorUp = new Gauge({
@@ -129,6 +135,10 @@ export function createAppMetrics(sources: Sources, options: { processMetrics?: b
       // Every combination, so a status with no runs reads 0 instead of vanishing.
       for (const kind of RUN_KINDS) for (const status of RUN_STATUSES) runGauge.set({ kind, status }, 0);
       for (const row of rows) runGauge.set({ kind: row.kind, status: row.status }, row.value);
+    },
+    feedback: async () => {
+      const rows = await sources.db.select({ rating: answerFeedback.rating, value: count() }).from(answerFeedback).groupBy(answerFeedback.rating);
+      for (const rating of FEEDBACK_RATINGS) answerRatings.set({ rating }, rows.find((row) => row.rating === rating)?.value ?? 0);
     },
     tool_executions: async () => {
       const bucketColumns = TOOL_BUCKETS_MS.map((limit) => sql`count(*) filter (where l.duration_ms <= ${sql.raw(String(limit))})::int`);

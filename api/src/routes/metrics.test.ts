@@ -1,4 +1,5 @@
-import { agentTools } from '@agentq/shared/db';
+import { agentTools, messages } from '@agentq/shared/db';
+import { newId } from '@agentq/shared/ids';
 import { createToolRun, executeTool, finishToolRun } from '@agentq/shared/services';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +96,19 @@ describe('/metrics content', () => {
     }
     expect(sample(text, 'agentq_metrics_collector_up', { collector: 'tool_executions' })).toBe(1);
     expect(sample(text, 'agentq_metrics_collector_up', { collector: 'queues' })).toBe(1);
+  });
+
+  it('counts answers users rated, by rating', async () => {
+    const session = await (await t.app.request('/api/sessions', { method: 'POST', headers: user.headers, body: '{}' })).json();
+    const messageId = newId('message');
+    await t.db.insert(messages).values({ id: messageId, sessionId: session.id, role: 'assistant', parts: [{ type: 'text', text: 'An answer' }] });
+    const rated = await t.app.request(`/api/sessions/${session.id}/messages/${messageId}/feedback`, { method: 'PUT', headers: user.headers, body: JSON.stringify({ rating: 'down' }) });
+    expect(rated.status).toBe(200);
+    const text = await (await t.app.request('/metrics', { headers: admin.headers })).text();
+    // Other test files rate answers in the same database meanwhile: this one's rating is among them.
+    expect(sample(text, 'agentq_answer_ratings', { rating: 'down' })).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'agentq_answer_ratings', { rating: 'up' })).toBeTypeOf('number');
+    expect(sample(text, 'agentq_metrics_collector_up', { collector: 'feedback' })).toBe(1);
   });
 
   it('keeps one registry per app, so two apps do not share counters', async () => {
