@@ -501,3 +501,40 @@ describe('answer feedback', () => {
     expect(((await thread(session.id)) as Thread & { feedback: unknown[] }).feedback).toEqual([]);
   });
 });
+
+describe('pinned sessions', () => {
+  it('pins a chat to its own list without moving it among the recent ones, and unpins it', async () => {
+    const user = await t.signUp('user');
+    const older = await newSession(user);
+    const newer = await newSession(user);
+    const list = async (query: string) =>
+      ((await (await request('GET', `/api/sessions${query}`, user)).json()) as { items: { id: string; title: string; pinnedAt: string | null; updatedAt: string }[] }).items;
+    const [before] = (await list('')).filter((session) => session.id === older.id);
+
+    const pinned = await request('PATCH', `/api/sessions/${older.id}`, user, { pinned: true });
+    expect(pinned.status).toBe(200);
+    const body = await pinned.json();
+    expect(body.pinnedAt).toEqual(expect.any(String));
+    // Pinning is not activity, and leaves the name alone.
+    expect(body.updatedAt).toBe(before!.updatedAt);
+    expect(body.title).toBe(before!.title);
+    expect((await list('?pinned=true')).map((session) => session.id)).toEqual([older.id]);
+    expect((await list('?pinned=false')).map((session) => session.id)).toEqual([newer.id]);
+    expect((await list('')).map((session) => session.id)).toEqual([newer.id, older.id]);
+    // Pinned again: the first pin's time stays.
+    expect((await (await request('PATCH', `/api/sessions/${older.id}`, user, { pinned: true })).json()).pinnedAt).toBe(body.pinnedAt);
+
+    // Renamed and unpinned in one request.
+    const both = await (await request('PATCH', `/api/sessions/${older.id}`, user, { pinned: false, title: 'Kept for later' })).json();
+    expect(both).toMatchObject({ pinnedAt: null, title: 'Kept for later', titleSetByUser: true });
+    expect(await list('?pinned=true')).toEqual([]);
+
+    for (const input of [{}, { pinned: 'yes' }, { title: '' }]) {
+      const refused = await request('PATCH', `/api/sessions/${older.id}`, user, input);
+      expect(refused.status, JSON.stringify(input)).toBe(400);
+    }
+    expect((await request('GET', '/api/sessions?pinned=maybe', user)).status).toBe(400);
+    expect((await request('PATCH', `/api/sessions/${older.id}`, stranger, { pinned: true })).status).toBe(404);
+    expect(await list('?pinned=true')).toEqual([]);
+  });
+});

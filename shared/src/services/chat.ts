@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { executeRows, type Database } from '../db/client';
 import { commitOnLane, commitWithoutFlush, laneFlushed, setSynchronousCommit } from '../db/commit-lane';
@@ -25,9 +25,15 @@ export const createSessionInputSchema = z.object({
   agentId: z.string().max(100).optional(),
 });
 
-export const renameSessionInputSchema = z.object({
-  title: z.string().trim().min(1, 'Give the chat a name').max(200, 'Keep the name under 200 characters'),
-});
+/** PATCH /api/sessions/:id: a new name, pinning to the top of the list, or both. */
+export const updateSessionInputSchema = z
+  .object({
+    title: z.string().trim().min(1, 'Give the chat a name').max(200, 'Keep the name under 200 characters'),
+    pinned: z.boolean(),
+  })
+  .partial()
+  .refine((input) => input.title !== undefined || input.pinned !== undefined, 'Send a title, pinned, or both');
+export type UpdateSessionInput = z.infer<typeof updateSessionInputSchema>;
 
 /** Options of a run, without its question: what regenerating an answer takes. */
 export const runOptionsSchema = z.object({
@@ -86,17 +92,21 @@ const insertChatSession = preparedQuery((db) =>
     .prepare('insert_chat_session'),
 );
 
-export const sessionListQuerySchema = keysetQuerySchema;
+export const sessionListQuerySchema = keysetQuerySchema.extend({
+  /** `true`: only the pinned chats; `false`: only the others (the sidebar lists them apart). */
+  pinned: z.enum(['true', 'false']).optional(),
+});
 export type SessionListQuery = z.input<typeof sessionListQuerySchema>;
 
 /** The user's sessions, most recently active first, a page at a time (see keyset-page.ts). */
 export async function listChatSessions(db: Database, userId: string, query: SessionListQuery = {}): Promise<{ items: ChatSession[]; nextCursor: string | null }> {
-  const { limit, cursor } = sessionListQuerySchema.parse(query);
+  const { limit, cursor, pinned } = sessionListQuerySchema.parse(query);
   const order = newestFirst(chatSessions.updatedAt, chatSessions.id);
+  const pinnedFilter = pinned === undefined ? undefined : pinned === 'true' ? isNotNull(chatSessions.pinnedAt) : isNull(chatSessions.pinnedAt);
   const rows = await db
     .select({ session: chatSessions, position: order.position })
     .from(chatSessions)
-    .where(and(eq(chatSessions.userId, userId), order.after(cursor)))
+    .where(and(eq(chatSessions.userId, userId), pinnedFilter, order.after(cursor)))
     .orderBy(...order.orderBy)
     .limit(limit + 1);
   return keysetPage(rows, limit, (row) => row.session);
@@ -308,11 +318,19 @@ export function runHistory(rows: ChatMessage[], run: Pick<Run, 'id' | 'sessionId
   return history.filter((row) => row.runId !== run.id || row.role === 'user');
 }
 
-/** Names the session (the user's choice: automatic titles no longer change it). */
-export async function renameChatSession(db: Database, session: ChatSession, title: string): Promise<ChatSession> {
+/**
+ * Renames the session (the user's choice: automatic titles no longer change it) and pins or unpins
+ * it. Neither is activity: the chat keeps its place among the most recently active.
+ */
+export async function updateChatSession(db: Database, session: ChatSession, input: UpdateSessionInput): Promise<ChatSession> {
+  const { title, pinned } = updateSessionInputSchema.parse(input);
   const [renamed] = await db
     .update(chatSessions)
-    .set({ title, titleSetByUser: true, updatedAt: session.updatedAt })
+    .set({
+      ...(title === undefined ? {} : { title, titleSetByUser: true }),
+      ...(pinned === undefined ? {} : { pinnedAt: pinned ? (session.pinnedAt ?? new Date()) : null }),
+      updatedAt: session.updatedAt,
+    })
     .where(eq(chatSessions.id, session.id))
     .returning();
   if (!renamed) throw new NotFoundError('Session', session.id);

@@ -14,6 +14,8 @@ export const chatSessions = pgTable(
     title: text('title').notNull().default('New chat'),
     /** The user named the session: automatic titles leave it alone. */
     titleSetByUser: boolean('title_set_by_user').notNull().default(false),
+    /** When the user pinned the chat to the top of their list; null when it is not pinned. */
+    pinnedAt: timestamp('pinned_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,
   },
   (table) => [index('chat_sessions_user_idx').on(table.userId, table.updatedAt)],

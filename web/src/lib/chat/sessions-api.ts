@@ -39,7 +39,8 @@ export function getChatOptions(options: FetchOption = {}): Promise<ChatOptions> 
 /** `GET /api/sessions`: a page of the user's sessions, most recently active first. */
 export type SessionPage = RouteOutput<'/sessions', '$get'>;
 
-export function listSessions(page: { limit?: number; cursor?: string | null } = {}, options: FetchOption = {}): Promise<SessionPage> {
+/** `pinned`: 'true' lists only the pinned chats, 'false' only the others. */
+export function listSessions(page: { limit?: number; cursor?: string | null; pinned?: 'true' | 'false' } = {}, options: FetchOption = {}): Promise<SessionPage> {
   return apiFetch(`/api/sessions${queryString(page)}`, options);
 }
 
@@ -58,6 +59,11 @@ export function startRun(sessionId: string, body: StartRunBody): Promise<Started
 
 export function renameSession(id: string, title: string): Promise<ChatSession> {
   return apiFetch(sessionPath(id), { method: 'PATCH', json: { title } });
+}
+
+/** Pins the chat to the top of the list, or unpins it. */
+export function setSessionPinned(id: string, pinned: boolean): Promise<ChatSession> {
+  return apiFetch(sessionPath(id), { method: 'PATCH', json: { pinned } });
 }
 
 export async function deleteSession(id: string): Promise<void> {

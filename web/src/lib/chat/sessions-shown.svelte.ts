@@ -7,7 +7,15 @@ const SESSIONS_PAGE = 50;
 
 export const sessionsShown = new ShownCount(SESSIONS_PAGE);
 
-/** The `count` most recently active sessions, and whether there are older ones. */
+/** The `count` most recently active sessions that are not pinned, and whether there are older ones. */
 export function loadShownSessions(count: number, options: FetchOption = {}): Promise<{ items: ChatSession[]; more: boolean }> {
-  return loadShown(count, (query) => listSessions(query, options));
+  return loadShown(count, (query) => listSessions({ ...query, pinned: 'false' }, options));
+}
+
+/** Pinned chats are few: the sidebar lists up to this many above the rest. */
+const MOST_PINNED = 200;
+
+/** The pinned sessions, most recently active first. */
+export async function loadPinnedSessions(options: FetchOption = {}): Promise<ChatSession[]> {
+  return (await listSessions({ pinned: 'true', limit: MOST_PINNED }, options)).items;
 }
