@@ -148,6 +148,15 @@ describe('Chinese UI', () => {
       expect(await page.getByTestId('tool-card').getAttribute('data-status')).toBe('succeeded');
       expect(await page.getByTestId('tool-status').textContent()).toContain('成功');
       await expectChinese(page, 'chat with a tool call');
+      // Rating the answer: the thumbs, the comment box and the details line are Chinese too.
+      const answerActions = page.getByTestId('assistant-actions').last();
+      await answerActions.getByTestId('feedback-down').click();
+      await answerActions.getByTestId('feedback-form').waitFor();
+      await answerActions.getByTestId('answer-details-toggle').click();
+      expect(await answerActions.getByTestId('answer-details').textContent()).toMatch(/^Fake model · 输入 [\d,]+ · 输出 [\d,]+ tokens/);
+      await expectChinese(page, 'rating an answer');
+      await answerActions.getByTestId('feedback-comment-save').click();
+      await answerActions.getByTestId('feedback-form').waitFor({ state: 'detached' });
 
       // A chat with an approval card waiting for a decision.
       await page.goto(`${stack.url}/chat`);
@@ -175,6 +184,7 @@ describe('Chinese UI', () => {
         ['/admin/agents', '[data-testid="agents-table"], table'],
         ['/admin/models', 'table'],
         ['/admin/users', 'table'],
+        ['/admin/feedback', '[data-testid="feedback-item"]'],
         ['/admin/tool-logs', '[data-testid="log-row"]'],
         ['/admin/workers', '[data-testid="run-row"]'],
         ['/account', 'h1'],
