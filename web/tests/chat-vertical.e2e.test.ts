@@ -381,6 +381,17 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await item.getAttribute('data-rating')).toBe('down');
     expect(await item.getByTestId('feedback-item-excerpt').textContent()).toContain(`You said: rate ${tag}`);
     await expectNoHorizontalOverflow();
+
+    // Counted by agent and model; "Show these" narrows the list to them, keeping the tab.
+    const summaryRow = page.getByTestId('feedback-summary-row').filter({ hasText: 'Scripted demo model with a long name' });
+    expect(Number(await summaryRow.getByTestId('feedback-summary-down').textContent())).toBeGreaterThanOrEqual(1);
+    await summaryRow.getByTestId('feedback-summary-show').click();
+    await page.waitForURL(/\/admin\/feedback\?rating=down&agentId=agt_[^&]+&modelId=mdl_/);
+    expect(await page.getByTestId('feedback-filtered').textContent()).toContain('on Scripted demo model with a long name');
+    await item.waitFor();
+    await page.getByTestId('feedback-filter-clear').click();
+    await page.waitForURL(`${stack.url}/admin/feedback?rating=down`);
+    await item.waitFor();
     await item.getByTestId('feedback-item-run').click();
     await page.waitForURL(/\/admin\/runs\/run_/);
 

@@ -1,5 +1,5 @@
 import { listWorkerHeartbeats, queueCatalog, type QueueKey } from '@agentq/shared/queues';
-import { feedbackListQuerySchema, listFeedback } from '@agentq/shared/services';
+import { feedbackListQuerySchema, feedbackSummary, listFeedback } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -61,10 +61,16 @@ export const adminRoutes = new Hono<AppEnv>()
     describeRoute({
       tags: ['operations'],
       summary: "Users' ratings of answers, the latest first: who, the chat, the run, the comment and the start of the answer",
-      description: "`rating` (up or down) filters; `limit` (1-200, default 50) per page, a page's `nextCursor` as `cursor` for the next. `counts` are every rating's, by kind.",
+      description:
+        "`rating` (up or down), `agentId` and `modelId` (of the run that wrote the answer) filter; `limit` (1-200, default 50) per page, a page's `nextCursor` as `cursor` for the next. `counts` are every rating's, by kind.",
     }),
     validate('query', feedbackListQuerySchema),
     async (c) => c.json(await listFeedback(c.get('db'), c.req.valid('query'))),
+  )
+  .get(
+    '/feedback/summary',
+    describeRoute({ tags: ['operations'], summary: 'Every rating counted by the agent and model of the run that wrote the answer, the most bad ones first' }),
+    async (c) => c.json({ items: await feedbackSummary(c.get('db')) }),
   )
   .get(
     '/queues',

@@ -475,6 +475,14 @@ describe('answer feedback', () => {
     });
     expect(listed.counts.down).toBeGreaterThanOrEqual(1);
     expect((await request('GET', '/api/admin/feedback', owner)).status).toBe(403);
+    // Counted by the run's agent and model, and listed by them.
+    const [ratedRun] = await t.db.select({ agentId: runs.agentId, modelId: runs.modelId }).from(runs).where(eq(runs.id, runId));
+    const summary = await (await request('GET', '/api/admin/feedback/summary', admin)).json();
+    expect(summary.items).toContainEqual(expect.objectContaining({ agentId: ratedRun!.agentId, modelId: ratedRun!.modelId, down: expect.any(Number) }));
+    expect((await request('GET', '/api/admin/feedback/summary', owner)).status).toBe(403);
+    const ofModel = await (await request('GET', `/api/admin/feedback?modelId=${ratedRun!.modelId}&limit=200`, admin)).json();
+    expect(ofModel.items.map((item: { messageId: string }) => item.messageId)).toContain(reply!.id);
+    expect((await request('GET', '/api/admin/feedback?agentId=', admin)).status).toBe(400);
 
     // Rated again: replaced, the blank comment cleared.
     const up = await request('PUT', feedbackPath(reply!.id), owner, { rating: 'up', comment: ' ' });

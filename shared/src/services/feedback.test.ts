@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../db/client';
-import { messages, users } from '../db/schema';
+import { agents, llmModels, messages, runs, users } from '../db/schema';
 import { newId } from '../ids';
 import { bothTestDatabases } from '../testing';
 import { createChatSession } from './chat';
-import { clearAnswerFeedback, listFeedback, rateAnswer, sessionFeedback } from './feedback';
+import { clearAnswerFeedback, feedbackSummary, listFeedback, rateAnswer, sessionFeedback } from './feedback';
 
 describe.each(bothTestDatabases)('answer feedback on %s', (_name, open) => {
   let database: DbHandle;
@@ -49,5 +49,39 @@ describe.each(bothTestDatabases)('answer feedback on %s', (_name, open) => {
     expect(await clearAnswerFeedback(database.db, session, answers[0]!)).toBe(true);
     expect(await clearAnswerFeedback(database.db, session, answers[0]!)).toBe(false);
     expect(await sessionFeedback(database.db, session.id)).toHaveLength(4);
+  });
+
+  it('counts ratings by the agent and model of the run that wrote the answer, and filters the list by them', async () => {
+    const tag = newId('agent').slice(-8);
+    const [agentA, agentB, model] = [newId('agent'), newId('agent'), newId('model')];
+    await database.db.insert(llmModels).values({ id: model, name: `Model ${tag}`, baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm' });
+    await database.db.insert(agents).values([
+      { id: agentA, name: `Agent A ${tag}`, modelId: model },
+      { id: agentB, name: `Agent B ${tag}`, modelId: model },
+    ]);
+    const session = await createChatSession(database.db, userId, {});
+    const answer = async (agentId: string, rating: 'up' | 'down') => {
+      const runId = newId('run');
+      await database.db.insert(runs).values({ id: runId, kind: 'chat', userId, sessionId: session.id, agentId, modelId: model, status: 'succeeded' });
+      const id = newId('message');
+      await database.db.insert(messages).values({ id, sessionId: session.id, role: 'assistant', runId, parts: [{ type: 'text', text: rating }] });
+      await rateAnswer(database.db, session, id, { rating });
+      return id;
+    };
+    const bad = [await answer(agentA, 'down'), await answer(agentA, 'down')];
+    await answer(agentA, 'up');
+    await answer(agentB, 'up');
+
+    const summary = (await feedbackSummary(database.db)).filter((row) => row.modelId === model);
+    expect(summary).toEqual([
+      { agentId: agentA, agentName: `Agent A ${tag}`, modelId: model, modelName: `Model ${tag}`, up: 1, down: 2 },
+      { agentId: agentB, agentName: `Agent B ${tag}`, modelId: model, modelName: `Model ${tag}`, up: 1, down: 0 },
+    ]);
+
+    const ofA = await listFeedback(database.db, { agentId: agentA, rating: 'down' });
+    expect(ofA.items.map((item) => item.messageId)).toEqual([...bad].reverse());
+    expect(ofA.counts).toEqual({ up: 1, down: 2 });
+    expect((await listFeedback(database.db, { modelId: model })).counts).toEqual({ up: 2, down: 2 });
+    expect((await listFeedback(database.db, { agentId: agentB })).items.map((item) => item.agentId)).toEqual([agentB]);
   });
 });

@@ -1,7 +1,7 @@
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { answerFeedback, chatSessions, FEEDBACK_RATINGS, messages, runs, users } from '../db/schema';
+import { agents, answerFeedback, chatSessions, FEEDBACK_RATINGS, llmModels, messages, runs, users } from '../db/schema';
 import type { ChatSession } from './chat';
 import { InvalidInputError, NotFoundError } from './errors';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
@@ -58,7 +58,12 @@ export function sessionFeedback(db: Database, sessionId: string): Promise<Answer
   return db.select(feedbackColumns).from(answerFeedback).where(eq(answerFeedback.sessionId, sessionId));
 }
 
-export const feedbackListQuerySchema = keysetQuerySchema.extend({ rating: z.enum(FEEDBACK_RATINGS).optional() });
+export const feedbackListQuerySchema = keysetQuerySchema.extend({
+  rating: z.enum(FEEDBACK_RATINGS).optional(),
+  /** Only the answers of runs of this agent, or of this model. */
+  agentId: z.string().min(1).max(100).optional(),
+  modelId: z.string().min(1).max(100).optional(),
+});
 export type FeedbackListQuery = z.input<typeof feedbackListQuerySchema>;
 
 /** The start of an answer's text, to recognise it in a list. */
@@ -76,10 +81,10 @@ function excerptOf(parts: unknown): string {
 
 /**
  * Every rating (admins), the latest first, a page at a time, with who gave it, the chat, the run and
- * the start of the answer; `counts` are every rating's, by kind, whatever the filter.
+ * the start of the answer; `counts` are the ratings of the agent and model asked for, by kind.
  */
 export async function listFeedback(db: Database, query: FeedbackListQuery = {}) {
-  const { limit, cursor, rating } = feedbackListQuerySchema.parse(query);
+  const { limit, cursor, rating, agentId, modelId } = feedbackListQuerySchema.parse(query);
   const order = newestFirst(answerFeedback.updatedAt, answerFeedback.messageId);
   const [rows, tallies] = await Promise.all([
     db
@@ -101,13 +106,48 @@ export async function listFeedback(db: Database, query: FeedbackListQuery = {}) 
       .innerJoin(chatSessions, eq(chatSessions.id, answerFeedback.sessionId))
       .innerJoin(users, eq(users.id, answerFeedback.userId))
       .leftJoin(runs, eq(runs.id, answerFeedback.runId))
-      .where(and(rating ? eq(answerFeedback.rating, rating) : undefined, order.after(cursor)))
+      .where(
+        and(
+          rating ? eq(answerFeedback.rating, rating) : undefined,
+          agentId ? eq(runs.agentId, agentId) : undefined,
+          modelId ? eq(runs.modelId, modelId) : undefined,
+          order.after(cursor),
+        ),
+      )
       .orderBy(...order.orderBy)
       .limit(limit + 1),
-    db.select({ rating: answerFeedback.rating, count: count() }).from(answerFeedback).groupBy(answerFeedback.rating),
+    db
+      .select({ rating: answerFeedback.rating, count: count() })
+      .from(answerFeedback)
+      .leftJoin(runs, eq(runs.id, answerFeedback.runId))
+      .where(and(agentId ? eq(runs.agentId, agentId) : undefined, modelId ? eq(runs.modelId, modelId) : undefined))
+      .groupBy(answerFeedback.rating),
   ]);
   const page = keysetPage(rows, limit, ({ position: _position, parts, ...row }) => ({ id: row.messageId, ...row, excerpt: excerptOf(parts) }));
   const counts = { up: 0, down: 0 };
   for (const tally of tallies) counts[tally.rating] = tally.count;
   return { ...page, counts };
+}
+
+/**
+ * Every rating counted by the agent and model of the run that wrote the answer, the most bad ones
+ * first: which agent or model falls short. A deleted agent or model keeps its id, without a name.
+ */
+export async function feedbackSummary(db: Database) {
+  const down = sql<number>`count(*) filter (where ${answerFeedback.rating} = 'down')`.mapWith(Number);
+  return db
+    .select({
+      agentId: runs.agentId,
+      agentName: agents.name,
+      modelId: runs.modelId,
+      modelName: llmModels.name,
+      up: sql<number>`count(*) filter (where ${answerFeedback.rating} = 'up')`.mapWith(Number),
+      down,
+    })
+    .from(answerFeedback)
+    .leftJoin(runs, eq(runs.id, answerFeedback.runId))
+    .leftJoin(agents, eq(agents.id, runs.agentId))
+    .leftJoin(llmModels, eq(llmModels.id, runs.modelId))
+    .groupBy(runs.agentId, agents.name, runs.modelId, llmModels.name)
+    .orderBy(desc(down), desc(count()));
 }

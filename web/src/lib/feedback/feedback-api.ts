@@ -5,8 +5,21 @@ import { queryString, type FetchOption, type RouteOutput } from '../api-routes.t
 export type FeedbackPage = RouteOutput<'/admin/feedback', '$get'>;
 export type FeedbackItem = FeedbackPage['items'][number];
 export type FeedbackFilter = 'all' | 'down' | 'up';
+export type FeedbackSummaryRow = RouteOutput<'/admin/feedback/summary', '$get'>['items'][number];
+export type FeedbackQuery = { rating?: 'up' | 'down' | undefined; agentId?: string | undefined; modelId?: string | undefined; limit?: number; cursor?: string | null };
 
-/** The latest ratings first, `rating` up or down (every one when absent), a page at a time. */
-export function listFeedback(query: { rating?: 'up' | 'down' | undefined; limit?: number; cursor?: string | null }, options: FetchOption = {}): Promise<FeedbackPage> {
+/** The latest ratings first, `rating` up or down (every one when absent), of an agent or a model, a page at a time. */
+export function listFeedback(query: FeedbackQuery, options: FetchOption = {}): Promise<FeedbackPage> {
   return apiFetch(`/api/admin/feedback${queryString(query)}`, options);
+}
+
+/** Every rating counted by agent and model, the most bad ones first. */
+export async function feedbackSummary(options: FetchOption = {}): Promise<FeedbackSummaryRow[]> {
+  return (await apiFetch<{ items: FeedbackSummaryRow[] }>('/api/admin/feedback/summary', options)).items;
+}
+
+/** The page's URL for a view: the rating tab and the agent and model filters. */
+export function feedbackViewUrl(view: { rating: FeedbackFilter; agentId?: string | null | undefined; modelId?: string | null | undefined }): string {
+  const query = queryString({ rating: view.rating === 'all' ? undefined : view.rating, agentId: view.agentId, modelId: view.modelId });
+  return `/admin/feedback${query}`;
 }

@@ -1,4 +1,4 @@
-import { listFeedback, type FeedbackFilter } from '#lib/feedback/feedback-api.ts';
+import { feedbackSummary, listFeedback, type FeedbackFilter } from '#lib/feedback/feedback-api.ts';
 import { throwPageError } from '#lib/page-error.ts';
 import type { PageLoad } from './$types';
 
@@ -10,9 +10,14 @@ export const load: PageLoad = async ({ fetch, url, depends }) => {
   // The filter lives in the URL, so the view of bad answers can be reloaded and shared.
   const requested = url.searchParams.get('rating');
   const filter: FeedbackFilter = requested === 'up' || requested === 'down' ? requested : 'all';
+  const agentId = url.searchParams.get('agentId') || undefined;
+  const modelId = url.searchParams.get('modelId') || undefined;
   try {
-    const page = await listFeedback({ rating: filter === 'all' ? undefined : filter, limit: PAGE_SIZE }, { fetch });
-    return { page, filter, pageSize: PAGE_SIZE };
+    const [page, summary] = await Promise.all([
+      listFeedback({ rating: filter === 'all' ? undefined : filter, agentId, modelId, limit: PAGE_SIZE }, { fetch }),
+      feedbackSummary({ fetch }),
+    ]);
+    return { page, summary, filter, agentId, modelId, pageSize: PAGE_SIZE };
   } catch (caught) {
     throwPageError(caught, url);
   }
