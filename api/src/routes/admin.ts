@@ -62,7 +62,7 @@ export const adminRoutes = new Hono<AppEnv>()
       tags: ['operations'],
       summary: "Users' ratings of answers, the latest first: who, the chat, the run, the comment and the start of the answer",
       description:
-        "`rating` (up or down), `agentId` and `modelId` (of the run that wrote the answer) filter; `limit` (1-200, default 50) per page, a page's `nextCursor` as `cursor` for the next. `counts` are every rating's, by kind.",
+        "`rating` (up or down), `agentId` and `modelId` (of the run that wrote the answer) filter; `limit` (1-200, default 50) per page, a page's `nextCursor` as `cursor` for the next. `counts` are the ratings of that agent and model (every one's without them), by kind.",
     }),
     validate('query', feedbackListQuerySchema),
     async (c) => c.json(await listFeedback(c.get('db'), c.req.valid('query'))),

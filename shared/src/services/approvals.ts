@@ -58,11 +58,6 @@ export const approvalQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(500),
 });
 
-/**
- * A user's approvals (an admin sees everyone's), at most `limit`, and how many match in all. Pending
- * ones by the time they have left (the first to expire first, so a cap leaves out those with the most
- * time), decided ones by their decision, newest first; any other list newest first.
- */
 const owners = alias(users, 'owner');
 const deciders = alias(users, 'decider');
 
@@ -71,6 +66,11 @@ function displayName(user: { name: AnyPgColumn; email: AnyPgColumn }): SQL<strin
   return sql<string | null>`coalesce(nullif(${user.name}, ''), ${user.email})`;
 }
 
+/**
+ * A user's approvals (an admin sees everyone's), at most `limit`, and how many match in all. Pending
+ * ones by the time they have left (the first to expire first, so a cap leaves out those with the most
+ * time), decided ones by their decision, newest first; any other list newest first.
+ */
 export async function listApprovals(db: Database, viewer: Viewer, query: z.input<typeof approvalQuerySchema>): Promise<{ items: ListedApproval[]; total: number }> {
   const { status, runId, limit } = approvalQuerySchema.parse(query);
   await expireDueApprovals(db, viewer.role === 'admin' ? {} : { userId: viewer.id });

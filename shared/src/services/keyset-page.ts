@@ -34,8 +34,8 @@ export function newestFirst(at: AnyColumn, id: AnyColumn) {
 }
 
 /** A page of `limit` from rows read with `limit + 1` (the extra one says whether more follow). */
-export function keysetPage<Row extends { position: string }, Item>(rows: Row[], limit: number, item: (row: Row) => Item & { id: string }): { items: Item[]; nextCursor: string | null } {
+export function keysetPage<Row extends { position: string }, Item extends { id: string }>(rows: Row[], limit: number, item: (row: Row) => Item): { items: Item[]; nextCursor: string | null } {
   const items = rows.slice(0, limit).map(item);
-  const last = rows[limit - 1];
-  return { items, nextCursor: rows.length > limit && last ? `${last.position}~${item(last).id}` : null };
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > limit && last ? `${rows[limit - 1]!.position}~${last.id}` : null };
 }

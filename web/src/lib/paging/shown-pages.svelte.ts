@@ -18,8 +18,27 @@ export class ShownCount {
     this.count = page;
   }
 
-  more(): void {
+  /** A page more is being read. */
+  loading = $state(false);
+  /** Why the last page more could not be read. */
+  error = $state<string | undefined>(undefined);
+
+  /**
+   * Shows a page more by `reload`ing the list (its load reads `count`); a failure takes the count
+   * back to the `shown` rows and says why in `error`.
+   */
+  async showMore(reload: () => Promise<unknown>, shown: number, describe: (caught: unknown) => string): Promise<void> {
+    this.loading = true;
+    this.error = undefined;
     this.count += this.page;
+    try {
+      await reload();
+    } catch (caught) {
+      this.count = shown;
+      this.error = describe(caught);
+    } finally {
+      this.loading = false;
+    }
   }
 
   /** Back to the first page (a new search). */
