@@ -22,7 +22,7 @@ import { QUEUE_BOARD_PATH, queueBoardAccess, queueBoardRoutes } from './routes/q
 import { modelRoutes } from './routes/models';
 import { approvalRoutes } from './routes/approvals';
 import { runRoutes } from './routes/runs';
-import { chatOptionRoutes, sessionRoutes } from './routes/sessions';
+import { CHAT_IMPORT_LIMIT_BYTES, CHAT_IMPORT_PATH, chatOptionRoutes, sessionRoutes } from './routes/sessions';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { userRoutes } from './routes/users';
 
@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps) {
   app.use(observeRequests(metrics));
   // Every body the API reads (its routes and the queue board's): the size limit (413), then the one
   // JSON parser, depth-limited, parsed once and handed to the validators (and to bull-board).
-  const bodyLimits = [bodySizeLimit(deps.config.bodyLimitBytes), jsonBody(deps.config.jsonMaxDepth)];
+  const bodyLimits = [bodySizeLimit(deps.config.bodyLimitBytes, { [CHAT_IMPORT_PATH]: deps.config.chatImportLimitBytes ?? CHAT_IMPORT_LIMIT_BYTES }), jsonBody(deps.config.jsonMaxDepth)];
   app.use('/api/*', ...bodyLimits);
   app.use('/api/*', sameOriginWrites);
   app.use('/api/*', identify);

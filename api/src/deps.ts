@@ -24,6 +24,8 @@ export type AppDeps = {
     secureCookies: boolean;
     /** Largest accepted request body, in bytes. */
     bodyLimitBytes: number;
+    /** Largest chat import (`POST /api/sessions/import`), in bytes; 8 MiB by default. */
+    chatImportLimitBytes?: number;
     /** Seconds between SSE heartbeat comments, so proxies keep idle streams open. */
     sseHeartbeatSeconds: number;
     /** APP_SECRET: encrypts model API keys at rest (never logged, never sent). */

@@ -546,3 +546,93 @@ describe('pinned sessions', () => {
     expect(await list('?pinned=true')).toEqual([]);
   });
 });
+
+describe('POST /api/sessions/import', () => {
+  type Imported = { items: { id: string; title: string; messages: number; droppedParts: number }[]; skipped: { index: number; title: string }[] };
+  const sessionIds = async (account: Account) => ((await (await request('GET', '/api/sessions?limit=200', account)).json()) as { items: { id: string }[] }).items.map((session) => session.id);
+
+  it("brings a chat exported as JSON back as a new chat of the importer's, titled and timed as in the file, and goes on from its last answer", async () => {
+    const user = await t.signUp('user');
+    const session = await newSession(user);
+    const runId = await send(session.id, 'Name a prime above 90', user);
+    await answer(runId, session.id, '97');
+    await request('PATCH', `/api/sessions/${session.id}`, user, { title: 'Primes' });
+    const exported = await (await request('GET', `/api/sessions/${session.id}/export?format=json`, user)).json();
+
+    const response = await request('POST', '/api/sessions/import', user, exported);
+    expect(response.status, await response.clone().text()).toBe(201);
+    const body = (await response.json()) as Imported;
+    expect(body).toEqual({ items: [{ id: expect.any(String), title: 'Primes', messages: 2, droppedParts: 0 }], skipped: [] });
+    const importedId = body.items[0]!.id;
+    expect(importedId).not.toBe(session.id);
+
+    const detail = await (await request('GET', `/api/sessions/${importedId}`, user)).json();
+    expect(detail).toMatchObject({ title: 'Primes', titleSetByUser: true, activeRunId: null, runs: [] });
+    expect(detail.messages.map((message: { role: string; parts: { text: string }[]; createdAt: string }) => [message.role, message.parts[0]!.text, message.createdAt])).toEqual(
+      exported.messages.map((message: { role: string; parts: { text: string }[]; createdAt: string }) => [message.role, message.parts[0]!.text, message.createdAt]),
+    );
+    // Its last activity is its last message's, so it sits among the chats by when it was held.
+    expect(detail.updatedAt).toBe(exported.messages[1].createdAt);
+    expect(await sessionIds(user)).toContain(importedId);
+    expect((await request('GET', `/api/sessions/${importedId}`, stranger)).status).toBe(404);
+    expect(await sessionIds(stranger)).not.toContain(importedId);
+
+    // The next question follows the imported answer.
+    await send(importedId, 'And one below 10?', user);
+    const [, lastAnswer, question] = (await (await request('GET', `/api/sessions/${importedId}`, user)).json()).messages as { id: string; parentId: string | null; parts: { text: string }[] }[];
+    expect(question).toMatchObject({ parentId: lastAnswer!.id, parts: [{ text: 'And one below 10?' }] });
+  });
+
+  it('imports the conversations of a ChatGPT export at once, skipping an empty one', async () => {
+    const user = await t.signUp('user');
+    const node = (id: string, parent: string | null, role: string, text: string, time: number) => ({
+      id,
+      parent,
+      children: [],
+      message: { id, author: { role }, create_time: time, content: { content_type: 'text', parts: [text] }, recipient: 'all', metadata: {} },
+    });
+    const conversations = [
+      { title: 'Tea', create_time: 1_700_000_000, current_node: 'a', mapping: { q: node('q', null, 'user', 'Green or black?', 1_700_000_001), a: node('a', 'q', 'assistant', 'Green.', 1_700_000_002) } },
+      { title: 'Empty', create_time: 1_700_000_100, current_node: null, mapping: {} },
+    ];
+    const response = await request('POST', '/api/sessions/import', user, conversations);
+    expect(response.status, await response.clone().text()).toBe(201);
+    const body = (await response.json()) as Imported;
+    expect(body).toEqual({ items: [{ id: expect.any(String), title: 'Tea', messages: 2, droppedParts: 0 }], skipped: [{ index: 1, title: 'Empty' }] });
+    const detail = await (await request('GET', `/api/sessions/${body.items[0]!.id}`, user)).json();
+    expect(detail.createdAt).toBe('2023-11-14T22:13:20.000Z');
+    expect(detail.messages.map((message: { parts: { text: string }[] }) => message.parts[0]!.text)).toEqual(['Green or black?', 'Green.']);
+    expect(await sessionIds(user)).toEqual([body.items[0]!.id]);
+  });
+
+  it('refuses a file that is not a chat, or a malformed one, with what is wrong, and stores nothing; 401 without a sign-in', async () => {
+    const user = await t.signUp('user');
+    const good = { format: 'agentq.chat.v1', messages: [{ role: 'user', parts: [{ type: 'text', text: 'Hello' }] }] };
+    for (const [body, path] of [
+      [{ title: 'not a chat' }, [0]],
+      [[good, { format: 'agentq.chat.v1', messages: [{ role: 'user', parts: [{ type: 'text' }] }] }], [1, 'messages', 0, 'parts', 0, 'text']],
+      [[], []],
+    ] as const) {
+      const refused = await request('POST', '/api/sessions/import', user, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect((await refused.json()).error.issues[0].path).toEqual(path);
+    }
+    const notJson = await t.app.request('/api/sessions/import', { method: 'POST', headers: user.headers, body: '{"format":' });
+    expect(notJson.status).toBe(400);
+    expect(await sessionIds(user)).toEqual([]);
+    expect((await request('POST', '/api/sessions/import', null, good)).status).toBe(401);
+  });
+
+  it('takes files larger than other requests may be, up to its own limit', async () => {
+    const user = await t.signUp('user');
+    // Over the test app's 64 KiB limit for other routes, well under the import's 8 MiB.
+    const long = 'word '.repeat(40_000);
+    const large = { format: 'agentq.chat.v1', session: { title: 'Long' }, messages: [{ role: 'user', parts: [{ type: 'text', text: long }] }] };
+    expect((await request('POST', '/api/sessions', user, { title: long.slice(0, 100_000) })).status).toBe(413);
+    const accepted = await request('POST', '/api/sessions/import', user, large);
+    expect(accepted.status).toBe(201);
+    const tooLarge = await request('POST', '/api/sessions/import', user, { ...large, padding: 'x'.repeat(8 * 1024 * 1024) });
+    expect(tooLarge.status).toBe(413);
+    expect((await sessionIds(user)).length).toBe(1);
+  });
+});

@@ -3,6 +3,8 @@ import {
   askInSession,
   attachmentDisposition,
   chatExportQuerySchema,
+  CHATS_PER_IMPORT,
+  chatImportBodySchema,
   clearAnswerFeedback,
   createChatSession,
   createSessionInputSchema,
@@ -12,6 +14,7 @@ import {
   feedbackInputSchema,
   getChatSessionFor,
   getDefaultModel,
+  importChats,
   isDependencyDown,
   isTerminal,
   listAgents,
@@ -45,6 +48,10 @@ import { ApiError } from '../errors';
 import { currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
 import { streamNewRun, streamRunEvents } from './run-events';
+
+/** Chat imports take files: ChatGPT's conversations.json runs to megabytes (the page sends a big one in parts). */
+export const CHAT_IMPORT_PATH = '/api/sessions/import';
+export const CHAT_IMPORT_LIMIT_BYTES = 8 * 1024 * 1024;
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
 const messageParam = z.object({ id: z.string().min(1).max(100), messageId: z.string().min(1).max(100) });
@@ -177,6 +184,16 @@ export const sessionRoutes = new Hono<AppEnv>()
     }),
     validate('query', sessionListQuerySchema),
     async (c) => c.json(await listChatSessions(c.get('db'), currentUser(c).id, c.req.valid('query'))),
+  )
+  .post(
+    '/import',
+    describeRoute({
+      tags: ['chat'],
+      summary: 'Import chats from a file: agentq\'s JSON export, or ChatGPT conversations',
+      description: `The body is one chat or a list of up to ${CHATS_PER_IMPORT}: agentq's JSON export (\`format: "agentq.chat.v1"\`) or conversations from ChatGPT's data export (\`conversations.json\`, the branch each one shows). Each becomes a chat of yours with its title and times. Only text, reasoning and ended tool calls are kept; files, images and calls that never ended are left out and counted in \`droppedParts\`. Chats with nothing to import are listed in \`skipped\`. Bodies up to 8 MiB.`,
+    }),
+    validate('json', chatImportBodySchema),
+    async (c) => c.json(await importChats(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
   )
   .get(
     '/search',

@@ -81,7 +81,7 @@ function toolOutcome(part: Part): { outcome: string; result?: unknown } {
 }
 
 /** A code block that no backtick run inside the content can close early. */
-function fenced(value: unknown, language: string): string {
+export function fenced(value: unknown, language: string): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value ?? null, null, 2) ?? 'null');
   const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(Math.max(3, longestRun + 1));

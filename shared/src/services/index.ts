@@ -21,3 +21,4 @@ export * from './session-title';
 export * from './text-search';
 export * from './config-cache';
 export * from './agent-config';
+export * from './chat-import';

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { Database } from '../../db/client';
+import { chatSessions, messages } from '../../db/schema';
+import { newId } from '../../ids';
+import { CHAT_EXPORT_JSON_FORMAT } from '../chat-export';
+import { agentqChatSchema } from './agentq-json';
+import { chatgptConversationSchema } from './chatgpt-conversation';
+import type { ImportedChat } from './imported-chat';
+
+/** Chats one request may import; a bigger file is sent in several (the web page does). */
+export const CHATS_PER_IMPORT = 100;
+
+const NOT_A_CHAT = `Not a chat export: expected agentq's JSON export ("format": "${CHAT_EXPORT_JSON_FORMAT}") or a ChatGPT conversation (from conversations.json, with "mapping")`;
+
+/** One chat of the file, told apart by its shape. */
+const chatFileSchema = z.unknown().transform((value, ctx): ImportedChat => {
+  const shape = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  const schema = shape?.format === CHAT_EXPORT_JSON_FORMAT ? agentqChatSchema : shape && 'mapping' in shape ? chatgptConversationSchema : undefined;
+  if (!schema) {
+    ctx.addIssue({ code: 'custom', message: NOT_A_CHAT });
+    return z.NEVER;
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+
+/**
+ * `POST /api/sessions/import`: one chat (agentq's JSON export, or one ChatGPT conversation) or a
+ * list of them (ChatGPT's whole `conversations.json`, up to CHATS_PER_IMPORT).
+ */
+export const chatImportBodySchema = z
+  .unknown()
+  .transform((body) => (Array.isArray(body) ? body : [body]))
+  .pipe(z.array(chatFileSchema).min(1, 'The file holds no chats').max(CHATS_PER_IMPORT, `Import at most ${CHATS_PER_IMPORT} chats at a time`));
+
+export type ChatImportResult = {
+  /** The chats made, in the file's order. */
+  items: { id: string; title: string; messages: number; droppedParts: number }[];
+  /** Chats of the file with nothing to import (no question or answer with text), by their place in it. */
+  skipped: { index: number; title: string }[];
+};
+
+const ROWS_PER_INSERT = 1_000;
+
+/**
+ * Stores the chats as the user's sessions, named as in the file (automatic titles leave them
+ * alone), each message following the one before it, at its own time; the chat's last activity is
+ * its last message's. All or nothing: one transaction.
+ */
+export async function importChats(db: Database, userId: string, chats: ImportedChat[]): Promise<ChatImportResult> {
+  const result: ChatImportResult = { items: [], skipped: [] };
+  const sessionRows: (typeof chatSessions.$inferInsert)[] = [];
+  const messageRows: (typeof messages.$inferInsert)[] = [];
+  chats.forEach((chat, index) => {
+    if (chat.messages.length === 0) {
+      result.skipped.push({ index, title: chat.title });
+      return;
+    }
+    const sessionId = newId('chatSession');
+    const lastActive = chat.messages.at(-1)!.createdAt;
+    sessionRows.push({ id: sessionId, userId, title: chat.title, titleSetByUser: true, createdAt: chat.createdAt < lastActive ? chat.createdAt : lastActive, updatedAt: lastActive });
+    let parentId: string | null = null;
+    for (const message of chat.messages) {
+      const id = newId('message');
+      messageRows.push({ id, sessionId, role: message.role, parts: message.parts, parentId, createdAt: message.createdAt });
+      parentId = id;
+    }
+    result.items.push({ id: sessionId, title: chat.title, messages: chat.messages.length, droppedParts: chat.droppedParts });
+  });
+  if (sessionRows.length === 0) return result;
+  await db.transaction(async (tx) => {
+    await tx.insert(chatSessions).values(sessionRows);
+    for (let start = 0; start < messageRows.length; start += ROWS_PER_INSERT) await tx.insert(messages).values(messageRows.slice(start, start + ROWS_PER_INSERT));
+  });
+  return result;
+}
