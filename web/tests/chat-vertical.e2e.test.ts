@@ -435,6 +435,49 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await expectNoHorizontalOverflow();
   });
 
+  it("imports a chat from its JSON export (the tool call's card and all) and a ChatGPT export's conversations; refuses a file that is not JSON", async () => {
+    // The export of the chat the test above made (still open), downloaded as a user would.
+    await page.getByTestId('session-title').filter({ hasText: `Export ${tag}` }).waitFor({ state: 'attached' });
+    await page.getByTestId('chat-export-toggle').click();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('chat-export-json').click()]);
+    const { readFile } = await import('node:fs/promises');
+    const exported = await readFile((await download.path())!);
+
+    await page.goto(`${stack.url}/chat`);
+    await page.getByTestId('chat-import').scrollIntoViewIfNeeded();
+    await expectInViewport(page.getByTestId('chat-import-choose'));
+    await page.getByTestId('chat-import-file').setInputFiles({ name: download.suggestedFilename(), mimeType: 'application/json', buffer: exported });
+    // One chat: it opens, as it was.
+    await page.waitForURL(/\/chat\/cs_[^/]+$/);
+    await page.getByTestId('session-title').filter({ hasText: `Export ${tag}` }).waitFor({ state: 'attached' });
+    await expect.poll(() => page.getByTestId('user-message').locator('.text').allInnerTexts()).toEqual([`export ${tag}`, 'missing page']);
+    const card = page.getByTestId('tool-card');
+    expect(await card.getAttribute('data-tool-name')).toBe('web');
+    await card.getByTestId('tool-toggle').click();
+    expect(await card.getByTestId('tool-input').innerText()).toMatch(/"url": "http:\/\/127\.0\.0\.1:\d+\/missing"/);
+    expect(await lastAssistant(page).getByTestId('markdown-text').innerText()).toBe('The page is missing.');
+    await expectNoHorizontalOverflow();
+
+    // ChatGPT's conversations.json: two conversations and an empty one.
+    const node = (id: string, parent: string | null, role: string, text: string, time: number) => ({ id, parent, children: [], message: { id, author: { role }, create_time: time, content: { content_type: 'text', parts: [text] }, recipient: 'all', metadata: {} } });
+    const conversation = (title: string, question: string, reply: string) => ({ title, create_time: 1_700_000_000, current_node: 'a', mapping: { q: node('q', null, 'user', question, 1_700_000_001), a: node('a', 'q', 'assistant', reply, 1_700_000_002) } });
+    const chatgpt = [conversation(`Tea ${tag}`, 'Green or black?', 'Green.'), conversation(`Coffee ${tag}`, 'Espresso?', 'Yes.'), { title: 'Empty', mapping: {} }];
+    await page.goto(`${stack.url}/chat`);
+    await page.getByTestId('chat-import-file').setInputFiles({ name: 'conversations.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(chatgpt)) });
+    const outcome = page.getByTestId('chat-import-outcome');
+    await outcome.waitFor();
+    expect(await outcome.innerText()).toMatch(/Chats imported: 2 of 3\.\s+Chats with nothing to import: 1\./);
+    expect(await page.getByTestId('chat-import-link').allInnerTexts()).toEqual([`Tea ${tag}`, `Coffee ${tag}`]);
+    await page.getByTestId('chat-import-link').filter({ hasText: `Coffee ${tag}` }).click();
+    await page.waitForURL(/\/chat\/cs_[^/]+$/);
+    await expect.poll(() => page.getByTestId('user-message').locator('.text').allInnerTexts()).toEqual(['Espresso?']);
+    expect(await lastAssistant(page).getByTestId('markdown-text').innerText()).toBe('Yes.');
+
+    await page.goto(`${stack.url}/chat`);
+    await page.getByTestId('chat-import-file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just some notes') });
+    expect(await page.getByTestId('chat-import-error').innerText()).toBe("notes.txt is not a JSON file. Choose agentq's JSON export or ChatGPT's conversations.json.");
+  });
+
   it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+O opens a new chat', async () => {
     await newChat(`slow ${tag}`);
     await lastAssistant(page).getByTestId('markdown-text').filter({ hasText: 'w3 ' }).waitFor();
