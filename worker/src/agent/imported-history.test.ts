@@ -40,11 +40,12 @@ describe('an imported chat', () => {
     const conversation = request!.messages.filter((message) => message.role !== 'system');
     expect(conversation).toEqual([
       { role: 'user', content: 'How far is Lyon?' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'imported-1-call_1', type: 'function', function: { name: 'distance', arguments: '{"to":"Lyon"}' } }] },
-      { role: 'tool', tool_call_id: 'imported-1-call_1', content: expect.any(String) },
+      { role: 'assistant', content: null, tool_calls: [{ id: expect.stringMatching(/^msg_\w+-1$/), type: 'function', function: { name: 'distance', arguments: '{"to":"Lyon"}' } }] },
+      { role: 'tool', tool_call_id: expect.stringMatching(/^msg_\w+-1$/), content: expect.any(String) },
       { role: 'assistant', content: 'About 465 km.' },
       { role: 'user', content: 'And Marseille?' },
     ]);
+    expect((conversation[2] as { tool_call_id: string }).tool_call_id).toBe((conversation[1] as { tool_calls: { id: string }[] }).tool_calls[0]!.id);
     expect(JSON.parse(conversation[2]!.content as string)).toEqual({ success: true, text: '465 km' });
     expect(JSON.stringify(request)).not.toMatch(/injected|map\.png|call_2/);
   });

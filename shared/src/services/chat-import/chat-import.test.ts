@@ -63,8 +63,8 @@ describe('reading a chat file', () => {
         parts: [
           { type: 'step-start' },
           { type: 'reasoning', text: 'Look it up.', providerMetadata: { agentq: { durationMs: 1200 } } },
-          { type: 'tool-web_fetch', toolCallId: 'imported-2-call_1', state: 'output-available', input: { url: 'http://127.0.0.1:9/lyon' }, output: { success: true, text: '465 km' } },
-          { type: 'dynamic-tool', toolName: 'mcp_maps', toolCallId: 'imported-3-call_2', state: 'output-error', input: {}, errorText: 'offline' },
+          { type: 'tool-web_fetch', toolCallId: 'call_1', state: 'output-available', input: { url: 'http://127.0.0.1:9/lyon' }, output: { success: true, text: '465 km' } },
+          { type: 'dynamic-tool', toolName: 'mcp_maps', toolCallId: 'call_2', state: 'output-error', input: {}, errorText: 'offline' },
           { type: 'step-start' },
           { type: 'text', text: 'About 465 km.' },
         ],

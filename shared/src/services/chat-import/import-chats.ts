@@ -66,7 +66,9 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
     let parentId: string | null = null;
     for (const message of chat.messages) {
       const id = newId('message');
-      messageRows.push({ id, sessionId, role: message.role, parts: message.parts, parentId, createdAt: message.createdAt });
+      // A call's id is the file's: made unique here, so it is never taken for another message's or a later run's.
+      const parts = message.parts.map((part, index) => ('toolCallId' in part ? { ...part, toolCallId: `${id}-${index}` } : part));
+      messageRows.push({ id, sessionId, role: message.role, parts, parentId, createdAt: message.createdAt });
       parentId = id;
     }
     result.items.push({ id: sessionId, title: chat.title, messages: chat.messages.length, droppedParts: chat.droppedParts });

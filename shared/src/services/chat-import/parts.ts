@@ -46,8 +46,7 @@ export type ImportedRole = 'user' | 'assistant';
 /**
  * The parts of one message that may be imported. A part of a kind we keep must be well formed
  * (else a 400 names it); kinds we do not keep (files, sources, data, calls that never ended) are
- * left out and counted. `toolCallId`s are made unique per message, so an imported call is never
- * taken for one of a later run.
+ * left out and counted.
  */
 export const messagePartsSchema = (role: ImportedRole) =>
   z.array(z.unknown()).max(2_000).transform((raw, ctx) => {
@@ -66,7 +65,6 @@ export const messagePartsSchema = (role: ImportedRole) =>
         return;
       }
       const part = parsed.data as ImportedPart;
-      if ('toolCallId' in part) part.toolCallId = `imported-${index}-${part.toolCallId}`;
       if (part.type === 'text' && !part.text.trim()) return;
       parts.push(part);
     });
