@@ -23,6 +23,7 @@ import { modelRoutes } from './routes/models';
 import { approvalRoutes } from './routes/approvals';
 import { runRoutes } from './routes/runs';
 import { CHAT_IMPORT_LIMIT_BYTES, CHAT_IMPORT_PATH, chatOptionRoutes, sessionRoutes } from './routes/sessions';
+import { sharedChatRoutes } from './routes/shared-chats';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { userRoutes } from './routes/users';
 
@@ -43,6 +44,7 @@ function apiRoutes() {
     .route('/agents', agentRoutes)
     .route('/chat-options', chatOptionRoutes)
     .route('/sessions', sessionRoutes)
+    .route('/shared', sharedChatRoutes)
     .route('/runs', runRoutes)
     .route('/approvals', approvalRoutes)
     .route('/agent-documents', documentRoutes)

@@ -636,3 +636,110 @@ describe('POST /api/sessions/import', () => {
     expect((await sessionIds(user)).length).toBe(1);
   });
 });
+
+describe('shared links', () => {
+  type Share = { id: string; sessionId: string; title: string; messageCount: number; createdAt: string; updatedAt: string };
+  type SharedView = { id: string; title: string; sharedBy: string; own: boolean; messages: { role: string; parts: { type: string; text?: string }[] }[] };
+  const read = async (shareId: string, account: Account | null) => request('GET', `/api/shared/${shareId}`, account);
+  const texts = (view: SharedView) => view.messages.map((message) => message.parts.filter((part) => part.type === 'text').map((part) => part.text).join(''));
+
+  it('shares a chat as it is now with anyone signed in who has the link; later messages stay private until the link is updated', async () => {
+    const alice = await t.signUp('user');
+    const bob = await t.signUp('user');
+    const session = await newSession(alice);
+    await answer(await send(session.id, 'What is the capital of Peru?', alice), session.id, 'Lima.');
+    await request('PATCH', `/api/sessions/${session.id}`, alice, { title: 'Peru' });
+
+    const made = await request('PUT', `/api/sessions/${session.id}/share`, alice);
+    expect(made.status).toBe(201);
+    const share = (await made.json()) as Share;
+    expect(share).toMatchObject({ id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), sessionId: session.id, title: 'Peru', messageCount: 2 });
+    expect(share).not.toHaveProperty('messages');
+    expect(await (await request('GET', `/api/sessions/${session.id}/share`, alice)).json()).toEqual(share);
+
+    const seen = await read(share.id, bob);
+    expect(seen.status).toBe(200);
+    const view = (await seen.json()) as SharedView;
+    expect(view).toMatchObject({ id: share.id, title: 'Peru', sharedBy: alice.user.name, own: false });
+    expect(texts(view)).toEqual(['What is the capital of Peru?', 'Lima.']);
+    // The reader learns the owner's name, nothing else of theirs.
+    expect(JSON.stringify(view)).not.toContain(alice.email);
+    expect(JSON.stringify(view)).not.toContain(session.id);
+    expect(((await (await read(share.id, alice)).json()) as SharedView).own).toBe(true);
+
+    await answer(await send(session.id, 'And of Chile?', alice), session.id, 'Santiago.');
+    expect(texts((await (await read(share.id, bob)).json()) as SharedView)).toEqual(['What is the capital of Peru?', 'Lima.']);
+    const updated = await request('PUT', `/api/sessions/${session.id}/share`, alice);
+    expect(updated.status).toBe(200);
+    expect(await updated.json()).toMatchObject({ id: share.id, messageCount: 4 });
+    expect(texts((await (await read(share.id, bob)).json()) as SharedView)).toEqual(['What is the capital of Peru?', 'Lima.', 'And of Chile?', 'Santiago.']);
+
+    expect(((await (await request('GET', '/api/shared', alice)).json()) as { items: Share[] }).items.map((item) => [item.id, item.messageCount])).toEqual([[share.id, 4]]);
+    expect(((await (await request('GET', '/api/shared', bob)).json()) as { items: Share[] }).items).toEqual([]);
+
+    // Bob saves a copy and goes on with it; it is his, and Alice's chat is untouched.
+    const copied = await request('POST', `/api/shared/${share.id}/copy`, bob);
+    expect(copied.status).toBe(201);
+    const copy = (await copied.json()) as { id: string; title: string };
+    expect(copy.title).toBe('Peru');
+    const bobsChat = await (await request('GET', `/api/sessions/${copy.id}`, bob)).json();
+    expect(bobsChat.messages.map((message: { parts: { text: string }[] }) => message.parts[0]!.text)).toEqual(['What is the capital of Peru?', 'Lima.', 'And of Chile?', 'Santiago.']);
+    expect((await request('GET', `/api/sessions/${copy.id}`, alice)).status).toBe(404);
+    await send(copy.id, 'And of Bolivia?', bob);
+  });
+
+  it('lets only the owner make, update or take a link down; a link taken down, or of a deleted chat, no longer opens', async () => {
+    const alice = await t.signUp('user');
+    const bob = await t.signUp('user');
+    const session = await newSession(alice);
+    expect((await request('PUT', `/api/sessions/${session.id}/share`, alice)).status).toBe(400);
+    await answer(await send(session.id, 'Hello', alice), session.id, 'Hi.');
+    const share = (await (await request('PUT', `/api/sessions/${session.id}/share`, alice)).json()) as Share;
+
+    for (const method of ['GET', 'PUT', 'DELETE']) expect((await request(method, `/api/sessions/${session.id}/share`, bob)).status, method).toBe(404);
+    expect((await read(share.id, null)).status).toBe(401);
+    expect((await read('not-a-link', bob)).status).toBe(400);
+    expect((await read('A'.repeat(22), bob)).status).toBe(404);
+    expect((await request('POST', `/api/shared/${'A'.repeat(22)}/copy`, bob)).status).toBe(404);
+
+    expect((await request('DELETE', `/api/sessions/${session.id}/share`, alice)).status).toBe(204);
+    expect((await read(share.id, bob)).status).toBe(404);
+    expect((await request('DELETE', `/api/sessions/${session.id}/share`, alice)).status).toBe(404);
+    expect((await request('GET', `/api/sessions/${session.id}/share`, alice)).status).toBe(404);
+
+    // Shared again: a new link (the old one stays dead); deleting the chat takes it down too.
+    const again = (await (await request('PUT', `/api/sessions/${session.id}/share`, alice)).json()) as Share;
+    expect(again.id).not.toBe(share.id);
+    expect((await read(share.id, bob)).status).toBe(404);
+    expect((await request('DELETE', `/api/sessions/${session.id}`, alice)).status).toBe(204);
+    expect((await read(again.id, bob)).status).toBe(404);
+  });
+
+  it('shares what an import keeps: no approval waiting, no provider data, no files', async () => {
+    const alice = await t.signUp('user');
+    const session = await newSession(alice);
+    const runId = await send(session.id, 'Deploy it', alice);
+    await t.db.insert(messages).values({
+      id: newId('message'),
+      sessionId: session.id,
+      role: 'assistant',
+      runId,
+      parts: [
+        { type: 'step-start' },
+        { type: 'tool-calc', toolCallId: 'call_1', state: 'output-available', input: { expression: '1+1' }, output: { success: true, text: '2' }, callProviderMetadata: { secret: 'x' } },
+        { type: 'tool-deploy', toolCallId: 'call_2', state: 'approval-requested', input: {}, approval: { id: 'apr_1' } },
+        { type: 'data-approval-request', data: { approvalId: 'apr_1' } },
+        { type: 'file', mediaType: 'image/png', url: 'http://127.0.0.1:9/x.png' },
+        { type: 'text', text: 'Waiting for approval.', providerMetadata: { secret: 'y' } },
+      ],
+    });
+    await t.db.update(runs).set({ status: 'succeeded', finishedAt: new Date() }).where(eq(runs.id, runId));
+    const share = (await (await request('PUT', `/api/sessions/${session.id}/share`, alice)).json()) as Share;
+    const view = (await (await read(share.id, alice)).json()) as SharedView;
+    expect(view.messages[1]!.parts).toEqual([
+      { type: 'step-start' },
+      { type: 'tool-calc', toolCallId: 'call_1', state: 'output-available', input: { expression: '1+1' }, output: { success: true, text: '2' } },
+      { type: 'text', text: 'Waiting for approval.' },
+    ]);
+  });
+});

@@ -13,8 +13,11 @@ import {
   exportChat,
   feedbackInputSchema,
   getChatSessionFor,
+  getChatShare,
   getDefaultModel,
   importChats,
+  shareChat,
+  unshareChat,
   isDependencyDown,
   isTerminal,
   listAgents,
@@ -224,6 +227,30 @@ export const sessionRoutes = new Hono<AppEnv>()
       return c.body(file.body, 200, { 'content-type': file.contentType, 'content-disposition': attachmentDisposition(file.filename), 'cache-control': 'no-store' });
     },
   )
+  .get('/:id/share', describeRoute({ tags: ['chat'], summary: "The chat's shared link (404 when it has none)" }), validate('param', idParam), async (c) => {
+    const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
+    return c.json(await getChatShare(c.get('db'), session));
+  })
+  .put(
+    '/:id/share',
+    describeRoute({
+      tags: ['chat'],
+      summary: 'Share the chat by link, or update its link to the chat as it is now',
+      description:
+        'The link (`/shared/{id}`) shows a copy of the branch the chat shows now, to anyone signed in who has it; what follows stays private until the link is updated. Text, reasoning and ended tool calls are copied, as an import keeps them. 201 when the link is made, 200 when updated (same link); 400 for a chat with no messages.',
+    }),
+    validate('param', idParam),
+    async (c) => {
+      const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
+      const { share, created } = await shareChat(c.get('db'), session);
+      return c.json(share, created ? 201 : 200);
+    },
+  )
+  .delete('/:id/share', describeRoute({ tags: ['chat'], summary: "Take the chat's shared link down (404 when it has none)" }), validate('param', idParam), async (c) => {
+    const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
+    if (!(await unshareChat(c.get('db'), session))) throw new NotFoundError('Shared link');
+    return c.body(null, 204);
+  })
   .put(
     '/:id/messages/:messageId/feedback',
     describeRoute({ tags: ['chat'], summary: 'Rate an answer: `rating` up or down, an optional `comment`; rating again replaces it (400 for a question)' }),

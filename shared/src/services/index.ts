@@ -22,3 +22,4 @@ export * from './text-search';
 export * from './config-cache';
 export * from './agent-config';
 export * from './chat-import';
+export * from './chat-shares';

@@ -83,3 +83,30 @@ export const answerFeedback = pgTable(
   },
   (table) => [index('answer_feedback_updated_idx').on(table.updatedAt), index('answer_feedback_session_idx').on(table.sessionId)],
 );
+
+/** A message of a shared chat, as the chat export's JSON has it. */
+export type SharedChatMessage = { role: (typeof MESSAGE_ROLES)[number]; createdAt: string; parts: unknown[] };
+
+/**
+ * A chat shared by link: a copy of the branch it showed when shared (or last updated), so what
+ * follows stays private until its owner updates the link. Anyone signed in who has the link reads
+ * it. One link per chat; it goes with the chat.
+ */
+export const sharedChats = pgTable(
+  'shared_chats',
+  {
+    /** The link's secret: 128 random bits, base64url. */
+    id: text('id').primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .unique()
+      .references(() => chatSessions.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    messages: jsonb('messages').$type<SharedChatMessage[]>().notNull(),
+    ...timestamps,
+  },
+  (table) => [index('shared_chats_user_idx').on(table.userId, table.updatedAt)],
+);
