@@ -12,7 +12,7 @@ import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, messageText, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { createByApi, createFakeModel, lastAssistant, logInByApi, logInByBrowser, sendMessage, startLoopback, waitForRunStatus as waitForStatus } from './fixtures.ts';
+import { createByApi, createFakeModel, expectNoHorizontalOverflow as expectNoOverflowOn, lastAssistant, logInByApi, logInByBrowser, sendMessage, startLoopback, waitForRunStatus as waitForStatus } from './fixtures.ts';
 
 const eventLog: string[] = [];
 async function waitForRunStatus(page: Page, status: string, timeout?: number) {
@@ -476,6 +476,68 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await page.goto(`${stack.url}/chat`);
     await page.getByTestId('chat-import-file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just some notes') });
     expect(await page.getByTestId('chat-import-error').innerText()).toBe("notes.txt is not a JSON file. Choose agentq's JSON export or ChatGPT's conversations.json.");
+  });
+
+  it('shares a chat by link: another user reads it as it was shared, sees later messages once the link is updated, saves a copy; a deleted link no longer opens', async () => {
+    await newChat(`share ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    await page.getByTestId('session-title').filter({ hasText: `Share ${tag}` }).waitFor({ state: 'attached' });
+    const sessionUrl = page.url();
+    await page.getByTestId('chat-share').click();
+    await page.getByTestId('share-create').click();
+    const link = await page.getByTestId('share-link').inputValue();
+    expect(link).toMatch(new RegExp(`^${stack.url}/shared/[A-Za-z0-9_-]{22}$`));
+    await page.getByTestId('share-copy').click();
+    expect(await clipboard()).toBe(link);
+    expect(await page.getByTestId('share-state').innerText()).toMatch(/: 2 messages\.$/);
+    await expectNoHorizontalOverflow();
+    await page.getByTestId('modal-close').click();
+    await sendMessage(page, `after sharing ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+
+    const reader = await launchBrowser();
+    try {
+      const readerPage = reader.page;
+      await readerPage.setViewportSize({ width: viewport.width, height: viewport.height });
+      const readerAccount = await stack.createUser();
+      await logInByBrowser(readerPage, stack, readerAccount);
+      const questions = () => readerPage.getByTestId('user-message').locator('.text').allInnerTexts();
+      await readerPage.goto(link);
+      expect(await readerPage.getByTestId('shared-title').innerText()).toBe(`Share ${tag}`);
+      expect(await readerPage.getByTestId('shared-by').innerText()).toMatch(/^Shared by Administrator · /);
+      expect(await questions()).toEqual([`share ${tag}`]);
+      expect(await lastAssistant(readerPage).getByTestId('markdown-text').innerText()).toBe(`You said: share ${tag}`);
+      await expectNoOverflowOn(readerPage, 'shared chat');
+
+      // The owner brings the link up to date; the reader sees the later question.
+      await page.getByTestId('chat-share').click();
+      await page.getByTestId('share-update').click();
+      await expect.poll(() => page.getByTestId('share-state').innerText()).toMatch(/: 4 messages\.$/);
+      expect(await page.getByTestId('share-notice').innerText()).toBe('The link now shows the chat as it is.');
+      expect(await page.getByTestId('share-link').inputValue()).toBe(link);
+      await page.getByTestId('modal-close').click();
+      await readerPage.reload();
+      await expect.poll(questions).toEqual([`share ${tag}`, `after sharing ${tag}`]);
+
+      await readerPage.getByTestId('shared-save-copy').click();
+      await readerPage.waitForURL(/\/chat\/cs_[^/]+$/);
+      expect(readerPage.url()).not.toBe(sessionUrl);
+      await expect.poll(questions).toEqual([`share ${tag}`, `after sharing ${tag}`]);
+      await readerPage.getByTestId('session-title').filter({ hasText: `Share ${tag}` }).waitFor({ state: 'attached' });
+
+      // The owner's list of links; deleting one there takes it down.
+      await page.goto(`${stack.url}/account/shared`);
+      const row = page.getByTestId('share-row').filter({ hasText: `Share ${tag}` });
+      expect(await row.getByTestId('share-open-chat').getAttribute('href')).toBe(new URL(sessionUrl).pathname);
+      await row.getByTestId('share-delete').click();
+      await row.getByTestId('share-delete-confirm').click();
+      await page.getByTestId('shares-notice').filter({ hasText: `Deleted the link to “Share ${tag}”.` }).waitFor();
+      await readerPage.goto(link);
+      await readerPage.getByTestId('error-panel').waitFor();
+      expect(await readerPage.getByTestId('error-message').innerText()).toMatch(/not found/i);
+    } finally {
+      await reader.close();
+    }
   });
 
   it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+O opens a new chat', async () => {

@@ -157,6 +157,15 @@ describe('Chinese UI', () => {
       await expectChinese(page, 'rating an answer');
       await answerActions.getByTestId('feedback-comment-save').click();
       await answerActions.getByTestId('feedback-form').waitFor({ state: 'detached' });
+      // Sharing it: the dialog with its link, then the shared page a reader opens.
+      await page.getByTestId('chat-share').click();
+      await page.getByTestId('share-create').click();
+      const link = await page.getByTestId('share-link').inputValue();
+      await expectChinese(page, 'share dialog');
+      await page.getByTestId('modal-close').click();
+      await visit(page, link, '[data-testid="shared-conversation"]');
+      expect(await page.getByTestId('shared-save-copy').textContent()).toBe('保存副本到我的对话');
+      await expectChinese(page, 'shared chat');
 
       // A chat with an approval card waiting for a decision.
       await page.goto(`${stack.url}/chat`);
@@ -189,6 +198,7 @@ describe('Chinese UI', () => {
         ['/admin/workers', '[data-testid="run-row"]'],
         ['/account', 'h1'],
         ['/account/tokens', 'h1'],
+        ['/account/shared', '[data-testid="share-row"]'],
       ] as const) {
         await visit(page, `${stack.url}${path}`, ready);
         expect(await page.locator('h1').first().textContent(), path).toMatch(/[\u4e00-\u9fff]/);
