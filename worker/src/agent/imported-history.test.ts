@@ -1,3 +1,5 @@
+import { llmModels } from '@agentq/shared/db';
+import { eq } from 'drizzle-orm';
 import { askInSession, chatImportBodySchema, importChats, startRunInputSchema } from '@agentq/shared/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildMessage, startAgentHarness, textOf, type AgentHarness } from './testing';
@@ -30,10 +32,12 @@ describe('an imported chat', () => {
       ],
     });
     const { items } = await importChats(harness.db, harness.userId, chats);
-    const { run } = await askInSession(harness.db, { userId: harness.userId, sessionId: items[0]!.id, input: startRunInputSchema.parse({ content: 'And Marseille?' }) });
+    // This harness's model by name: files running beside this one share the database, and the default model may be theirs.
+    const [model] = await harness.db.select({ id: llmModels.id }).from(llmModels).where(eq(llmModels.baseUrl, harness.llm.url));
+    const { run } = await askInSession(harness.db, { userId: harness.userId, sessionId: items[0]!.id, input: startRunInputSchema.parse({ content: 'And Marseille?', modelId: model!.id }) });
     await harness.enqueueRun(run.id);
     const ended = await harness.waitForEnd(run.id);
-    expect(ended.status).toBe('succeeded');
+    expect(ended.status, ended.error ?? '').toBe('succeeded');
     expect(textOf(await rebuildMessage(await harness.events(run.id)))).toBe('Continuing from the imported chat.');
 
     const [request] = harness.llm.requests;
