@@ -24,6 +24,7 @@ import { approvalRoutes } from './routes/approvals';
 import { runRoutes } from './routes/runs';
 import { CHAT_IMPORT_LIMIT_BYTES, CHAT_IMPORT_PATH, chatOptionRoutes, sessionRoutes } from './routes/sessions';
 import { sharedChatRoutes } from './routes/shared-chats';
+import { promptRoutes } from './routes/prompts';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { userRoutes } from './routes/users';
 
@@ -45,6 +46,7 @@ function apiRoutes() {
     .route('/chat-options', chatOptionRoutes)
     .route('/sessions', sessionRoutes)
     .route('/shared', sharedChatRoutes)
+    .route('/prompts', promptRoutes)
     .route('/runs', runRoutes)
     .route('/approvals', approvalRoutes)
     .route('/agent-documents', documentRoutes)

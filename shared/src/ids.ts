@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   approval: 'apr',
   document: 'ad',
   revision: 'adr',
+  prompt: 'prm',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

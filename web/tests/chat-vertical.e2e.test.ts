@@ -540,6 +540,44 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     }
   });
 
+  it('saves a prompt in Account → Prompts and calls it up with / in the message box, its {{placeholder}} selected to type over', async () => {
+    await page.goto(`${stack.url}/account/prompts`);
+    await page.getByTestId('prompt-new').click();
+    await page.getByTestId('prompt-command').fill(`greet-${tag}`);
+    await page.getByTestId('prompt-title').fill('Greeting');
+    await page.getByTestId('prompt-content').fill('Say hello to {{name}} warmly');
+    await page.getByTestId('prompt-form-save').click();
+    await page.getByTestId('prompt-row').filter({ hasText: `/greet-${tag}` }).waitFor();
+    await expectNoHorizontalOverflow();
+
+    await page.goto(`${stack.url}/chat`);
+    const box = page.getByTestId('message-input');
+    await box.pressSequentially(`/greet-${tag.slice(0, 2)}`);
+    const options = page.getByTestId('prompt-option');
+    await expect.poll(() => options.allInnerTexts()).toEqual([`/greet-${tag} Greeting`]);
+    expect(await box.getAttribute('aria-activedescendant')).toBe(await options.first().getAttribute('id'));
+    // Escape closes the menu until the slash is gone.
+    await box.press('Escape');
+    expect(await page.getByTestId('prompt-menu').count()).toBe(0);
+    await box.pressSequentially('x');
+    expect(await page.getByTestId('prompt-menu').count()).toBe(0);
+    await box.fill('');
+    await box.fill('/nothing-like-it');
+    expect(await page.getByTestId('prompt-menu-empty').innerText()).toContain('No saved prompt matches /nothing-like-it.');
+    await box.fill('');
+    await box.pressSequentially(`/greet-${tag.slice(0, 2)}`);
+    await options.first().waitFor();
+    await box.press('Enter');
+    expect(await box.inputValue()).toBe('Say hello to {{name}} warmly');
+    expect(await box.evaluate((element: HTMLTextAreaElement) => element.value.slice(element.selectionStart, element.selectionEnd))).toBe('{{name}}');
+    await box.pressSequentially('Ada');
+    expect(await box.inputValue()).toBe('Say hello to Ada warmly');
+    await box.press('Enter');
+    await page.waitForURL(/\/chat\/[^/]+$/);
+    await waitForRunStatus(page, 'succeeded');
+    expect(await lastAssistant(page).getByTestId('markdown-text').innerText()).toBe('You said: Say hello to Ada warmly');
+  });
+
   it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+O opens a new chat', async () => {
     await newChat(`slow ${tag}`);
     await lastAssistant(page).getByTestId('markdown-text').filter({ hasText: 'w3 ' }).waitFor();

@@ -198,6 +198,7 @@ describe('Chinese UI', () => {
         ['/admin/workers', '[data-testid="run-row"]'],
         ['/account', 'h1'],
         ['/account/tokens', 'h1'],
+        ['/account/prompts', '[data-testid="prompts-empty"]'],
         ['/account/shared', '[data-testid="share-row"]'],
       ] as const) {
         await visit(page, `${stack.url}${path}`, ready);

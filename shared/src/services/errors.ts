@@ -13,6 +13,12 @@ export class ConflictError extends Error {
   }
 }
 
+/** PostgreSQL's unique_violation (23505), as postgres.js or PGlite report it (on the error or its cause). */
+export function isUniqueViolation(error: unknown): boolean {
+  const candidate = error as { code?: string; cause?: { code?: string } } | null | undefined;
+  return candidate?.code === '23505' || candidate?.cause?.code === '23505';
+}
+
 export class ForbiddenError extends Error {
   override name = 'ForbiddenError';
 }

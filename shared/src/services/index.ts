@@ -23,3 +23,4 @@ export * from './config-cache';
 export * from './agent-config';
 export * from './chat-import';
 export * from './chat-shares';
+export * from './prompts';

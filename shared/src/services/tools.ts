@@ -12,7 +12,7 @@ import { InvalidToolConfigError } from '../tools/errors';
 import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema } from '../tools/registry';
 import { findInAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
-import { ConflictError, InvalidInputError, isDependencyDown, NotFoundError } from './errors';
+import { ConflictError, InvalidInputError, isDependencyDown, isUniqueViolation, NotFoundError } from './errors';
 import { draftToolRunSettlement, toolRunSettlement, toRunErrorText } from './run-lifecycle';
 import type { ToolRunDraft } from './runs';
 import { beginToolCall, completedToolCallEntry, completeToolCall, interruptToolCall, toolCallCompletion, toolCallIdempotencyKey, WorkerStoppingError } from './tool-journal';
@@ -59,11 +59,6 @@ export type CreateToolInput = z.infer<typeof createToolInputSchema>;
 // Built from the fields without defaults: zod keeps defaults inside .partial(), which would reset omitted fields.
 export const updateToolInputSchema = z.object(toolFields).partial().extend({ config: z.record(z.string(), z.unknown()).optional() });
 export type UpdateToolInput = z.infer<typeof updateToolInputSchema>;
-
-function isUniqueViolation(error: unknown): boolean {
-  const candidate = error as { code?: string; cause?: { code?: string } };
-  return candidate?.code === '23505' || candidate?.cause?.code === '23505';
-}
 
 function slugTaken(slug: string) {
   return new ConflictError(`A tool with slug '${slug}' already exists`, { slug });

@@ -14,7 +14,7 @@ import {
 import { apiTokens, auditEvents, sessions, USER_ROLES, users } from '../db/schema';
 import { newId } from '../ids';
 import { cachedConfig, forgetCachedConfig, invalidateConfig } from './config-cache';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { ConflictError, InvalidInputError, isUniqueViolation, NotFoundError } from './errors';
 import { hashPassword, verifyPassword } from './passwords';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
 import { containsAllTerms, searchTerms } from './text-search';
@@ -57,11 +57,6 @@ function toPublicUser(row: typeof users.$inferSelect): PublicUser {
 /** sha256 of a bearer secret: only hashes are stored, so a database leak reveals no usable token. */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: string; cause?: { code?: string } })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
-  return code === '23505';
 }
 
 export async function createUser(db: Database, input: CreateUserInput, actorUserId: string | null = null): Promise<PublicUser> {

@@ -8,3 +8,4 @@ export * from './runs';
 export * from './approvals';
 export * from './documents';
 export * from './tool-calls';
+export * from './prompts';
