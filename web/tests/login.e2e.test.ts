@@ -29,8 +29,15 @@ describe('login and navigation', () => {
     await submitLogin(page, credentials);
   }
 
-  it('logs the admin in through the form and shows every section', async () => {
-    await logIn(stack.admin);
+  it('logs the admin in through the form and shows every section; the signed-out sign-in page logs no error', async () => {
+    const consoleErrors: string[] = [];
+    const onConsole = (message: { type(): string; text(): string }) => void (message.type() === 'error' && consoleErrors.push(message.text()));
+    page.on('console', onConsole);
+    await page.goto(`${stack.url}/login`);
+    await page.getByTestId('login-email').waitFor();
+    page.off('console', onConsole);
+    expect(consoleErrors).toEqual([]);
+    await submitLogin(page, stack.admin);
 
     await page.waitForURL(`${stack.url}/chat`);
     for (const testId of ['nav-chat', 'nav-documents', 'nav-approvals', 'nav-admin']) {

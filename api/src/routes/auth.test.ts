@@ -26,6 +26,13 @@ describe('session auth', () => {
     const me = await t.app.request('/api/auth/me', { headers: { cookie: setCookie.split(';')[0]! } });
     expect(me.status).toBe(200);
     expect((await me.json()).user).toMatchObject({ email, role: 'user' });
+    // The sign-in page's question: answered 200 whether or not the caller is signed in.
+    const session = await t.app.request('/api/auth/session', { headers: { cookie: setCookie.split(';')[0]! } });
+    expect(session.status).toBe(200);
+    expect((await session.json()).user).toMatchObject({ email, role: 'user' });
+    const anonymous = await t.app.request('/api/auth/session');
+    expect(anonymous.status).toBe(200);
+    expect(await anonymous.json()).toEqual({ user: null });
   });
 
   it('answers 401 for a wrong password and for an unknown email, with the same message', async () => {

@@ -77,6 +77,11 @@ export const authRoutes = new Hono<AppEnv>()
       return c.json({ revoked });
     },
   )
+  .get(
+    '/session',
+    describeRoute({ tags: ['auth'], summary: 'Whether you are signed in: `{ user }`, null when not (200 either way, for a sign-in page to ask without an error)' }),
+    (c) => c.json({ user: c.get('user') }),
+  )
   .get('/me', describeRoute({ tags: ['auth'], summary: 'The signed-in user' }), requireUser, (c) => c.json({ user: currentUser(c) }))
   .patch('/me', describeRoute({ tags: ['auth'], summary: 'Change your own name or UI language' }), requireUser, validate('json', updateProfileInputSchema), async (c) => {
     return c.json({ user: await updateProfile(c.get('db'), currentUser(c).id, c.req.valid('json')) });

@@ -11,6 +11,11 @@ export function getMe(fetchImpl?: Fetch): Promise<{ user: UserView }> {
   return apiFetch('/api/auth/me', { fetch: fetchImpl });
 }
 
+/** Who is signed in, or null: a 200 either way, so the sign-in page asks without an error in the console. */
+export function getSessionUser(fetchImpl?: Fetch): Promise<{ user: UserView | null }> {
+  return apiFetch('/api/auth/session', { fetch: fetchImpl });
+}
+
 export function updateProfile(input: UpdateProfileInput): Promise<{ user: UserView }> {
   return apiFetch('/api/auth/me', { method: 'PATCH', json: input });
 }

@@ -1,5 +1,5 @@
 import { redirect } from '@sveltejs/kit';
-import { getMe } from '#lib/account/account-api.ts';
+import { getSessionUser } from '#lib/account/account-api.ts';
 import { safeNextPath } from '#lib/next-path.ts';
 import type { PageLoad } from './$types';
 
@@ -7,10 +7,9 @@ export const load: PageLoad = async ({ fetch, url }) => {
   const next = safeNextPath(url.searchParams.get('next'));
   let signedIn = false;
   try {
-    await getMe(fetch);
-    signedIn = true;
+    signedIn = (await getSessionUser(fetch)).user !== null;
   } catch {
-    // Not signed in, or the API is down: either way, show the form.
+    // The API is down: show the form.
   }
   if (signedIn) redirect(307, next);
   return { next };
