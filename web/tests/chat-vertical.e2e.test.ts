@@ -392,6 +392,29 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await page.getByTestId('feedback-filter-clear').click();
     await page.waitForURL(`${stack.url}/admin/feedback?rating=down`);
     await item.waitFor();
+    // By day: today's ratings hold it, yesterday's do not; a range backwards cannot be applied.
+    const day = (offset: number) => page.evaluate((days) => {
+      const date = new Date();
+      date.setDate(date.getDate() + days);
+      return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+    }, offset);
+    const [today, yesterday] = [await day(0), await day(-1)];
+    await page.getByTestId('feedback-from').fill(yesterday);
+    await page.getByTestId('feedback-to').fill(yesterday);
+    await page.getByTestId('feedback-days-apply').click();
+    await page.waitForURL(`${stack.url}/admin/feedback?rating=down&from=${yesterday}&to=${yesterday}`);
+    await expect.poll(() => item.count()).toBe(0);
+    await page.getByTestId('feedback-to').fill(today);
+    await page.getByTestId('feedback-from').fill(today);
+    await page.getByTestId('feedback-days-apply').click();
+    await page.waitForURL(`${stack.url}/admin/feedback?rating=down&from=${today}&to=${today}`);
+    await item.waitFor();
+    expect(Number(await summaryRow.getByTestId('feedback-summary-down').textContent())).toBeGreaterThanOrEqual(1);
+    await page.getByTestId('feedback-from').fill(await day(1));
+    expect(await page.getByTestId('feedback-days-apply').isDisabled()).toBe(true);
+    await page.getByTestId('feedback-days-clear').click();
+    await page.waitForURL(`${stack.url}/admin/feedback?rating=down`);
+    await item.waitFor();
     await item.getByTestId('feedback-item-run').click();
     await page.waitForURL(/\/admin\/runs\/run_/);
 

@@ -1,5 +1,5 @@
 import { listWorkerHeartbeats, queueCatalog, type QueueKey } from '@agentq/shared/queues';
-import { feedbackListQuerySchema, feedbackSummary, listFeedback } from '@agentq/shared/services';
+import { feedbackListQuerySchema, feedbackSummary, feedbackWindowSchema, listFeedback } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -62,15 +62,16 @@ export const adminRoutes = new Hono<AppEnv>()
       tags: ['operations'],
       summary: "Users' ratings of answers, the latest first: who, the chat, the run, the comment and the start of the answer",
       description:
-        "`rating` (up or down), `agentId` and `modelId` (of the run that wrote the answer) filter; `limit` (1-200, default 50) per page, a page's `nextCursor` as `cursor` for the next. `counts` are the ratings of that agent and model (every one's without them), by kind.",
+        "`rating` (up or down), `agentId` and `modelId` (of the run that wrote the answer), `since` and `until` (when the rating was given or last changed: ISO 8601, since inclusive, until exclusive) filter; `limit` (1-200, default 50) per page, a page's `nextCursor` as `cursor` for the next. `counts` are the ratings of that agent and model (every one's without them), by kind.",
     }),
     validate('query', feedbackListQuerySchema),
     async (c) => c.json(await listFeedback(c.get('db'), c.req.valid('query'))),
   )
   .get(
     '/feedback/summary',
-    describeRoute({ tags: ['operations'], summary: 'Every rating counted by the agent and model of the run that wrote the answer, the most bad ones first' }),
-    async (c) => c.json({ items: await feedbackSummary(c.get('db')) }),
+    describeRoute({ tags: ['operations'], summary: 'Every rating counted by the agent and model of the run that wrote the answer, the most bad ones first; `since` and `until` as for the list' }),
+    validate('query', feedbackWindowSchema),
+    async (c) => c.json({ items: await feedbackSummary(c.get('db'), c.req.valid('query')) }),
   )
   .get(
     '/queues',

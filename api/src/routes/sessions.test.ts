@@ -483,6 +483,15 @@ describe('answer feedback', () => {
     const ofModel = await (await request('GET', `/api/admin/feedback?modelId=${ratedRun!.modelId}&limit=200`, admin)).json();
     expect(ofModel.items.map((item: { messageId: string }) => item.messageId)).toContain(reply!.id);
     expect((await request('GET', '/api/admin/feedback?agentId=', admin)).status).toBe(400);
+    // And by when: a window from an hour ago holds it, one that ended an hour ago does not; a window backwards is a 400.
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    const recent = await (await request('GET', `/api/admin/feedback?since=${encodeURIComponent(hourAgo)}&limit=200`, admin)).json();
+    expect(recent.items.map((item: { messageId: string }) => item.messageId)).toContain(reply!.id);
+    const earlier = await (await request('GET', `/api/admin/feedback/summary?until=${encodeURIComponent(hourAgo)}`, admin)).json();
+    expect(earlier.items).not.toContainEqual(expect.objectContaining({ agentId: ratedRun!.agentId, modelId: ratedRun!.modelId }));
+    const backwards = await request('GET', `/api/admin/feedback/summary?since=${encodeURIComponent(new Date().toISOString())}&until=${encodeURIComponent(hourAgo)}`, admin);
+    expect(backwards.status).toBe(400);
+    expect((await backwards.json()).error.issues[0].path).toEqual(['until']);
 
     // Rated again: replaced, the blank comment cleared.
     const up = await request('PUT', feedbackPath(reply!.id), owner, { rating: 'up', comment: ' ' });

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../db/client';
-import { agents, llmModels, messages, runs, users } from '../db/schema';
+import { eq } from 'drizzle-orm';
+import { agents, answerFeedback, llmModels, messages, runs, users } from '../db/schema';
 import { newId } from '../ids';
 import { bothTestDatabases } from '../testing';
 import { createChatSession } from './chat';
-import { clearAnswerFeedback, feedbackSummary, listFeedback, rateAnswer, sessionFeedback } from './feedback';
+import { clearAnswerFeedback, feedbackListQuerySchema, feedbackSummary, listFeedback, rateAnswer, sessionFeedback } from './feedback';
 
 describe.each(bothTestDatabases)('answer feedback on %s', (_name, open) => {
   let database: DbHandle;
@@ -83,5 +84,37 @@ describe.each(bothTestDatabases)('answer feedback on %s', (_name, open) => {
     expect(ofA.counts).toEqual({ up: 1, down: 2 });
     expect((await listFeedback(database.db, { modelId: model })).counts).toEqual({ up: 2, down: 2 });
     expect((await listFeedback(database.db, { agentId: agentB })).items.map((item) => item.agentId)).toEqual([agentB]);
+  });
+
+  it('narrows the list, its counts and the summary to when the ratings were given', async () => {
+    const tag = newId('agent').slice(-8);
+    const [agent, model] = [newId('agent'), newId('model')];
+    await database.db.insert(llmModels).values({ id: model, name: `Model ${tag}`, baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm' });
+    await database.db.insert(agents).values({ id: agent, name: `Agent ${tag}`, modelId: model });
+    const session = await createChatSession(database.db, userId, {});
+    const rated = async (rating: 'up' | 'down', at: string) => {
+      const runId = newId('run');
+      await database.db.insert(runs).values({ id: runId, kind: 'chat', userId, sessionId: session.id, agentId: agent, modelId: model, status: 'succeeded' });
+      const id = newId('message');
+      await database.db.insert(messages).values({ id, sessionId: session.id, role: 'assistant', runId, parts: [{ type: 'text', text: at }] });
+      await rateAnswer(database.db, session, id, { rating });
+      await database.db.update(answerFeedback).set({ updatedAt: new Date(at) }).where(eq(answerFeedback.messageId, id));
+      return id;
+    };
+    const lastWeek = await rated('down', '2026-11-24T12:00:00Z');
+    const monday = await rated('down', '2026-12-01T00:00:00Z');
+    const sunday = await rated('up', '2026-12-07T23:59:59Z');
+    await rated('up', '2026-12-08T00:00:00Z');
+
+    const week = { agentId: agent, since: '2026-12-01T00:00:00Z', until: '2026-12-08T00:00:00Z' };
+    const page = await listFeedback(database.db, week);
+    expect(page.items.map((item) => item.messageId)).toEqual([sunday, monday]);
+    expect(page.counts).toEqual({ up: 1, down: 1 });
+    expect((await listFeedback(database.db, { agentId: agent, until: '2026-12-01T00:00:00Z' })).items.map((item) => item.messageId)).toEqual([lastWeek]);
+    expect((await feedbackSummary(database.db, week)).filter((row) => row.agentId === agent)).toEqual([{ agentId: agent, agentName: `Agent ${tag}`, modelId: model, modelName: `Model ${tag}`, up: 1, down: 1 }]);
+    expect((await feedbackSummary(database.db, { since: '2026-12-01T00:00:00+01:00' })).filter((row) => row.agentId === agent)).toEqual([expect.objectContaining({ up: 2, down: 1 })]);
+
+    expect(feedbackListQuerySchema.safeParse({ since: '2026-12-08T00:00:00Z', until: '2026-12-01T00:00:00Z' }).error?.issues[0]).toMatchObject({ path: ['until'], message: 'The start (since) must be before the end (until)' });
+    expect(feedbackListQuerySchema.safeParse({ since: 'last week' }).error?.issues[0]?.path).toEqual(['since']);
   });
 });

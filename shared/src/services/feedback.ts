@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { agents, answerFeedback, chatSessions, FEEDBACK_RATINGS, llmModels, messages, runs, users } from '../db/schema';
@@ -58,12 +58,26 @@ export function sessionFeedback(db: Database, sessionId: string): Promise<Answer
   return db.select(feedbackColumns).from(answerFeedback).where(eq(answerFeedback.sessionId, sessionId));
 }
 
-export const feedbackListQuerySchema = keysetQuerySchema.extend({
-  rating: z.enum(FEEDBACK_RATINGS).optional(),
-  /** Only the answers of runs of this agent, or of this model. */
-  agentId: z.string().min(1).max(100).optional(),
-  modelId: z.string().min(1).max(100).optional(),
-});
+/** When ratings were given (or last changed): `since` inclusive, `until` exclusive, ISO 8601 with an offset. */
+const feedbackWindow = {
+  since: z.iso.datetime({ offset: true, message: 'Give a date and time such as 2026-12-01T00:00:00Z' }).optional(),
+  until: z.iso.datetime({ offset: true, message: 'Give a date and time such as 2026-12-08T00:00:00Z' }).optional(),
+};
+const windowInOrder = (query: { since?: string | undefined; until?: string | undefined }) => !query.since || !query.until || new Date(query.since) < new Date(query.until);
+const WINDOW_ORDER = { message: 'The start (since) must be before the end (until)', path: ['until'] };
+
+export const feedbackWindowSchema = z.object(feedbackWindow).refine(windowInOrder, WINDOW_ORDER);
+export type FeedbackWindow = z.input<typeof feedbackWindowSchema>;
+
+export const feedbackListQuerySchema = keysetQuerySchema
+  .extend({
+    rating: z.enum(FEEDBACK_RATINGS).optional(),
+    /** Only the answers of runs of this agent, or of this model. */
+    agentId: z.string().min(1).max(100).optional(),
+    modelId: z.string().min(1).max(100).optional(),
+    ...feedbackWindow,
+  })
+  .refine(windowInOrder, WINDOW_ORDER);
 export type FeedbackListQuery = z.input<typeof feedbackListQuerySchema>;
 
 /** The start of an answer's text, to recognise it in a list. */
@@ -84,7 +98,8 @@ function excerptOf(parts: unknown): string {
  * the start of the answer; `counts` are the ratings of the agent and model asked for, by kind.
  */
 export async function listFeedback(db: Database, query: FeedbackListQuery = {}) {
-  const { limit, cursor, rating, agentId, modelId } = feedbackListQuerySchema.parse(query);
+  const { limit, cursor, rating, agentId, modelId, since, until } = feedbackListQuerySchema.parse(query);
+  const inWindow = ratedWithin({ since, until });
   const order = newestFirst(answerFeedback.updatedAt, answerFeedback.messageId);
   const [rows, tallies] = await Promise.all([
     db
@@ -111,6 +126,7 @@ export async function listFeedback(db: Database, query: FeedbackListQuery = {}) 
           rating ? eq(answerFeedback.rating, rating) : undefined,
           agentId ? eq(runs.agentId, agentId) : undefined,
           modelId ? eq(runs.modelId, modelId) : undefined,
+          inWindow,
           order.after(cursor),
         ),
       )
@@ -120,7 +136,7 @@ export async function listFeedback(db: Database, query: FeedbackListQuery = {}) 
       .select({ rating: answerFeedback.rating, count: count() })
       .from(answerFeedback)
       .leftJoin(runs, eq(runs.id, answerFeedback.runId))
-      .where(and(agentId ? eq(runs.agentId, agentId) : undefined, modelId ? eq(runs.modelId, modelId) : undefined))
+      .where(and(agentId ? eq(runs.agentId, agentId) : undefined, modelId ? eq(runs.modelId, modelId) : undefined, inWindow))
       .groupBy(answerFeedback.rating),
   ]);
   const page = keysetPage(rows, limit, ({ position: _position, parts, ...row }) => ({ id: row.messageId, ...row, excerpt: excerptOf(parts) }));
@@ -133,7 +149,7 @@ export async function listFeedback(db: Database, query: FeedbackListQuery = {}) 
  * Every rating counted by the agent and model of the run that wrote the answer, the most bad ones
  * first: which agent or model falls short. A deleted agent or model keeps its id, without a name.
  */
-export async function feedbackSummary(db: Database) {
+export async function feedbackSummary(db: Database, window: FeedbackWindow = {}) {
   const down = sql<number>`count(*) filter (where ${answerFeedback.rating} = 'down')`.mapWith(Number);
   return db
     .select({
@@ -148,6 +164,12 @@ export async function feedbackSummary(db: Database) {
     .leftJoin(runs, eq(runs.id, answerFeedback.runId))
     .leftJoin(agents, eq(agents.id, runs.agentId))
     .leftJoin(llmModels, eq(llmModels.id, runs.modelId))
+    .where(ratedWithin(window))
     .groupBy(runs.agentId, agents.name, runs.modelId, llmModels.name)
     .orderBy(desc(down), desc(count()));
+}
+
+/** Ratings given (or last changed) in the window; no condition for an open end. */
+function ratedWithin({ since, until }: FeedbackWindow): SQL | undefined {
+  return and(since ? gte(answerFeedback.updatedAt, new Date(since)) : undefined, until ? lt(answerFeedback.updatedAt, new Date(until)) : undefined);
 }

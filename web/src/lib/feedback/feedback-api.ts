@@ -6,7 +6,9 @@ export type FeedbackPage = RouteOutput<'/admin/feedback', '$get'>;
 export type FeedbackItem = FeedbackPage['items'][number];
 export type FeedbackFilter = 'all' | 'down' | 'up';
 export type FeedbackSummaryRow = RouteOutput<'/admin/feedback/summary', '$get'>['items'][number];
-export type FeedbackQuery = { rating?: 'up' | 'down' | undefined; agentId?: string | undefined; modelId?: string | undefined; limit?: number; cursor?: string | null };
+/** When ratings were given: `since` inclusive, `until` exclusive, ISO 8601. */
+export type FeedbackWindow = { since?: string | undefined; until?: string | undefined };
+export type FeedbackQuery = FeedbackWindow & { rating?: 'up' | 'down' | undefined; agentId?: string | undefined; modelId?: string | undefined; limit?: number; cursor?: string | null };
 
 /** The latest ratings first, `rating` up or down (every one when absent), of an agent or a model, a page at a time. */
 export function listFeedback(query: FeedbackQuery, options: FetchOption = {}): Promise<FeedbackPage> {
@@ -14,12 +16,23 @@ export function listFeedback(query: FeedbackQuery, options: FetchOption = {}): P
 }
 
 /** Every rating counted by agent and model, the most bad ones first. */
-export async function feedbackSummary(options: FetchOption = {}): Promise<FeedbackSummaryRow[]> {
-  return (await apiFetch<{ items: FeedbackSummaryRow[] }>('/api/admin/feedback/summary', options)).items;
+export async function feedbackSummary(window: FeedbackWindow = {}, options: FetchOption = {}): Promise<FeedbackSummaryRow[]> {
+  return (await apiFetch<{ items: FeedbackSummaryRow[] }>(`/api/admin/feedback/summary${queryString(window)}`, options)).items;
 }
 
-/** The page's URL for a view: the rating tab and the agent and model filters. */
-export function feedbackViewUrl(view: { rating: FeedbackFilter; agentId?: string | null | undefined; modelId?: string | null | undefined }): string {
-  const query = queryString({ rating: view.rating === 'all' ? undefined : view.rating, agentId: view.agentId, modelId: view.modelId });
+/** A day of the page's range (`YYYY-MM-DD`, the admin's own calendar) as the API's window: from its start, or up to the end of it. */
+export function dayWindow(from: string | null | undefined, to: string | null | undefined): FeedbackWindow {
+  const startOf = (day: string | null | undefined, plusDays = 0) => {
+    if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+    const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+    const start = new Date(year, month - 1, date + plusDays);
+    return Number.isNaN(start.getTime()) ? undefined : start.toISOString();
+  };
+  return { since: startOf(from), until: startOf(to, 1) };
+}
+
+/** The page's URL for a view: the rating tab, the agent and model filters, the days (`YYYY-MM-DD`, inclusive). */
+export function feedbackViewUrl(view: { rating: FeedbackFilter; agentId?: string | null | undefined; modelId?: string | null | undefined; from?: string | null | undefined; to?: string | null | undefined }): string {
+  const query = queryString({ rating: view.rating === 'all' ? undefined : view.rating, agentId: view.agentId, modelId: view.modelId, from: view.from, to: view.to });
   return `/admin/feedback${query}`;
 }
