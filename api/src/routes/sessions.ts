@@ -217,13 +217,14 @@ export const sessionRoutes = new Hono<AppEnv>()
       tags: ['chat'],
       summary: 'Download the chat as a file',
       description:
-        'The branch the chat shows, as `format=markdown` (default: the text, the reasoning, each tool call with its input and outcome) or `format=json` (the stored UI parts; `format: "agentq.chat.v1"`). An answer still streaming is not in it yet.',
+        'The branch the chat shows, as `format=markdown` (default: the text, the reasoning, each tool call with its input and outcome, your rating of each answer) or `format=json` (the stored UI parts, and `feedback` on a rated answer; `format: "agentq.chat.v1"`). An answer still streaming is not in it yet.',
     }),
     validate('param', idParam),
     validate('query', chatExportQuerySchema),
     async (c) => {
       const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
-      const file = exportChat(session, await listThreadMessages(c.get('db'), session.id), c.req.valid('query').format);
+      const [thread, ratings] = await Promise.all([listThreadMessages(c.get('db'), session.id), sessionFeedback(c.get('db'), session.id)]);
+      const file = exportChat(session, thread, c.req.valid('query').format, new Date(), new Map(ratings.map(({ messageId, rating, comment }) => [messageId, { rating, comment }])));
       return c.body(file.body, 200, { 'content-type': file.contentType, 'content-disposition': attachmentDisposition(file.filename), 'cache-control': 'no-store' });
     },
   )

@@ -29,7 +29,7 @@ const conversation = [
 
 describe('exportChat', () => {
   it('writes Markdown a reader can follow: who said what when, the reasoning, each tool call with its input and outcome', () => {
-    const file = exportChat(session, conversation, 'markdown', new Date('2026-12-06T11:00:30Z'));
+    const file = exportChat(session, conversation, 'markdown', new Date('2026-12-06T11:00:30Z'), new Map([['msg_2', { rating: 'down', comment: 'Too\nlong' }], ['msg_4', { rating: 'up', comment: null }]]));
     expect(file.filename).toBe('Budget-Q3-Q4.md');
     expect(file.contentType).toBe('text/markdown; charset=utf-8');
     expect(file.body).toBe(
@@ -48,16 +48,18 @@ describe('exportChat', () => {
         '**Tool call `deploy`**: denied\n\nInput:\n\n```json\n{}\n```',
         '**Tool call `mcp_search`**: succeeded\n\nInput:\n\n```json\n{\n  "q": "x"\n}\n```\n\nResult:\n\n```text\nplain text result\n```',
         '12 × 7 = **84**.',
+        '_Rated bad 👎: Too long_',
         '## You · 2026-12-06 10:03 UTC',
         'Thanks',
         '## Assistant · 2026-12-06 10:04 UTC',
         '_(no answer)_',
+        '_Rated good 👍_',
       ].join('\n\n') + '\n',
     );
   });
 
   it('writes JSON with the stored parts, to process', () => {
-    const file = exportChat(session, conversation.slice(0, 2), 'json', new Date('2026-12-06T11:00:30Z'));
+    const file = exportChat(session, conversation.slice(0, 2), 'json', new Date('2026-12-06T11:00:30Z'), new Map([['msg_2', { rating: 'up', comment: 'Right' }]]));
     expect(file.filename).toBe('Budget-Q3-Q4.json');
     expect(file.contentType).toBe('application/json; charset=utf-8');
     expect(JSON.parse(file.body)).toEqual({
@@ -66,7 +68,7 @@ describe('exportChat', () => {
       session: { id: 'ses_1', title: 'Budget: Q3 / Q4?', createdAt: '2026-12-06T10:00:00.000Z', updatedAt: '2026-12-06T10:05:00.000Z' },
       messages: [
         { id: 'msg_1', role: 'user', createdAt: '2026-12-06T10:01:00.000Z', parts: conversation[0]!.parts },
-        { id: 'msg_2', role: 'assistant', createdAt: '2026-12-06T10:02:00.000Z', parts: conversation[1]!.parts },
+        { id: 'msg_2', role: 'assistant', createdAt: '2026-12-06T10:02:00.000Z', parts: conversation[1]!.parts, feedback: { rating: 'up', comment: 'Right' } },
       ],
     });
   });

@@ -17,28 +17,43 @@ export const CHAT_EXPORT_JSON_FORMAT = 'agentq.chat.v1';
 
 export type ChatFile = { filename: string; contentType: string; body: string };
 
+/** The user's rating of an answer, as the export carries it beside the answer. */
+export type ExportedRating = { rating: 'up' | 'down'; comment: string | null };
+
 type Part = { type: string; [key: string]: unknown };
 
-export function exportChat(session: Pick<ChatSession, 'id' | 'title' | 'createdAt' | 'updatedAt'>, messages: readonly ThreadMessage[], format: ChatExportFormat, exportedAt = new Date()): ChatFile {
+/** `ratings`: the user's ratings of the answers, by message id; each goes with its answer. */
+export function exportChat(
+  session: Pick<ChatSession, 'id' | 'title' | 'createdAt' | 'updatedAt'>,
+  messages: readonly ThreadMessage[],
+  format: ChatExportFormat,
+  exportedAt = new Date(),
+  ratings: ReadonlyMap<string, ExportedRating> = new Map(),
+): ChatFile {
   const base = fileBaseName(session.title, session.id);
   if (format === 'json') {
     const document = {
       format: CHAT_EXPORT_JSON_FORMAT,
       exportedAt: exportedAt.toISOString(),
       session: { id: session.id, title: session.title, createdAt: session.createdAt.toISOString(), updatedAt: session.updatedAt.toISOString() },
-      messages: messages.map((message) => ({ id: message.id, role: message.role, createdAt: message.createdAt.toISOString(), parts: message.parts })),
+      messages: messages.map((message) => {
+        const rated = ratings.get(message.id);
+        return { id: message.id, role: message.role, createdAt: message.createdAt.toISOString(), parts: message.parts, ...(rated ? { feedback: rated } : {}) };
+      }),
     };
     return { filename: `${base}.json`, contentType: 'application/json; charset=utf-8', body: `${JSON.stringify(document, null, 2)}\n` };
   }
-  return { filename: `${base}.md`, contentType: 'text/markdown; charset=utf-8', body: chatMarkdown(session, messages, exportedAt) };
+  return { filename: `${base}.md`, contentType: 'text/markdown; charset=utf-8', body: chatMarkdown(session, messages, exportedAt, ratings) };
 }
 
-function chatMarkdown(session: Pick<ChatSession, 'title'>, messages: readonly ThreadMessage[], exportedAt: Date): string {
+function chatMarkdown(session: Pick<ChatSession, 'title'>, messages: readonly ThreadMessage[], exportedAt: Date, ratings: ReadonlyMap<string, ExportedRating>): string {
   const blocks = [`# ${session.title.replace(/\s+/g, ' ').trim()}`, `_Exported from agentq on ${isoMinute(exportedAt)}; ${messages.length} ${messages.length === 1 ? 'message' : 'messages'}._`];
   for (const message of messages) {
     blocks.push(`## ${message.role === 'user' ? 'You' : 'Assistant'} · ${isoMinute(message.createdAt)}`);
     const parts = (message.parts as Part[]).flatMap((part) => partMarkdown(part));
     blocks.push(...(parts.length > 0 ? parts : ['_(no answer)_']));
+    const rated = ratings.get(message.id);
+    if (rated) blocks.push(`_Rated ${rated.rating === 'up' ? 'good 👍' : 'bad 👎'}${rated.comment ? `: ${rated.comment.replace(/\s+/g, ' ').trim()}` : ''}_`);
   }
   return `${blocks.join('\n\n')}\n`;
 }
