@@ -282,6 +282,32 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('error-panel').textContent()).toMatch(/not found|404/i);
   });
 
+  it('archives a chat out of the list; Account → Archived chats opens it with a note, and Restore lists it again', async () => {
+    await newChat(`archive ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const sessionId = page.url().split('/').at(-1)!;
+    await showSessions(viewport);
+    const row = () => page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
+    await row().getByTestId('archive-session').click();
+    await page.waitForURL(`${stack.url}/chat`);
+    await expect.poll(() => row().count()).toBe(0);
+
+    await page.goto(`${stack.url}/account/archived`);
+    const archived = page.getByTestId('archived-row').filter({ hasText: `Archive ${tag}` });
+    await archived.getByTestId('archived-link').click();
+    await page.waitForURL(`${stack.url}/chat/${sessionId}`);
+    await page.getByTestId('archived-note').waitFor();
+    expect(await lastAssistant(page).getByTestId('markdown-text').innerText()).toBe(`You said: archive ${tag}`);
+    await expectNoHorizontalOverflow();
+    await page.getByTestId('archived-restore').click();
+    await page.getByTestId('archived-note').waitFor({ state: 'detached' });
+    await showSessions(viewport);
+    await row().waitFor();
+    await page.goto(`${stack.url}/account/archived`);
+    await page.getByTestId('archived-table').or(page.getByTestId('archived-empty')).first().waitFor();
+    expect(await archived.count()).toBe(0);
+  });
+
   it('regenerates the last answer with a ‹ 1/2 › switcher, edits a question on a new branch with the old one reachable, and copies a message', async () => {
     await newChat(`joke ${tag}`);
     await waitForRunStatus(page, 'succeeded');

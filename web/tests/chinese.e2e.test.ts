@@ -199,6 +199,7 @@ describe('Chinese UI', () => {
         ['/account', 'h1'],
         ['/account/tokens', 'h1'],
         ['/account/prompts', '[data-testid="prompts-empty"]'],
+        ['/account/archived', '[data-testid="archived-empty"]'],
         ['/account/shared', '[data-testid="share-row"]'],
       ] as const) {
         await visit(page, `${stack.url}${path}`, ready);

@@ -752,3 +752,31 @@ describe('shared links', () => {
     ]);
   });
 });
+
+describe('archived sessions', () => {
+  it('archives a chat out of the lists, unpinned, without moving it among the recent ones; lists the archived apart and restores one', async () => {
+    const user = await t.signUp('user');
+    const other = await newSession(user);
+    const chat = await newSession(user);
+    await request('PATCH', `/api/sessions/${chat.id}`, user, { pinned: true });
+    const ids = async (query: string) => ((await (await request('GET', `/api/sessions${query}`, user)).json()) as { items: { id: string }[] }).items.map((session) => session.id);
+    const before = await (await request('GET', `/api/sessions/${chat.id}`, user)).json();
+
+    const archived = await request('PATCH', `/api/sessions/${chat.id}`, user, { archived: true });
+    expect(archived.status).toBe(200);
+    const body = await archived.json();
+    expect(body).toMatchObject({ archivedAt: expect.any(String), pinnedAt: null, updatedAt: before.updatedAt });
+    expect(await ids('')).toEqual([other.id]);
+    expect(await ids('?pinned=true')).toEqual([]);
+    expect(await ids('?archived=true')).toEqual([chat.id]);
+    // Still the user's, whole: it opens and can be found.
+    expect((await request('GET', `/api/sessions/${chat.id}`, user)).status).toBe(200);
+    expect((await request('PATCH', `/api/sessions/${chat.id}`, stranger, { archived: false })).status).toBe(404);
+    expect((await request('GET', '/api/sessions?archived=maybe', user)).status).toBe(400);
+
+    const restored = await (await request('PATCH', `/api/sessions/${chat.id}`, user, { archived: false })).json();
+    expect(restored).toMatchObject({ archivedAt: null, pinnedAt: null });
+    expect(await ids('')).toEqual([chat.id, other.id]);
+    expect(await ids('?archived=true')).toEqual([]);
+  });
+});

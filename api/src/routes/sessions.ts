@@ -183,7 +183,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     describeRoute({
       tags: ['chat'],
       summary: 'Your chat sessions, most recently active first, a page at a time',
-      description: '`limit` (1-200, default 50) per page; pass a page\'s `nextCursor` as `cursor` for the next one (null on the last page). `pinned=true` lists only the pinned chats, `pinned=false` only the others.',
+      description: '`limit` (1-200, default 50) per page; pass a page\'s `nextCursor` as `cursor` for the next one (null on the last page). `pinned=true` lists only the pinned chats, `pinned=false` only the others. Archived chats are left out unless `archived=true`, which lists only them.',
     }),
     validate('query', sessionListQuerySchema),
     async (c) => c.json(await listChatSessions(c.get('db'), currentUser(c).id, c.req.valid('query'))),
@@ -269,7 +269,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     if (!(await clearAnswerFeedback(c.get('db'), session, messageId))) throw new NotFoundError('Feedback', messageId);
     return c.body(null, 204);
   })
-  .patch('/:id', describeRoute({ tags: ['chat'], summary: 'Rename a session (`title`) or pin it to the top of the list (`pinned`); neither moves it among the recent ones' }), validate('param', idParam), validate('json', updateSessionInputSchema), async (c) => {
+  .patch('/:id', describeRoute({ tags: ['chat'], summary: 'Rename a session (`title`), pin it to the top of the list (`pinned`), or archive it out of the lists (`archived`, which unpins it); none moves it among the recent ones' }), validate('param', idParam), validate('json', updateSessionInputSchema), async (c) => {
     const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
     return c.json(await updateChatSession(c.get('db'), session, c.req.valid('json')));
   })

@@ -25,14 +25,15 @@ export const createSessionInputSchema = z.object({
   agentId: z.string().max(100).optional(),
 });
 
-/** PATCH /api/sessions/:id: a new name, pinning to the top of the list, or both. */
+/** PATCH /api/sessions/:id: a new name, pinning to the top of the list, archiving, or several. */
 export const updateSessionInputSchema = z
   .object({
     title: z.string().trim().min(1, 'Give the chat a name').max(200, 'Keep the name under 200 characters'),
     pinned: z.boolean(),
+    archived: z.boolean(),
   })
   .partial()
-  .refine((input) => input.title !== undefined || input.pinned !== undefined, 'Send a title, pinned, or both');
+  .refine((input) => input.title !== undefined || input.pinned !== undefined || input.archived !== undefined, 'Send a title, pinned or archived');
 export type UpdateSessionInput = z.infer<typeof updateSessionInputSchema>;
 
 /** Options of a run, without its question: what regenerating an answer takes. */
@@ -95,18 +96,21 @@ const insertChatSession = preparedQuery((db) =>
 export const sessionListQuerySchema = keysetQuerySchema.extend({
   /** `true`: only the pinned chats; `false`: only the others (the sidebar lists them apart). */
   pinned: z.enum(['true', 'false']).optional(),
+  /** `true`: only the archived chats; otherwise only the others. */
+  archived: z.enum(['true', 'false']).optional(),
 });
 export type SessionListQuery = z.input<typeof sessionListQuerySchema>;
 
 /** The user's sessions, most recently active first, a page at a time (see keyset-page.ts). */
 export async function listChatSessions(db: Database, userId: string, query: SessionListQuery = {}): Promise<{ items: ChatSession[]; nextCursor: string | null }> {
-  const { limit, cursor, pinned } = sessionListQuerySchema.parse(query);
+  const { limit, cursor, pinned, archived } = sessionListQuerySchema.parse(query);
   const order = newestFirst(chatSessions.updatedAt, chatSessions.id);
   const pinnedFilter = pinned === undefined ? undefined : pinned === 'true' ? isNotNull(chatSessions.pinnedAt) : isNull(chatSessions.pinnedAt);
+  const archivedFilter = archived === 'true' ? isNotNull(chatSessions.archivedAt) : isNull(chatSessions.archivedAt);
   const rows = await db
     .select({ session: chatSessions, position: order.position })
     .from(chatSessions)
-    .where(and(eq(chatSessions.userId, userId), pinnedFilter, order.after(cursor)))
+    .where(and(eq(chatSessions.userId, userId), pinnedFilter, archivedFilter, order.after(cursor)))
     .orderBy(...order.orderBy)
     .limit(limit + 1);
   return keysetPage(rows, limit, (row) => row.session);
@@ -319,16 +323,18 @@ export function runHistory(rows: ChatMessage[], run: Pick<Run, 'id' | 'sessionId
 }
 
 /**
- * Renames the session (the user's choice: automatic titles no longer change it) and pins or unpins
- * it. Neither is activity: the chat keeps its place among the most recently active.
+ * Renames the session (the user's choice: automatic titles no longer change it), pins or unpins it,
+ * archives or restores it. None is activity: the chat keeps its place among the most recently
+ * active. An archived chat is out of the lists, pinned ones too: archiving unpins it.
  */
 export async function updateChatSession(db: Database, session: ChatSession, input: UpdateSessionInput): Promise<ChatSession> {
-  const { title, pinned } = updateSessionInputSchema.parse(input);
+  const { title, pinned, archived } = updateSessionInputSchema.parse(input);
   const [renamed] = await db
     .update(chatSessions)
     .set({
       ...(title === undefined ? {} : { title, titleSetByUser: true }),
       ...(pinned === undefined ? {} : { pinnedAt: pinned ? (session.pinnedAt ?? new Date()) : null }),
+      ...(archived === undefined ? {} : { archivedAt: archived ? (session.archivedAt ?? new Date()) : null, ...(archived ? { pinnedAt: null } : {}) }),
       updatedAt: session.updatedAt,
     })
     .where(eq(chatSessions.id, session.id))

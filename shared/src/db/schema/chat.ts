@@ -16,6 +16,8 @@ export const chatSessions = pgTable(
     titleSetByUser: boolean('title_set_by_user').notNull().default(false),
     /** When the user pinned the chat to the top of their list; null when it is not pinned. */
     pinnedAt: timestamp('pinned_at', { withTimezone: true, mode: 'date' }),
+    /** When the user archived the chat: out of the lists, kept whole, until restored; null when it is not. */
+    archivedAt: timestamp('archived_at', { withTimezone: true, mode: 'date' }),
     ...timestamps,
   },
   (table) => [index('chat_sessions_user_idx').on(table.userId, table.updatedAt)],

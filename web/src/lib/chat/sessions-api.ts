@@ -39,8 +39,8 @@ export function getChatOptions(options: FetchOption = {}): Promise<ChatOptions> 
 /** `GET /api/sessions`: a page of the user's sessions, most recently active first. */
 export type SessionPage = RouteOutput<'/sessions', '$get'>;
 
-/** `pinned`: 'true' lists only the pinned chats, 'false' only the others. */
-export function listSessions(page: { limit?: number; cursor?: string | null; pinned?: 'true' | 'false' } = {}, options: FetchOption = {}): Promise<SessionPage> {
+/** `pinned`: 'true' lists only the pinned chats, 'false' only the others; `archived: 'true'` only the archived ones (left out otherwise). */
+export function listSessions(page: { limit?: number; cursor?: string | null; pinned?: 'true' | 'false'; archived?: 'true' } = {}, options: FetchOption = {}): Promise<SessionPage> {
   return apiFetch(`/api/sessions${queryString(page)}`, options);
 }
 
@@ -64,6 +64,11 @@ export function renameSession(id: string, title: string): Promise<ChatSession> {
 /** Pins the chat to the top of the list, or unpins it. */
 export function setSessionPinned(id: string, pinned: boolean): Promise<ChatSession> {
   return apiFetch(sessionPath(id), { method: 'PATCH', json: { pinned } });
+}
+
+/** Archives the chat out of the lists (it stays whole, and is unpinned), or restores it. */
+export function setSessionArchived(id: string, archived: boolean): Promise<ChatSession> {
+  return apiFetch(sessionPath(id), { method: 'PATCH', json: { archived } });
 }
 
 export async function deleteSession(id: string): Promise<void> {
