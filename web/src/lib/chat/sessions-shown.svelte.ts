@@ -1,4 +1,4 @@
-/** How many of the user's sessions the chat sidebar lists (see shown-pages.svelte.ts). */
+/** How many of the user's sessions the chat sidebar (and the archive) lists (see shown-pages.svelte.ts). */
 import type { FetchOption } from '../api-routes.ts';
 import { loadShown, ShownCount } from '../paging/shown-pages.svelte.ts';
 import { listSessions, type ChatSession } from './sessions-api.ts';
@@ -18,4 +18,12 @@ const MOST_PINNED = 200;
 /** The pinned sessions, most recently active first. */
 export async function loadPinnedSessions(options: FetchOption = {}): Promise<ChatSession[]> {
   return (await listSessions({ pinned: 'true', limit: MOST_PINNED }, options)).items;
+}
+
+/** How many archived chats Account → Archived chats lists: 50, and 50 more per "Show older". */
+export const archivedShown = new ShownCount(SESSIONS_PAGE);
+
+/** The `count` most recently active archived sessions, and whether there are older ones. */
+export function loadArchivedSessions(count: number, options: FetchOption = {}): Promise<{ items: ChatSession[]; more: boolean }> {
+  return loadShown(count, (query) => listSessions({ ...query, archived: 'true' }, options));
 }

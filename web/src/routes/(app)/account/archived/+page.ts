@@ -1,14 +1,13 @@
-import { listSessions } from '#lib/chat/sessions-api.ts';
+import { archivedShown, loadArchivedSessions } from '#lib/chat/sessions-shown.svelte.ts';
 import { throwPageError } from '#lib/page-error.ts';
 import type { PageLoad } from './$types';
 
-/** Archived chats per page; "Show older" reads the next with the API's cursor. */
-const PAGE_SIZE = 50;
-
-export const load: PageLoad = async ({ fetch, url, depends }) => {
+export const load: PageLoad = async ({ fetch, url, depends, untrack }) => {
+  // Invalidated after a restore or a delete here, and by "Show older", which lists a page more.
   depends('app:archived');
   try {
-    return { page: await listSessions({ archived: 'true', limit: PAGE_SIZE }, { fetch }), pageSize: PAGE_SIZE };
+    const archived = await loadArchivedSessions(untrack(() => archivedShown.count), { fetch });
+    return { sessions: archived.items, more: archived.more };
   } catch (caught) {
     throwPageError(caught, url);
   }
