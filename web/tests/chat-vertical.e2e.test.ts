@@ -594,7 +594,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await page.getByTestId('prompt-new').click();
     await page.getByTestId('prompt-command').fill(`greet-${tag}`);
     await page.getByTestId('prompt-title').fill('Greeting');
-    await page.getByTestId('prompt-content').fill('Say hello to {{name}} warmly');
+    await page.getByTestId('prompt-content').fill('Say hello to {{name}} warmly from {{USER_NAME}}');
     await page.getByTestId('prompt-form-save').click();
     await page.getByTestId('prompt-row').filter({ hasText: `/greet-${tag}` }).waitFor();
     await expectNoHorizontalOverflow();
@@ -617,14 +617,15 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await box.pressSequentially(`/greet-${tag.slice(0, 2)}`);
     await options.first().waitFor();
     await box.press('Enter');
-    expect(await box.inputValue()).toBe('Say hello to {{name}} warmly');
+    // {{USER_NAME}} is filled in; {{name}} is selected to type over.
+    expect(await box.inputValue()).toBe('Say hello to {{name}} warmly from Administrator');
     expect(await box.evaluate((element: HTMLTextAreaElement) => element.value.slice(element.selectionStart, element.selectionEnd))).toBe('{{name}}');
     await box.pressSequentially('Ada');
-    expect(await box.inputValue()).toBe('Say hello to Ada warmly');
+    expect(await box.inputValue()).toBe('Say hello to Ada warmly from Administrator');
     await box.press('Enter');
     await page.waitForURL(/\/chat\/[^/]+$/);
     await waitForRunStatus(page, 'succeeded');
-    expect(await lastAssistant(page).getByTestId('markdown-text').innerText()).toBe('You said: Say hello to Ada warmly');
+    expect(await lastAssistant(page).getByTestId('markdown-text').innerText()).toBe('You said: Say hello to Ada warmly from Administrator');
   });
 
   it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+O opens a new chat', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchPrompts, promptDraft, slashQuery } from './slash-command.ts';
+import { fillVariables, matchPrompts, promptDraft, slashQuery } from './slash-command.ts';
 
 const prompt = (command: string, title: string) => ({ id: command, command, title, content: '' });
 
@@ -24,5 +24,12 @@ describe('the / menu', () => {
     expect(promptDraft('Translate to French: {{text}} please')).toEqual({ text: 'Translate to French: {{text}} please', selection: [21, 29] });
     expect(promptDraft('Review {{ the diff }} and {{style}}').selection).toEqual([7, 21]);
     expect(promptDraft('No placeholder')).toEqual({ text: 'No placeholder', selection: [14, 14] });
+  });
+
+  it('fills the date, time, weekday and name in, then selects the first placeholder left', () => {
+    const context = { now: new Date(2026, 11, 7, 9, 5), userName: 'Ada', locale: 'en' };
+    expect(fillVariables('{{CURRENT_DATE}} {{ CURRENT_TIME }} / {{CURRENT_DATETIME}} / {{CURRENT_WEEKDAY}} / {{USER_NAME}} / {{other}}', context)).toBe('2026-12-07 09:05 / 2026-12-07 09:05 / Monday / Ada / {{other}}');
+    expect(fillVariables('{{CURRENT_WEEKDAY}}', { ...context, locale: 'zh-CN' })).toBe('星期一');
+    expect(promptDraft('Report for {{CURRENT_DATE}}: {{topic}}', context)).toEqual({ text: 'Report for 2026-12-07: {{topic}}', selection: [23, 32] });
   });
 });

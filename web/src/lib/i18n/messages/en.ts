@@ -90,7 +90,7 @@ export const en = {
   'prompts.commandHelp': "Lower-case letters, digits and dashes: /summarize, /code-review.",
   'prompts.titleLabel': "Title",
   'prompts.content': "Prompt",
-  'prompts.contentHelp': "Use {{name}} for what changes each time, e.g. Translate into French: {{text}}",
+  'prompts.contentHelp': "Use {{name}} for what changes each time, e.g. Translate into French: {{text}}. {{CURRENT_DATE}}, {{CURRENT_TIME}}, {{CURRENT_WEEKDAY}} and {{USER_NAME}} are filled in for you.",
   'prompts.empty': "No saved prompts yet. Save text you send often and call it up with /.",
   'prompts.deleteConfirm': "Delete /{command}?",
   'prompts.deleted': "Deleted /{command}.",

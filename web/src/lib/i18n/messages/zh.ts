@@ -89,7 +89,7 @@ export const zh = {
   'prompts.commandHelp': "小写字母、数字和连字符：/summarize、/code-review。",
   'prompts.titleLabel': "标题",
   'prompts.content': "提示词",
-  'prompts.contentHelp': "用 {{name}} 表示每次变化的内容，例如：翻译成法语：{{text}}",
+  'prompts.contentHelp': "用 {{name}} 表示每次变化的内容，例如：翻译成法语：{{text}}。{{CURRENT_DATE}}、{{CURRENT_TIME}}、{{CURRENT_WEEKDAY}} 和 {{USER_NAME}} 会自动填入。",
   'prompts.empty': "还没有保存的提示词。保存常用文本，用 / 调出。",
   'prompts.deleteConfirm': "删除 /{command}？",
   'prompts.deleted': "已删除 /{command}。",
