@@ -99,7 +99,8 @@ function excerptOf(parts: unknown): string {
  */
 export async function listFeedback(db: Database, query: FeedbackListQuery = {}) {
   const { limit, cursor, rating, agentId, modelId, since, until } = feedbackListQuerySchema.parse(query);
-  const inWindow = ratedWithin({ since, until });
+  // What the list and its counts share: the agent, the model and the days asked for.
+  const scope = and(agentId ? eq(runs.agentId, agentId) : undefined, modelId ? eq(runs.modelId, modelId) : undefined, ratedWithin({ since, until }));
   const order = newestFirst(answerFeedback.updatedAt, answerFeedback.messageId);
   const [rows, tallies] = await Promise.all([
     db
@@ -124,9 +125,7 @@ export async function listFeedback(db: Database, query: FeedbackListQuery = {}) 
       .where(
         and(
           rating ? eq(answerFeedback.rating, rating) : undefined,
-          agentId ? eq(runs.agentId, agentId) : undefined,
-          modelId ? eq(runs.modelId, modelId) : undefined,
-          inWindow,
+          scope,
           order.after(cursor),
         ),
       )
@@ -136,7 +135,7 @@ export async function listFeedback(db: Database, query: FeedbackListQuery = {}) 
       .select({ rating: answerFeedback.rating, count: count() })
       .from(answerFeedback)
       .leftJoin(runs, eq(runs.id, answerFeedback.runId))
-      .where(and(agentId ? eq(runs.agentId, agentId) : undefined, modelId ? eq(runs.modelId, modelId) : undefined, inWindow))
+      .where(scope)
       .groupBy(answerFeedback.rating),
   ]);
   const page = keysetPage(rows, limit, ({ position: _position, parts, ...row }) => ({ id: row.messageId, ...row, excerpt: excerptOf(parts) }));

@@ -18,11 +18,16 @@ export type ModelTool<Row extends ToolRowLike = ToolRowLike> = {
 
 /** Function-calling APIs accept `^[a-zA-Z0-9_-]{1,64}$`. */
 export const MODEL_TOOL_NAME_MAX = 64;
+export const MODEL_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** `name` with everything outside [A-Za-z0-9_-] replaced by `_` (`tool` when nothing is left); not cut. */
+export function modelSafeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_') || 'tool';
+}
 
 /** `<slug>__<name>` with everything outside [A-Za-z0-9_-] replaced by `_`, cut to 64 characters. */
 export function modelToolName(slug: string, name: string): string {
-  const clean = name.replace(/[^A-Za-z0-9_-]/g, '_') || 'tool';
-  return `${slug}__${clean}`.slice(0, MODEL_TOOL_NAME_MAX);
+  return `${slug}__${modelSafeName(name)}`.slice(0, MODEL_TOOL_NAME_MAX);
 }
 
 /** The snapshot stored on a row, when its type discovers. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MODEL_TOOL_NAME_MAX, modelSafeName } from '../../tools/model-tools';
 import { fenced } from '../chat-export';
 import { importedTitle, keptMessages, type ImportedChat, type ImportedMessage } from './imported-chat';
 import { IMPORTED_TEXT_MAX, type ImportedPart } from './parts';
@@ -159,7 +160,7 @@ function callInput(contentType: string, raw: string): unknown {
 
 /** `dalle.text2im` → `dalle_text2im`: a name model providers accept. */
 function toolName(recipient: string): string {
-  return recipient.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 64) || 'tool';
+  return modelSafeName(recipient).slice(0, MODEL_TOOL_NAME_MAX);
 }
 
 function clip(text: string): string {

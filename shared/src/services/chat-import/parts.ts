@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MODEL_TOOL_NAME } from '../../tools/model-tools';
 
 /**
  * The message parts an imported chat may keep: what the chat shows and the model reads back, in
@@ -9,8 +10,6 @@ import { z } from 'zod';
 
 /** Longest text or reasoning part kept; a question may be 100,000 characters, answers run longer. */
 export const IMPORTED_TEXT_MAX = 1_000_000;
-/** Tool names as model providers accept them. */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 const textPart = z.object({ type: z.literal('text'), text: z.string().max(IMPORTED_TEXT_MAX) });
 const reasoningPart = z.object({
@@ -32,8 +31,9 @@ const endedState = [
 ] as const;
 const staticToolType = z.string().regex(/^tool-[A-Za-z0-9_-]{1,64}$/, 'Tool names are letters, digits, _ and -') as unknown as z.ZodType<`tool-${string}`>;
 const staticToolPart = z.object({ type: staticToolType, ...toolCall });
-const dynamicToolPart = z.object({ type: z.literal('dynamic-tool'), toolName: z.string().regex(TOOL_NAME, 'Tool names are letters, digits, _ and -'), ...toolCall });
-const ENDED_STATES = new Set(['output-available', 'output-error', 'output-denied']);
+const dynamicToolPart = z.object({ type: z.literal('dynamic-tool'), toolName: z.string().regex(MODEL_TOOL_NAME, 'Tool names are letters, digits, _ and -'), ...toolCall });
+/** A tool part's schema by its ended state, static (`tool-<name>`) or dynamic. */
+const endedToolParts = new Map(endedState.map((state) => [state.shape.state.value as string, { static: staticToolPart.extend(state.shape), dynamic: dynamicToolPart.extend(state.shape) }]));
 
 export type ImportedPart =
   | z.infer<typeof textPart>
@@ -77,7 +77,7 @@ function partSchemaFor(role: ImportedRole, type: unknown, value: { state?: unkno
   if (type === 'reasoning') return reasoningPart;
   if (type === 'step-start') return stepStartPart;
   if (type !== 'dynamic-tool' && !type.startsWith('tool-')) return undefined;
-  if (!ENDED_STATES.has(value.state as string)) return undefined;
-  const state = endedState.find((schema) => schema.shape.state.value === value.state)!;
-  return (type === 'dynamic-tool' ? dynamicToolPart : staticToolPart).extend(state.shape);
+  const ended = endedToolParts.get(value.state as string);
+  if (!ended) return undefined;
+  return type === 'dynamic-tool' ? ended.dynamic : ended.static;
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../api.ts';
-import { locale, t } from '../i18n/i18n.svelte.ts';
+import { intlLocale, t } from '../i18n/i18n.svelte.ts';
 
 /**
  * What the login form says about a failed sign-in, in the UI language: the API's two sign-in
@@ -12,7 +12,7 @@ export function loginErrorText(error: unknown): string {
   if (error.code === 'too_many_attempts') {
     const seconds = Number(error.details.retryAfterSeconds);
     if (!Number.isFinite(seconds) || seconds <= 0) return t('login.tooManyAttemptsLater');
-    const when = new Intl.RelativeTimeFormat(locale.current === 'zh' ? 'zh-CN' : 'en', { numeric: 'always' });
+    const when = new Intl.RelativeTimeFormat(intlLocale(), { numeric: 'always' });
     return t('login.tooManyAttempts', { when: seconds < 60 ? when.format(seconds, 'second') : when.format(Math.ceil(seconds / 60), 'minute') });
   }
   return error.message;

@@ -3,7 +3,7 @@
  * and out, how long the run took and its steps. From the run's stored outcome.
  */
 import { formatDuration } from '../admin/operations.ts';
-import { locale, t } from '../i18n/i18n.svelte.ts';
+import { intlLocale, t } from '../i18n/i18n.svelte.ts';
 import type { RunOutcome } from './sessions-api.ts';
 
 const tokenCount = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
@@ -11,7 +11,7 @@ const tokenCount = (value: unknown): number | undefined => (typeof value === 'nu
 /** The pieces to show ("Scripted model", "3,182 in · 102 out tokens", "2.8 s", "2 steps"); empty when the run reported nothing. */
 export function answerDetails(run: RunOutcome | undefined, modelName: string | undefined): string[] {
   if (!run) return [];
-  const number = new Intl.NumberFormat(locale.current === 'zh' ? 'zh-CN' : 'en');
+  const number = new Intl.NumberFormat(intlLocale());
   const usage = (run.usage ?? {}) as Record<string, unknown>;
   const input = tokenCount(usage.inputTokens);
   const output = tokenCount(usage.outputTokens);

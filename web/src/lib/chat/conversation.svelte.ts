@@ -253,7 +253,7 @@ function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>)
   for (const [index, message] of branch.entries()) {
     const next = branch[index + 1];
     if (message.role === 'user') {
-      entries.push({ kind: 'user', id: message.id, text: textOf(message), pending: false, versions: message.versions });
+      entries.push({ kind: 'user', id: message.id, text: messageText(message), pending: false, versions: message.versions });
       const liveHere = detail.activeRunId && (detail.activeRunReplyTo ? detail.activeRunReplyTo === message.id : message.runId === detail.activeRunId);
       if (liveHere) {
         // The active run answers this message: it streams here, in place of any earlier answer below.
@@ -281,6 +281,7 @@ function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>)
   return entries;
 }
 
-function textOf(message: SessionMessage): string {
+/** A message's text, its other parts left out (what a question's bubble shows). */
+export function messageText(message: Pick<SessionMessage, 'parts'>): string {
   return message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }

@@ -76,10 +76,15 @@ function fill(template: string, params: Record<string, string | number> | undefi
   return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
+/** The current language as `Intl` formatters take it. */
+export function intlLocale(): string {
+  return locale.current === 'zh' ? 'zh-CN' : 'en';
+}
+
 /** A date and time in the current language's format. */
 export function formatDateTime(value: string | number | Date | null | undefined): string {
   if (value === null || value === undefined) return '';
-  return new Date(value).toLocaleString(locale.current === 'zh' ? 'zh-CN' : 'en', { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(value).toLocaleString(intlLocale(), { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 function safeStorage(): Storage | undefined {
