@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { openAPIRouteHandler } from 'hono-openapi';
 import { randomUUID } from 'node:crypto';
+import { CHAT_FILE_UPLOAD_LIMIT_BYTES } from '@agentq/shared/services';
 import type { AppDeps, AppEnv } from './deps';
 import { ApiError, handleError } from './errors';
 import { identify } from './middleware/auth';
@@ -23,6 +24,7 @@ import { modelRoutes } from './routes/models';
 import { approvalRoutes } from './routes/approvals';
 import { runRoutes } from './routes/runs';
 import { CHAT_IMPORT_LIMIT_BYTES, CHAT_IMPORT_PATH, chatOptionRoutes, sessionRoutes } from './routes/sessions';
+import { CHAT_FILE_UPLOAD_PATH, chatFileRoutes } from './routes/chat-files';
 import { sharedChatRoutes } from './routes/shared-chats';
 import { promptRoutes } from './routes/prompts';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
@@ -44,6 +46,7 @@ function apiRoutes() {
     .route('/models', modelRoutes)
     .route('/agents', agentRoutes)
     .route('/chat-options', chatOptionRoutes)
+    .route('/sessions/:id/files', chatFileRoutes)
     .route('/sessions', sessionRoutes)
     .route('/shared', sharedChatRoutes)
     .route('/prompts', promptRoutes)
@@ -81,7 +84,11 @@ export function createApp(deps: AppDeps) {
   app.use(observeRequests(metrics));
   // Every body the API reads (its routes and the queue board's): the size limit (413), then the one
   // JSON parser, depth-limited, parsed once and handed to the validators (and to bull-board).
-  const bodyLimits = [bodySizeLimit(deps.config.bodyLimitBytes, { [CHAT_IMPORT_PATH]: deps.config.chatImportLimitBytes ?? CHAT_IMPORT_LIMIT_BYTES }), jsonBody(deps.config.jsonMaxDepth)];
+  const largerBodies = [
+    { path: CHAT_IMPORT_PATH, maxBytes: deps.config.chatImportLimitBytes ?? CHAT_IMPORT_LIMIT_BYTES },
+    { path: CHAT_FILE_UPLOAD_PATH, maxBytes: CHAT_FILE_UPLOAD_LIMIT_BYTES },
+  ];
+  const bodyLimits = [bodySizeLimit(deps.config.bodyLimitBytes, largerBodies), jsonBody(deps.config.jsonMaxDepth)];
   app.use('/api/*', ...bodyLimits);
   app.use('/api/*', sameOriginWrites);
   app.use('/api/*', identify);

@@ -16,10 +16,12 @@
  *   [[drop]]    Streams a few tokens, then destroys the socket (a mid-stream failure).
  *   [[slow]]    Realistic pace: 800 ms to first token, then 40 ms per token.
  *
- * Anything else is echoed back in a friendly markdown answer that lists these directives.
+ * Anything else is echoed back in a friendly markdown answer that lists these directives (and
+ * says which images the message carried).
  * Directives are case-insensitive and may appear anywhere in the message.
  */
 import {
+  lastUserMessageImages,
   lastUserMessageText,
   requestToolNames,
   stepsSinceLastUserMessage,
@@ -140,10 +142,12 @@ function echo(request: ChatCompletionRequest, directives: ParsedDirectives): str
         .map((line) => `> ${line}`)
         .join('\n')}\n\n`
     : '';
+  const images = lastUserMessageImages(request).map((image) => ('url' in image ? image.url : `${image.mediaType}, ${image.bytes} bytes`));
+  const seen = images.length > 0 ? `I received ${images.length === 1 ? '1 image' : `${images.length} images`}: ${images.join('; ')}.\n\n` : '';
   const problems = directives.problems.map((problem) => `- ${problem}\n`).join('');
   const toolNote = tools.length > 0 ? ` (this agent has ${codeList(tools)})` : '';
   return [
-    `${DEMO_LABEL}\n\n${quoted}${problems ? `${problems}\n` : ''}Put directives in a message to see the rest of the flow:`,
+    `${DEMO_LABEL}\n\n${quoted}${seen}${problems ? `${problems}\n` : ''}Put directives in a message to see the rest of the flow:`,
     `- \`[[tool:${example} {"key":"value"}]]\` calls a tool${toolNote}`,
     '- `[[think]]` shows reasoning first',
     '- `[[fail]]` makes the model call fail with HTTP 500',

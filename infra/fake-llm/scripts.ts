@@ -161,7 +161,21 @@ export function messageText(message: ChatMessage): string {
   const { content } = message;
   if (content == null) return '';
   if (typeof content === 'string') return content;
-  return content.map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('');
+  return content
+    .flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
+    .join('\n');
+}
+
+/** The images of the last user message (OpenAI `image_url` parts), by media type and decoded size; a URL that is not a data URL counts as its URL. */
+export function lastUserMessageImages(request: ChatCompletionRequest): Array<{ mediaType: string; bytes: number } | { url: string }> {
+  const message = request.messages[lastUserMessageIndex(request)];
+  if (!message || !Array.isArray(message.content)) return [];
+  return message.content.flatMap((part) => {
+    if (part.type !== 'image_url') return [];
+    const url = String((part.image_url as { url?: unknown } | undefined)?.url ?? '');
+    const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+    return [data ? { mediaType: data[1]!, bytes: Buffer.from(data[2]!, 'base64').length } : { url }];
+  });
 }
 
 /** The text of the last user message, or undefined when there is none. */

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   document: 'ad',
   revision: 'adr',
   prompt: 'prm',
+  file: 'fil',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -11,13 +11,16 @@ import { ApiError } from '../errors';
  * builds a full WHATWG Request for every request (a tenth of a millisecond each), which the later
  * `c.req.text()` would otherwise read straight from the socket.
  */
-export function bodySizeLimit(maxBytes: number, largerFor: Readonly<Record<string, number>> = {}): MiddlewareHandler<AppEnv> {
+/** A route that takes files (a chat import, an attachment) and may take more than the rest: its exact path or a pattern. */
+export type LargerBodyRoute = { path: string | RegExp; maxBytes: number };
+
+export function bodySizeLimit(maxBytes: number, largerFor: readonly LargerBodyRoute[] = []): MiddlewareHandler<AppEnv> {
   const standard = sizeLimit(maxBytes);
-  // A route that takes files (a chat import) may take more than the rest; exact paths only.
-  const larger = new Map(Object.entries(largerFor).map(([path, bytes]) => [path, sizeLimit(bytes)]));
+  const larger = largerFor.map((route) => ({ path: route.path, limit: sizeLimit(route.maxBytes) }));
+  const limitFor = (path: string) => larger.find((route) => (typeof route.path === 'string' ? route.path === path : route.path.test(path)))?.limit ?? standard;
   return createMiddleware<AppEnv>(async function bodySizeLimit(c, next) {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-    const limit = larger.get(c.req.path) ?? standard;
+    const limit = limitFor(c.req.path);
     const length = c.req.header('content-length');
     if (length === undefined || c.req.header('transfer-encoding') !== undefined) return limit.streamed(c, next);
     if (Number(length) > limit.maxBytes) throw limit.tooLarge();

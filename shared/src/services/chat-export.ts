@@ -15,7 +15,7 @@ export const chatExportQuerySchema = z.object({ format: z.enum(CHAT_EXPORT_FORMA
 /** What the JSON export's `format` says: readers can tell versions apart if the shape changes. */
 export const CHAT_EXPORT_JSON_FORMAT = 'agentq.chat.v1';
 
-export type ChatFile = { filename: string; contentType: string; body: string };
+export type ChatExportFile = { filename: string; contentType: string; body: string };
 
 /** The user's rating of an answer, as the export carries it beside the answer. */
 export type ExportedRating = { rating: 'up' | 'down'; comment: string | null };
@@ -29,7 +29,7 @@ export function exportChat(
   format: ChatExportFormat,
   exportedAt = new Date(),
   ratings: ReadonlyMap<string, ExportedRating> = new Map(),
-): ChatFile {
+): ChatExportFile {
   const base = fileBaseName(session.title, session.id);
   if (format === 'json') {
     const document = {
@@ -123,7 +123,7 @@ function fileBaseName(title: string, id: string): string {
  * `Content-Disposition` for a download named `filename`: an ASCII fallback for old clients and the
  * UTF-8 name (RFC 6266 / 5987) for the rest, so a Chinese title keeps its name.
  */
-export function attachmentDisposition(filename: string): string {
+export function attachmentDisposition(filename: string, disposition: 'attachment' | 'inline' = 'attachment'): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }

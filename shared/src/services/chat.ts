@@ -7,6 +7,7 @@ import { ACTIVE_RUN_STATUSES, approvalGrants, chatSessions, messages, runs, type
 import { newId } from '../ids';
 import type { ChatRunOpening } from '../queues/catalog';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
+import { attachmentIdsSchema, attachmentParts } from './chat-files';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
 import { claimReturning, claimRun, claimUpdate, sourcesOf, unclaimedRun, type RunTransitionFields } from './run-lifecycle';
@@ -47,15 +48,20 @@ export const runOptionsSchema = z.object({
 });
 export type RunOptionsInput = z.infer<typeof runOptionsSchema>;
 
-export const startRunInputSchema = z.object({
-  content: z.string().trim().min(1, 'Write a message').max(100_000),
-  agentId: z.string().max(100).optional(),
-  modelId: z.string().max(100).optional(),
-  enableTools: z.boolean().default(true),
-  enableThinking: z.boolean().default(false),
-  /** Replaces the agent's system prompt for this run. */
-  systemPrompt: z.string().max(20_000).optional(),
-});
+export const startRunInputSchema = z
+  .object({
+    content: z.string().trim().max(100_000),
+    /** Files uploaded to the session (POST /api/sessions/:id/files) that the message carries. */
+    attachments: attachmentIdsSchema.optional(),
+    agentId: z.string().max(100).optional(),
+    modelId: z.string().max(100).optional(),
+    enableTools: z.boolean().default(true),
+    enableThinking: z.boolean().default(false),
+    /** Replaces the agent's system prompt for this run. */
+    systemPrompt: z.string().max(20_000).optional(),
+  })
+  // A message is words, files or both.
+  .refine((input) => input.content.length > 0 || (input.attachments?.length ?? 0) > 0, { message: 'Write a message', path: ['content'] });
 export type StartRunInput = z.infer<typeof startRunInputSchema>;
 
 export async function createChatSession(db: Database, userId: string, input: z.infer<typeof createSessionInputSchema>): Promise<ChatSession> {
@@ -458,15 +464,15 @@ export const OPENING_MAX_CHARS = 8_000;
 
 /** A created run's opening (ChatRunOpening): only for a session's first question, whose history is that question alone. */
 function openingOf(run: Run, question: Question): ChatRunOpening | undefined {
-  if (question.kind !== 'new' || question.parentId !== null || !run.sessionId || !run.replyToMessageId) return undefined;
+  if (question.kind !== 'new' || question.parentId !== null || question.attachments?.length || !run.sessionId || !run.replyToMessageId) return undefined;
   const systemPrompt = (run.options as { systemPrompt?: string }).systemPrompt ?? '';
   if (question.content.length + systemPrompt.length > OPENING_MAX_CHARS) return undefined;
   const { userId, sessionId, agentId, modelId, options, replyToMessageId } = run;
   return { userId, sessionId, agentId, modelId, options, questionId: replyToMessageId, question: question.content };
 }
 
-/** Where a run's question comes from: a new message (after `parentId`, null for the first), or an existing one. */
-type Question = { kind: 'new'; content: string; parentId: string | null } | { kind: 'existing'; messageId: string };
+/** Where a run's question comes from: a new message (after `parentId`, null for the first) with the session's files it carries, or an existing one. */
+type Question = { kind: 'new'; content: string; attachments?: string[]; parentId: string | null } | { kind: 'existing'; messageId: string };
 
 /**
  * Stores the user's message and a queued chat run in one statement (startRunStatement). The database's partial unique
@@ -479,7 +485,7 @@ export async function startChatRun(
 ): Promise<StartedRun> {
   const { session, input } = options;
   const parentId = options.parentMessageId !== undefined ? options.parentMessageId : await lastShownMessageId(db, session.id);
-  return createRun(db, { ...options, options: input, question: { kind: 'new', content: input.content, parentId } });
+  return createRun(db, { ...options, options: input, question: { kind: 'new', content: input.content, attachments: input.attachments, parentId } });
 }
 
 /**
@@ -496,7 +502,8 @@ export async function askInSession(
 ): Promise<StartedRun> {
   const { userId, sessionId, input, idempotencyKey } = options;
   const unused = unusedSessions.get(sessionId);
-  if (unused?.userId === userId) {
+  // Files were uploaded into the session since it was created: the usual path checks them.
+  if (unused?.userId === userId && !input.attachments?.length) {
     unusedSessions.delete(sessionId);
     const question: Question = { kind: 'new', content: input.content, parentId: null };
     const run = await createRun(db, { userId, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
@@ -617,10 +624,12 @@ async function createRun(
   }
   const agent = await resolveAgent(db, input.agentId, session);
   const model = await resolveModel(db, input.modelId, agent?.modelId);
+  const files = question.kind === 'new' && question.attachments?.length ? await attachmentParts(db, session.id, question.attachments) : [];
   const runId = newId('run');
   const messageId = question.kind === 'new' ? newId('message') : question.messageId;
-  // The first question names the session, unless the user already has.
-  const title = question.kind === 'new' && question.parentId === null && !session.titleSetByUser ? suggestSessionTitle(question.content) : session.title;
+  // The first question names the session (a question of files alone, its first file), unless the user already has.
+  const title =
+    question.kind === 'new' && question.parentId === null && !session.titleSetByUser ? (question.content ? suggestSessionTitle(question.content) : (files[0]?.filename ?? DEFAULT_SESSION_TITLE)) : session.title;
   const runOptions = { enableTools: input.enableTools, enableThinking: input.enableThinking, systemPrompt: input.systemPrompt };
   const values = {
     runId,
@@ -639,7 +648,7 @@ async function createRun(
         ? (options.unusedSession ? startRunInUnusedSession : startRunWithNewQuestion)(lane).execute({
             ...values,
             synchronousCommit,
-            parts: [{ type: 'text', text: question.content }],
+            parts: [...files, ...(question.content ? [{ type: 'text', text: question.content }] : [])],
             parentId: question.parentId,
             ...(options.unusedSession && { sessionAgentId: session.agentId }),
           })

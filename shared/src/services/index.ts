@@ -24,3 +24,4 @@ export * from './agent-config';
 export * from './chat-import';
 export * from './chat-shares';
 export * from './prompts';
+export * from './chat-files';

@@ -15,6 +15,7 @@ import {
 } from '@agentq/shared/services';
 import type { UIMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
+import { labelAttachedFiles } from './attached-files';
 import { expandOfferedTools, type OfferedModelTool, type OfferedTool } from './build-tool-set';
 
 export type RunOptions = { enableTools?: boolean; enableThinking?: boolean; systemPrompt?: string };
@@ -66,5 +67,5 @@ export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCh
 /** The run's branch of the session down to the question it answers; this run's own assistant message excluded (it is being written). */
 async function sessionHistory(deps: WorkerDeps, run: Run, claimed?: ChatRunContext) {
   const rows = claimed ? runHistory(claimed.messages, run) : await loadRunHistory(deps.db, run);
-  return rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
+  return rows.map((row) => ({ id: row.id, role: row.role, parts: row.role === 'user' ? labelAttachedFiles(row.parts as UIMessage['parts']) : (row.parts as UIMessage['parts']) }));
 }

@@ -1,3 +1,4 @@
+import type { ModelDownload } from './attached-files';
 import { getErrorMessage, retryWithExponentialBackoff } from '@ai-sdk/provider-utils';
 import {
   APICallError,
@@ -27,6 +28,8 @@ export type ModelStepsCall = {
   stepBudget: number;
   abortSignal: AbortSignal;
   providerOptions?: Record<string, Record<string, string>>;
+  /** Fetches the files the messages name (streamText's `experimental_download`); the SDK's own fetch when absent. */
+  download?: ModelDownload;
   /** Before every step, with its input messages (streamText's `prepareStep`). */
   prepareStep?: (step: { messages: ModelMessage[]; stepNumber: number }) => void;
   onStepStart?: () => void;
@@ -77,7 +80,7 @@ function startCall(call: ModelStepsCall, messages: ModelMessage[]) {
     createRetryError: ({ message, reason, errors }) => new RetryError({ message, reason, errors }),
   });
   return retry(() =>
-    streamModelCall({ model: call.model, instructions: call.instructions, messages, tools: call.tools, providerOptions: call.providerOptions, abortSignal: call.abortSignal }),
+    streamModelCall({ model: call.model, instructions: call.instructions, messages, tools: call.tools, providerOptions: call.providerOptions, download: call.download, abortSignal: call.abortSignal }),
   );
 }
 

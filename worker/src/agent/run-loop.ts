@@ -6,6 +6,7 @@ import type { Job } from 'bullmq';
 import type { WorkerDeps } from '../processor';
 import { assembleMessage, hasContent, hasText } from './assemble-message';
 import { buildToolSet } from './build-tool-set';
+import { chatFileDownload } from './attached-files';
 import { createCheckpointer } from './checkpoint';
 import { finishRun } from './finish-run';
 import { createLanguageModel } from './language-model';
@@ -114,6 +115,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
     cancelIfFlagged((await checkpointer.save({ messages: history, steps: progress.steps, usage: progress.usage })).cancelled);
   }
 
+  const download = chatFileDownload(deps.db, run.sessionId);
   const step = async (messages: ModelMessage[], stepBudget: number, useTools: boolean) => {
     const outcome = await streamStep({
       model,
@@ -125,6 +127,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
       grants,
       signal,
       providerOptions,
+      download,
       stream,
       progress,
       fatal: () => fatal,

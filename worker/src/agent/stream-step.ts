@@ -2,6 +2,7 @@ import type { RunChunk } from '@agentq/shared/events';
 import { getToolType } from '@agentq/shared/tools';
 import { experimental_streamTextLowMemory as streamTextOnce, isStepCount, toUIMessageChunk, type LanguageModel, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
 import type { z } from 'zod';
+import type { ModelDownload } from './attached-files';
 import type { OfferedModelTool } from './build-tool-set';
 import { coversMessages, modelSteps } from './model-steps';
 import type { RunStream } from './open-run-stream';
@@ -46,6 +47,8 @@ export type StepCall = {
   grants: Set<string>;
   signal: AbortSignal;
   providerOptions?: Record<string, Record<string, string>>;
+  /** Where the call's attached files come from (chatFileDownload). */
+  download: ModelDownload;
   stream: RunStream;
   progress: RunProgress;
   /**
@@ -162,6 +165,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
       stepBudget: call.stepBudget,
       abortSignal,
       providerOptions: call.providerOptions,
+      download: call.download,
       prepareStep,
       onStepStart: () => stream.timeline.stepStarting(),
       onStepEnd,
@@ -185,6 +189,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
       abortSignal,
       timeout: { chunkMs: call.stallTimeoutMs },
       providerOptions: call.providerOptions,
+      experimental_download: call.download,
       prepareStep,
       onStepStart: () => stream.timeline.stepStarting(),
       onStepEnd,

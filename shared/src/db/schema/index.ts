@@ -9,3 +9,4 @@ export * from './approvals';
 export * from './documents';
 export * from './tool-calls';
 export * from './prompts';
+export * from './chat-files';
