@@ -73,7 +73,6 @@ export const chatFileRoutes = new Hono<AppEnv>()
       // Text goes out as plain text and a download whatever its kind: an uploaded .html never runs as a page of ours.
       'content-type': image ? file.mediaType : 'text/plain; charset=utf-8',
       'content-disposition': attachmentDisposition(file.name, image ? 'inline' : 'attachment'),
-      'content-security-policy': "default-src 'none'; sandbox",
       // A file never changes under its id.
       'cache-control': 'private, max-age=31536000, immutable',
     });

@@ -622,9 +622,9 @@ async function createRun(
       return { run: existing, created: false, durable: laneFlushed(db) };
     }
   }
+  const files = question.kind === 'new' && question.attachments?.length ? await attachmentParts(db, session.id, question.attachments) : [];
   const agent = await resolveAgent(db, input.agentId, session);
   const model = await resolveModel(db, input.modelId, agent?.modelId);
-  const files = question.kind === 'new' && question.attachments?.length ? await attachmentParts(db, session.id, question.attachments) : [];
   const runId = newId('run');
   const messageId = question.kind === 'new' ? newId('message') : question.messageId;
   // The first question names the session (a question of files alone, its first file), unless the user already has.

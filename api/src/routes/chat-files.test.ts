@@ -1,0 +1,147 @@
+import { chatFiles, messages, runs } from '@agentq/shared/db';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createModel } from '@agentq/shared/services';
+import { createTestApp, TEST_APP_SECRET } from '../testing';
+
+let t: Awaited<ReturnType<typeof createTestApp>>;
+
+let modelId: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  modelId = (await createModel(t.db, { name: 'Files test model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'scripted', apiKey: null }, TEST_APP_SECRET)).id;
+});
+afterAll(() => t.close());
+
+type Account = Awaited<ReturnType<typeof t.signUp>>;
+type FileView = { id: string; name: string; mediaType: string; size: number };
+
+const PNG = new Uint8Array(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));
+
+const json = (method: string, path: string, account: Account, body?: unknown) =>
+  t.app.request(path, { method, headers: account.headers, body: body === undefined ? undefined : JSON.stringify(body) });
+
+function upload(account: Account, sessionId: string, name: string, data: Uint8Array<ArrayBuffer> | string, type = 'application/octet-stream') {
+  const form = new FormData();
+  form.append('file', new File([data], name, { type }));
+  return t.app.request(`/api/sessions/${sessionId}/files`, { method: 'POST', headers: { cookie: account.cookie }, body: form });
+}
+
+async function newSession(account: Account) {
+  return (await (await json('POST', '/api/sessions', account, {})).json()) as { id: string };
+}
+
+async function uploaded(account: Account, sessionId: string, name: string, data: Uint8Array<ArrayBuffer> | string) {
+  const response = await upload(account, sessionId, name, data);
+  expect(response.status, await response.clone().text()).toBe(201);
+  return (await response.json()) as FileView;
+}
+
+describe('files attached to a chat', () => {
+  it('uploads an image and a text file, judged by their bytes, and serves them back to the owner only', async () => {
+    const owner = await t.signUp();
+    const other = await t.signUp();
+    const session = await newSession(owner);
+
+    // Declared as text, named .txt: the bytes say PNG.
+    const image = await upload(owner, session.id, 'photo.txt', PNG, 'text/plain');
+    expect(image.status).toBe(201);
+    const view = (await image.json()) as FileView;
+    expect(view).toEqual({ id: expect.stringMatching(/^fil_/), name: 'photo.txt', mediaType: 'image/png', size: PNG.length, createdAt: expect.any(String) });
+    const served = await json('GET', `/api/sessions/${session.id}/files/${view.id}`, owner);
+    expect(served.status).toBe(200);
+    expect(new Uint8Array(await served.arrayBuffer())).toEqual(PNG);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(served.headers.get('content-disposition')).toMatch(/^inline; filename="photo\.txt"/);
+    expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(served.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
+
+    // A page someone uploads is text to us: served as plain text, as a download, never as HTML.
+    const page = await uploaded(owner, session.id, '../../evil\u0007.html', '<script>alert(1)</script>');
+    expect(page).toMatchObject({ name: 'evil.html', mediaType: 'text/html' });
+    const text = await json('GET', `/api/sessions/${session.id}/files/${page.id}`, owner);
+    expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(text.headers.get('content-disposition')).toMatch(/^attachment; filename="evil\.html"/);
+    expect(await text.text()).toBe('<script>alert(1)</script>');
+
+    // Another user: neither the session's uploads nor its files exist for them.
+    expect((await json('GET', `/api/sessions/${session.id}/files/${view.id}`, other)).status).toBe(404);
+    expect((await upload(other, session.id, 'a.txt', 'hello')).status).toBe(404);
+    expect((await json('DELETE', `/api/sessions/${session.id}/files/${view.id}`, other)).status).toBe(404);
+    // Nor does a file reached through another of the owner's sessions.
+    const second = await newSession(owner);
+    expect((await json('GET', `/api/sessions/${second.id}/files/${view.id}`, owner)).status).toBe(404);
+  });
+
+  it('refuses what is not an image or UTF-8 text, too large a file and a malformed upload, storing nothing', async () => {
+    const owner = await t.signUp();
+    const session = await newSession(owner);
+    const cases: [string, Uint8Array<ArrayBuffer> | string, number, RegExp][] = [
+      ['blob.bin', new Uint8Array([0x00, 0x01, 0x02, 0xff]), 415, /Only images .* and UTF-8 text files/],
+      ['report.pdf', '%PDF-1.7\n%âãÏÓ', 415, /PDF files cannot be attached/],
+      ['latin1.txt', new Uint8Array([0x63, 0x61, 0x66, 0xe9]), 415, /UTF-8 text/],
+      ['empty.txt', '', 415, /empty/],
+      ['big.txt', 'a'.repeat(512 * 1024 + 1), 413, /Text files can be up to 512 KiB/],
+      ['big.png', Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)]), 413, /Request body exceeds|Images can be up to 5 MiB/],
+    ];
+    for (const [name, data, status, message] of cases) {
+      const refused = await upload(owner, session.id, name, data);
+      expect(refused.status, name).toBe(status);
+      expect((await refused.json()).error.message, name).toMatch(message);
+    }
+    const noFile = await t.app.request(`/api/sessions/${session.id}/files`, { method: 'POST', headers: owner.headers, body: JSON.stringify({ file: 'x' }) });
+    expect(noFile.status).toBe(400);
+    expect((await noFile.json()).error.message).toMatch(/multipart\/form-data/);
+    const malformed = await t.app.request(`/api/sessions/${session.id}/files`, {
+      method: 'POST',
+      headers: { cookie: owner.cookie, 'content-type': 'multipart/form-data; boundary=xyz' },
+      body: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunterminated',
+    });
+    expect(malformed.status).toBe(400);
+    expect(await t.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.sessionId, session.id))).toEqual([]);
+  });
+
+  it('sends a message with its files, refuses files of another chat, and keeps a sent file until the chat goes', async () => {
+    const owner = await t.signUp();
+    const session = await newSession(owner);
+    const other = await newSession(owner);
+    const image = await uploaded(owner, session.id, 'map.png', PNG);
+    const notes = await uploaded(owner, session.id, 'notes.md', '# Trip');
+    const foreign = await uploaded(owner, other.id, 'elsewhere.txt', 'not this chat');
+
+    for (const [body, path] of [
+      [{ content: 'Look', attachments: [image.id, foreign.id] }, ['attachments', 1]],
+      [{ content: '' }, ['content']],
+      [{ content: 'Many', attachments: Array.from({ length: 11 }, () => image.id) }, ['attachments']],
+    ] as const) {
+      const refused = await json('POST', `/api/sessions/${session.id}/runs`, owner, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect((await refused.json()).error.issues[0].path).toEqual(path);
+    }
+    expect(await t.db.select().from(runs).where(eq(runs.sessionId, session.id))).toEqual([]);
+
+    const sent = await json('POST', `/api/sessions/${session.id}/runs`, owner, { content: 'Plan the trip', attachments: [image.id, notes.id], modelId });
+    expect(sent.status).toBe(202);
+    const detail = await (await json('GET', `/api/sessions/${session.id}`, owner)).json();
+    expect(detail.messages[0].parts).toEqual([
+      { type: 'file', mediaType: 'image/png', filename: 'map.png', url: `agentq-file:${image.id}` },
+      { type: 'file', mediaType: 'text/markdown', filename: 'notes.md', url: `agentq-file:${notes.id}` },
+      { type: 'text', text: 'Plan the trip' },
+    ]);
+
+    // A sent file stays with its message; an upload taken off before sending can go.
+    const kept = await json('DELETE', `/api/sessions/${session.id}/files/${image.id}`, owner);
+    expect(kept.status).toBe(409);
+    const spare = await uploaded(owner, session.id, 'spare.txt', 'unused');
+    expect((await json('DELETE', `/api/sessions/${session.id}/files/${spare.id}`, owner)).status).toBe(204);
+    expect((await json('GET', `/api/sessions/${session.id}/files/${spare.id}`, owner)).status).toBe(404);
+
+    // The chat's files go with it.
+    const [run] = await t.db.select().from(runs).where(eq(runs.sessionId, session.id));
+    await t.db.update(runs).set({ status: 'succeeded', finishedAt: new Date() }).where(eq(runs.id, run!.id));
+    expect((await json('DELETE', `/api/sessions/${session.id}`, owner)).status).toBe(204);
+    expect(await t.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.sessionId, session.id))).toEqual([]);
+    expect(await t.db.select({ id: messages.id }).from(messages).where(eq(messages.sessionId, session.id))).toEqual([]);
+  });
+});
