@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
-import { byLastUserMessage, messageText, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
+import { byLastUserMessage, lastUserMessageImages, messageText, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
 import { createByApi, createFakeModel, expectNoHorizontalOverflow as expectNoOverflowOn, lastAssistant, logInByApi, logInByBrowser, sendMessage, startLoopback, waitForRunStatus as waitForStatus } from './fixtures.ts';
@@ -26,6 +26,8 @@ async function waitForRunStatus(page: Page, status: string, timeout?: number) {
 }
 
 const LONG_PATH = 'x'.repeat(5000);
+// A 1×1 PNG.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const LONG_BODY = 'y'.repeat(5000);
 const LONG_CODE_LINE = `const data = "${'z'.repeat(3000)}";`;
 const CODE_ANSWER = `Here is the code:\n\n\`\`\`javascript\n${LONG_CODE_LINE}\nfunction greet(name) {\n  return 'hi ' + name;\n}\n\`\`\`\n\nDone.`;
@@ -63,6 +65,13 @@ beforeAll(async () => {
       return byLastUserMessage([
         { match: /^wide/i, reply: [{ toolCalls: [{ name: 'web', input: { url: `${loopback.url}/${LONG_PATH}` } }] }, { text: CODE_ANSWER }] },
         { match: /^joke/i, reply: () => ({ text: `Joke number ${++answerCount}` }) },
+        // A question with files: the model says what reached it (the image's type and size, the text file's words).
+        {
+          match: /look at these/i,
+          reply: (turn) => ({
+            text: `Images: ${lastUserMessageImages(turn).map((image) => ('url' in image ? image.url : `${image.mediaType} ${image.bytes} bytes`)).join(', ')}. Text: ${messageText(turn.messages.findLast((message) => message.role === 'user')!).replace(/\n/g, ' / ')}`,
+          }),
+        },
         { match: /^slow/i, reply: { text: SLOW_WORDS, latency: { timeToFirstTokenMs: 200, interTokenMs: 80 } } },
         { match: /^broken key/i, reply: { error: { status: 401, message: 'Incorrect API key provided: sk-fake***' } } },
         { match: /^missing page/i, reply: [{ toolCalls: [{ name: 'web', input: { url: `${loopback.url}/missing` } }] }, { text: 'The page is missing.' }] },
@@ -361,6 +370,49 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await page.getByTestId('user-actions').last().getByTestId('copy-message').click();
     expect(await clipboard()).toBe(`tell me more ${tag}`);
     await expectNoHorizontalOverflow();
+  });
+
+  it('attaches an image and a text file that the model reads (picked, or resent by an edit), shows them on the question, and refuses too big a file before uploading', async () => {
+    await page.goto(`${stack.url}/chat`);
+    const attach = page.getByTestId('attach-input');
+    await attach.setInputFiles([
+      { name: 'trip.png', mimeType: 'image/png', buffer: PNG },
+      { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('Lyon is 465 km away') },
+      { name: 'spare.txt', mimeType: 'text/plain', buffer: Buffer.from('not this one') },
+    ]);
+    await expect.poll(() => page.getByTestId('attachment').allInnerTexts()).toEqual([expect.stringContaining('trip.png'), expect.stringContaining('notes.md'), expect.stringContaining('spare.txt')]);
+    await page.getByTestId('attachment').filter({ hasText: 'spare.txt' }).getByTestId('attachment-remove').click();
+    await attach.setInputFiles([{ name: 'huge.log', mimeType: 'text/plain', buffer: Buffer.alloc(600 * 1024, 'a') }]);
+    await page.getByTestId('attach-error').filter({ hasText: 'huge.log is too big' }).waitFor();
+    expect(await page.getByTestId('attachment').count()).toBe(2);
+    await expectNoHorizontalOverflow();
+
+    await page.getByTestId('message-input').fill(`look at these ${tag}`);
+    await page.getByTestId('message-input').press('Enter');
+    await page.waitForURL(/\/chat\/[^/]+$/);
+    await waitForRunStatus(page, 'succeeded');
+    const reply = `Images: image/png ${PNG.length} bytes. Text: Attached file "trip.png" (image/png): / Attached file "notes.md" (text/markdown): / Lyon is 465 km away / look at these ${tag}`;
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(reply);
+    expect(await page.getByTestId('attachment').count()).toBe(0);
+
+    // The question shows its files: the picture itself, and the text file as a download.
+    const question = page.getByTestId('user-message').last();
+    await expect.poll(() => question.getByTestId('message-image').locator('img').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(1);
+    const file = question.getByTestId('message-file');
+    expect(await file.textContent()).toContain('notes.md');
+    const download = await page.request.get(new URL((await file.getAttribute('href'))!, stack.url).href);
+    expect(await download.text()).toBe('Lyon is 465 km away');
+    await page.reload();
+    await question.getByTestId('message-image').waitFor();
+    await expectNoHorizontalOverflow();
+
+    // An edit sends the question's files again with its new words.
+    await page.getByTestId('user-actions').last().getByTestId('edit-message').click();
+    expect(await page.getByTestId('edit-files').textContent()).toContain('trip.png, notes.md');
+    await page.getByTestId('edit-input').fill(`look at these again ${tag}`);
+    await page.getByTestId('edit-send').click();
+    await expect.poll(async () => (await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim(), { timeout: 30_000 }).toBe(reply.replace('look at these', 'look at these again'));
+    await page.getByTestId('user-message').last().getByTestId('message-image').waitFor();
   });
 
   it("shows an answer's details on request: the model, its tokens in and out, how long it took, its steps", async () => {

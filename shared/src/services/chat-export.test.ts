@@ -23,7 +23,7 @@ const conversation = [
     { type: 'data-run-status', data: { status: 'succeeded' } },
     { type: 'text', text: '12 × 7 = **84**.' },
   ]),
-  message('user', 3, [{ type: 'text', text: 'Thanks' }]),
+  message('user', 3, [{ type: 'file', mediaType: 'text/csv', filename: 'q3_*final*.csv', url: 'agentq-file:fil_1' }, { type: 'text', text: 'Thanks' }]),
   message('assistant', 4, []),
 ];
 
@@ -50,6 +50,7 @@ describe('exportChat', () => {
         '12 × 7 = **84**.',
         '_Rated bad 👎: Too long_',
         '## You · 2026-12-06 10:03 UTC',
+        '📎 _Attached: q3\\_\\*final\\*.csv (text/csv)_',
         'Thanks',
         '## Assistant · 2026-12-06 10:04 UTC',
         '_(no answer)_',

@@ -60,6 +60,8 @@ function chatMarkdown(session: Pick<ChatSession, 'title'>, messages: readonly Th
 
 function partMarkdown(part: Part): string[] {
   if (part.type === 'text') return String(part.text ?? '').trim() ? [String(part.text).trim()] : [];
+  // The file itself stays in the chat (the JSON keeps its part); the reader learns what was attached.
+  if (part.type === 'file') return [`📎 _Attached: ${String(part.filename ?? 'file').replace(/[\\`*_[\]<>]/g, '\\$&')} (${String(part.mediaType ?? 'file')})_`];
   if (part.type === 'reasoning') {
     const text = String(part.text ?? '').trim();
     return text ? [`> **Thinking**\n>\n${text.split('\n').map((line) => (line ? `> ${line}` : '>')).join('\n')}`] : [];

@@ -1,0 +1,70 @@
+/**
+ * Files attached to chat messages, as the browser handles them: uploaded into the session just
+ * before the message that carries them (`POST /api/sessions/:id/files`), then named in its
+ * `attachments`; a stored question's file parts (`agentq-file:<id>`) say what it carried.
+ */
+import type { UIMessage } from 'ai';
+import { apiFetch } from '../api.ts';
+import { segment, type RouteOutput } from '../api-routes.ts';
+
+/** `POST /api/sessions/:id/files` → 201. */
+export type ChatFileView = RouteOutput<'/sessions/:id/files', '$post'>;
+/** A file a question carried, as its bubble shows it. */
+export type AttachedFile = { id: string; name: string; mediaType: string };
+
+/** What the API keeps (shared/src/services/chat-files.ts); the browser checks the same first, the server decides. */
+export const MAX_ATTACHMENTS = 10;
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+export const MAX_TEXT_FILE_BYTES = 512 * 1024;
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+const FILE_URL_PREFIX = 'agentq-file:';
+
+export const chatFileHref = (sessionId: string, fileId: string) => `/api/sessions/${segment(sessionId)}/files/${segment(fileId)}`;
+
+export function uploadChatFile(sessionId: string, file: File): Promise<ChatFileView> {
+  const body = new FormData();
+  body.append('file', file, file.name);
+  return apiFetch(`/api/sessions/${segment(sessionId)}/files`, { method: 'POST', body });
+}
+
+/** The files a stored message carries, in order. */
+export function messageFiles(parts: UIMessage['parts']): AttachedFile[] {
+  return parts.flatMap((part) =>
+    part.type === 'file' && part.url.startsWith(FILE_URL_PREFIX) ? [{ id: part.url.slice(FILE_URL_PREFIX.length), name: part.filename ?? 'file', mediaType: part.mediaType }] : [],
+  );
+}
+
+export const isImage = (mediaType: string) => IMAGE_TYPES.includes(mediaType);
+
+/** Why a picked file cannot go, before uploading it: too big for its kind (the server judges the bytes again). */
+export function attachmentProblem(file: File): 'imageTooBig' | 'textTooBig' | undefined {
+  if (isImage(file.type)) return file.size > MAX_IMAGE_BYTES ? 'imageTooBig' : undefined;
+  return file.size > MAX_TEXT_FILE_BYTES ? 'textTooBig' : undefined;
+}
+
+/** "1.2 MB", "340 KB", "12 B": a file's size as its chip shows it. */
+export function fileSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${Math.round(bytes / 100) / 10} KB`;
+  return `${Math.round(bytes / 100_000) / 10} MB`;
+}
+
+// What already went up, per picked file: a send the API refused and the user retries reuses it.
+const uploads = new WeakMap<File, { sessionId: string; view: ChatFileView }>();
+
+/** Uploads `files` into session `sessionId`, each once, in parallel; the message then names them. */
+export function uploadAttachments(sessionId: string, files: readonly File[]): Promise<ChatFileView[]> {
+  return Promise.all(
+    files.map(async (file) => {
+      const done = uploads.get(file);
+      if (done?.sessionId === sessionId) return done.view;
+      const view = await uploadChatFile(sessionId, file);
+      uploads.set(file, { sessionId, view });
+      return view;
+    }),
+  );
+}
+
+/** A run body's `attachments` for uploaded files (none: no field). */
+export const attachmentsOf = (views: readonly ChatFileView[]) => (views.length > 0 ? { attachments: views.map((view) => view.id) } : {});
