@@ -2,6 +2,7 @@ import { chatSessions, llmModels, messages, runs } from '@agentq/shared/db';
 import { createChatSession, judgeUpload, startChatRun, startRunInputSchema, storeChatFile } from '@agentq/shared/services';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatFileDownload } from './attached-files';
 import { startAgentHarness, type AgentHarness } from './testing';
 
 // A 1×1 PNG.
@@ -83,5 +84,17 @@ describe('a question with attached files', () => {
     expect(title!.title).toBe('notes.md');
     const [stored] = await harness.db.select({ parts: messages.parts }).from(messages).where(eq(messages.id, run.replyToMessageId!));
     expect(stored!.parts).toEqual([{ type: 'file', mediaType: 'text/markdown', filename: 'notes.md', url: `agentq-file:${notes.id}` }]);
+  });
+
+  it("downloads only the session's own files for the model, and leaves any other URL to the provider unfetched", async () => {
+    const session = await createChatSession(harness.db, harness.userId, {});
+    const other = await createChatSession(harness.db, harness.userId, {});
+    const mine = await upload(session.id, 'map.png', PNG);
+    const theirs = await upload(other.id, 'other.png', PNG);
+    const download = chatFileDownload(harness.db, session.id);
+    const planned = (url: string) => ({ url: new URL(url), isUrlSupportedByModel: false });
+    expect(await download([])).toEqual([]);
+    expect(await download([planned(`agentq-file:${mine.id}`), planned('http://127.0.0.1:9/elsewhere.png')])).toEqual([{ data: new Uint8Array(PNG), mediaType: 'image/png' }, null]);
+    await expect(download([planned(`agentq-file:${theirs.id}`)])).rejects.toThrow(`An attached file (${theirs.id}) is no longer in this chat`);
   });
 });
