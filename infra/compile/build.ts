@@ -35,6 +35,7 @@ const sideEntries = {
   'pglite-database': 'shared/src/db/pglite-database.ts',
   'math-process': 'shared/src/tools/calculator/math-process.ts',
   'html-to-markdown-thread': 'shared/src/tools/fetch/html-to-markdown-thread.ts',
+  'pdf-text-thread': 'shared/src/services/chat-files/pdf-text-thread.ts',
 };
 
 const serverInputs = ['shared/src', 'shared/drizzle', 'api/src', 'worker/src', 'infra/scripts', 'infra/fake-llm', 'infra/compile', 'package-lock.json'];

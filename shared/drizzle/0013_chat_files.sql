@@ -6,6 +6,7 @@ CREATE TABLE "chat_files" (
 	"media_type" text NOT NULL,
 	"size" integer NOT NULL,
 	"data" "bytea" NOT NULL,
+	"text" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint

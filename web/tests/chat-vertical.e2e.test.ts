@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, lastUserMessageImages, messageText, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
+import { pdfWithPages } from '../../shared/src/testing/pdf.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
 import { createByApi, createFakeModel, expectNoHorizontalOverflow as expectNoOverflowOn, lastAssistant, logInByApi, logInByBrowser, sendMessage, startLoopback, waitForRunStatus as waitForStatus } from './fixtures.ts';
 
@@ -372,34 +373,37 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await expectNoHorizontalOverflow();
   });
 
-  it('attaches an image and a text file that the model reads (picked, or resent by an edit), shows them on the question, and refuses too big a file before uploading', async () => {
+  it('attaches an image, a text file and a PDF that the model reads (picked, or resent by an edit), shows them on the question, and refuses too big a file before uploading', async () => {
     await page.goto(`${stack.url}/chat`);
     const attach = page.getByTestId('attach-input');
     await attach.setInputFiles([
       { name: 'trip.png', mimeType: 'image/png', buffer: PNG },
       { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('Lyon is 465 km away') },
+      { name: 'guide.pdf', mimeType: 'application/pdf', buffer: Buffer.from(pdfWithPages(['Lyon: old town'])) },
       { name: 'spare.txt', mimeType: 'text/plain', buffer: Buffer.from('not this one') },
     ]);
-    await expect.poll(() => page.getByTestId('attachment').allInnerTexts()).toEqual([expect.stringContaining('trip.png'), expect.stringContaining('notes.md'), expect.stringContaining('spare.txt')]);
+    await expect
+      .poll(() => page.getByTestId('attachment').allInnerTexts())
+      .toEqual([expect.stringContaining('trip.png'), expect.stringContaining('notes.md'), expect.stringContaining('guide.pdf'), expect.stringContaining('spare.txt')]);
     await page.getByTestId('attachment').filter({ hasText: 'spare.txt' }).getByTestId('attachment-remove').click();
     await attach.setInputFiles([{ name: 'huge.log', mimeType: 'text/plain', buffer: Buffer.alloc(600 * 1024, 'a') }]);
     await page.getByTestId('attach-error').filter({ hasText: 'huge.log is too big' }).waitFor();
-    expect(await page.getByTestId('attachment').count()).toBe(2);
+    expect(await page.getByTestId('attachment').count()).toBe(3);
     await expectNoHorizontalOverflow();
 
     await page.getByTestId('message-input').fill(`look at these ${tag}`);
     await page.getByTestId('message-input').press('Enter');
     await page.waitForURL(/\/chat\/[^/]+$/);
     await waitForRunStatus(page, 'succeeded');
-    const reply = `Images: image/png ${PNG.length} bytes. Text: Attached file "trip.png" (image/png): / Attached file "notes.md" (text/markdown): / Lyon is 465 km away / look at these ${tag}`;
+    const reply = `Images: image/png ${PNG.length} bytes. Text: Attached file "trip.png" (image/png): / Attached file "notes.md" (text/markdown): / Lyon is 465 km away / Attached file "guide.pdf" (application/pdf, its text): / [Page 1] / Lyon: old town / look at these ${tag}`;
     expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(reply);
     expect(await page.getByTestId('attachment').count()).toBe(0);
 
     // The question shows its files: the picture itself, and the text file as a download.
     const question = page.getByTestId('user-message').last();
     await expect.poll(() => question.getByTestId('message-image').locator('img').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(1);
-    const file = question.getByTestId('message-file');
-    expect(await file.textContent()).toContain('notes.md');
+    expect(await question.getByTestId('message-file').allInnerTexts()).toEqual([expect.stringContaining('notes.md'), expect.stringContaining('guide.pdf')]);
+    const file = question.getByTestId('message-file').first();
     const download = await page.request.get(new URL((await file.getAttribute('href'))!, stack.url).href);
     expect(await download.text()).toBe('Lyon is 465 km away');
     await page.reload();
@@ -408,7 +412,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
 
     // An edit sends the question's files again with its new words.
     await page.getByTestId('user-actions').last().getByTestId('edit-message').click();
-    expect(await page.getByTestId('edit-files').textContent()).toContain('trip.png, notes.md');
+    expect(await page.getByTestId('edit-files').textContent()).toContain('trip.png, notes.md, guide.pdf');
     await page.getByTestId('edit-input').fill(`look at these again ${tag}`);
     await page.getByTestId('edit-send').click();
     await expect.poll(async () => (await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim(), { timeout: 30_000 }).toBe(reply.replace('look at these', 'look at these again'));

@@ -2,6 +2,7 @@ import { chatFiles, messages, runs } from '@agentq/shared/db';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModel } from '@agentq/shared/services';
+import { pdfWithPages } from '@agentq/shared/testing';
 import { createTestApp, TEST_APP_SECRET } from '../testing';
 
 let t: Awaited<ReturnType<typeof createTestApp>>;
@@ -39,7 +40,7 @@ async function uploaded(account: Account, sessionId: string, name: string, data:
 }
 
 describe('files attached to a chat', () => {
-  it('uploads an image and a text file, judged by their bytes, and serves them back to the owner only', async () => {
+  it('uploads an image, a text file and a PDF, judged by their bytes, and serves them back to the owner only', async () => {
     const owner = await t.signUp();
     const other = await t.signUp();
     const session = await newSession(owner);
@@ -65,6 +66,13 @@ describe('files attached to a chat', () => {
     expect(text.headers.get('content-disposition')).toMatch(/^attachment; filename="evil\.html"/);
     expect(await text.text()).toBe('<script>alert(1)</script>');
 
+    // A PDF: kept when its text can be read, and served back as a download.
+    const guide = await uploaded(owner, session.id, 'guide.pdf', pdfWithPages(['Lyon: old town']));
+    expect(guide).toMatchObject({ name: 'guide.pdf', mediaType: 'application/pdf' });
+    const pdf = await json('GET', `/api/sessions/${session.id}/files/${guide.id}`, owner);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.headers.get('content-disposition')).toMatch(/^attachment; filename="guide\.pdf"/);
+
     // Another user: neither the session's uploads nor its files exist for them.
     expect((await json('GET', `/api/sessions/${session.id}/files/${view.id}`, other)).status).toBe(404);
     expect((await upload(other, session.id, 'a.txt', 'hello')).status).toBe(404);
@@ -74,12 +82,13 @@ describe('files attached to a chat', () => {
     expect((await json('GET', `/api/sessions/${second.id}/files/${view.id}`, owner)).status).toBe(404);
   });
 
-  it('refuses what is not an image or UTF-8 text, too large a file and a malformed upload, storing nothing', async () => {
+  it('refuses what is not an image, a readable PDF or UTF-8 text, too large a file and a malformed upload, storing nothing', async () => {
     const owner = await t.signUp();
     const session = await newSession(owner);
     const cases: [string, Uint8Array<ArrayBuffer> | string, number, RegExp][] = [
-      ['blob.bin', new Uint8Array([0x00, 0x01, 0x02, 0xff]), 415, /Only images .* and UTF-8 text files/],
-      ['report.pdf', '%PDF-1.7\n%âãÏÓ', 415, /PDF files cannot be attached/],
+      ['blob.bin', new Uint8Array([0x00, 0x01, 0x02, 0xff]), 415, /Only images .*, PDF files and UTF-8 text files/],
+      ['report.pdf', '%PDF-1.7\n%âãÏÓ', 415, /The PDF could not be read/],
+      ['scan.pdf', pdfWithPages([null, null]), 415, /The PDF has no text to read \(a scan\?\)/],
       ['latin1.txt', new Uint8Array([0x63, 0x61, 0x66, 0xe9]), 415, /UTF-8 text/],
       ['empty.txt', '', 415, /empty/],
       ['big.txt', 'a'.repeat(512 * 1024 + 1), 413, /Text files can be up to 512 KiB/],

@@ -1,12 +1,14 @@
 import {
+  acceptUpload,
   attachmentDisposition,
   deleteChatFile,
   getChatFile,
   getChatSessionFor,
-  judgeUpload,
   MAX_IMAGE_BYTES,
+  MAX_PDF_BYTES,
+  MAX_PDF_PAGES,
   MAX_TEXT_FILE_BYTES,
-  storeChatFile,
+  PDF_MEDIA_TYPE,
   toChatFileView,
 } from '@agentq/shared/services';
 import { Hono } from 'hono';
@@ -46,8 +48,8 @@ export const chatFileRoutes = new Hono<AppEnv>()
     '/',
     describeRoute({
       tags: ['chat'],
-      summary: 'Upload a file to attach to a message: an image (PNG, JPEG, GIF, WebP) or a UTF-8 text file; 201 with its id',
-      description: `multipart/form-data with one \`file\` field. The type is judged from the bytes, not the name: an image by its signature (up to ${MAX_IMAGE_BYTES / 1024 / 1024} MiB), else text if it is valid UTF-8 (up to ${MAX_TEXT_FILE_BYTES / 1024} KiB). Anything else is a 415, too big a 413. Send its id in \`attachments\` of POST /api/sessions/{id}/runs.`,
+      summary: 'Upload a file to attach to a message: an image (PNG, JPEG, GIF, WebP), a PDF or a UTF-8 text file; 201 with its id',
+      description: `multipart/form-data with one \`file\` field. The type is judged from the bytes, not the name: an image by its signature (up to ${MAX_IMAGE_BYTES / 1024 / 1024} MiB), a PDF by its header (up to ${MAX_PDF_BYTES / 1024 / 1024} MiB and ${MAX_PDF_PAGES} pages; the model reads its text, so one without text, damaged or password-protected is refused), else text if it is valid UTF-8 (up to ${MAX_TEXT_FILE_BYTES / 1024} KiB). Anything else is a 415, too big a 413. Send its id in \`attachments\` of POST /api/sessions/{id}/runs.`,
       requestBody: {
         content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } } },
       },
@@ -57,21 +59,19 @@ export const chatFileRoutes = new Hono<AppEnv>()
       const user = currentUser(c);
       const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, user.id);
       const file = await uploadedFile(() => c.req.parseBody());
-      const data = new Uint8Array(await file.arrayBuffer());
-      const verdict = judgeUpload(data, file.name);
-      if (!verdict.ok) throw new ApiError(verdict.status, verdict.status === 413 ? 'payload_too_large' : 'unsupported_media_type', verdict.message);
-      const stored = await storeChatFile(c.get('db'), { sessionId: session.id, userId: user.id, name: file.name, mediaType: verdict.mediaType, data });
-      return c.json(toChatFileView(stored), 201);
+      const outcome = await acceptUpload(c.get('db'), { sessionId: session.id, userId: user.id, name: file.name, data: new Uint8Array(await file.arrayBuffer()) });
+      if (!outcome.ok) throw new ApiError(outcome.status, outcome.status === 413 ? 'payload_too_large' : 'unsupported_media_type', outcome.message);
+      return c.json(toChatFileView(outcome.file), 201);
     },
   )
-  .get('/:fileId', describeRoute({ tags: ['chat'], summary: "A file attached in the chat: an image inline, a text file as a download" }), validate('param', fileParam), async (c) => {
+  .get('/:fileId', describeRoute({ tags: ['chat'], summary: 'A file attached in the chat: an image inline, a PDF or text file as a download' }), validate('param', fileParam), async (c) => {
     const { id, fileId } = c.req.valid('param');
     const session = await getChatSessionFor(c.get('db'), id, currentUser(c).id);
     const file = await getChatFile(c.get('db'), session.id, fileId);
     const image = file.mediaType.startsWith('image/');
     return c.body(new Uint8Array(file.data), 200, {
-      // Text goes out as plain text and a download whatever its kind: an uploaded .html never runs as a page of ours.
-      'content-type': image ? file.mediaType : 'text/plain; charset=utf-8',
+      // Text goes out as plain text and a download whatever its kind: an uploaded .html never runs as a page of ours; a PDF is a download too.
+      'content-type': image || file.mediaType === PDF_MEDIA_TYPE ? file.mediaType : 'text/plain; charset=utf-8',
       'content-disposition': attachmentDisposition(file.name, image ? 'inline' : 'attachment'),
       // A file never changes under its id.
       'cache-control': 'private, max-age=31536000, immutable',

@@ -55,3 +55,4 @@ export function uniqueEmail(label = 'user'): string {
 export { startTestMcpServer, type TestMcpServer } from '../tools/mcp/test-server';
 export { startPetstoreServer, petstoreSpec, type PetstoreServer } from '../tools/openapi/test-server';
 export * from './redis-server';
+export { pdfWithPages } from './pdf';

@@ -1,5 +1,6 @@
 import { chatSessions, llmModels, messages, runs } from '@agentq/shared/db';
-import { createChatSession, judgeUpload, startChatRun, startRunInputSchema, storeChatFile } from '@agentq/shared/services';
+import { acceptUpload, createChatSession, startChatRun, startRunInputSchema } from '@agentq/shared/services';
+import { pdfWithPages } from '@agentq/shared/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatFileDownload } from './attached-files';
@@ -17,19 +18,20 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-async function upload(sessionId: string, name: string, data: Buffer) {
-  const verdict = judgeUpload(data, name);
-  if (!verdict.ok) throw new Error(verdict.message);
-  return storeChatFile(harness.db, { sessionId, userId: harness.userId, name, mediaType: verdict.mediaType, data });
+async function upload(sessionId: string, name: string, data: Uint8Array) {
+  const outcome = await acceptUpload(harness.db, { sessionId, userId: harness.userId, name, data });
+  if (!outcome.ok) throw new Error(outcome.message);
+  return outcome.file;
 }
 
 describe('a question with attached files', () => {
-  it('reaches the model as the image itself and the text file inlined, each named, while the history keeps only references', async () => {
+  it('reaches the model as the image itself, the text file inlined and the PDF as its text, each named, while the history keeps only references', async () => {
     const [model] = await harness.db.select({ id: llmModels.id }).from(llmModels).where(eq(llmModels.baseUrl, harness.llm.url));
     const session = await createChatSession(harness.db, harness.userId, {});
     const image = await upload(session.id, 'map.png', PNG);
     const table = await upload(session.id, 'distances.csv', CSV);
-    const input = startRunInputSchema.parse({ content: 'Which city is nearer?', attachments: [image.id, table.id], modelId: model!.id });
+    const guide = await upload(session.id, 'guide.pdf', pdfWithPages(['Lyon: old town', 'Marseille: harbour']));
+    const input = startRunInputSchema.parse({ content: 'Which city is nearer?', attachments: [image.id, table.id, guide.id], modelId: model!.id });
     const { run, opening } = await startChatRun(harness.db, { userId: harness.userId, session, input, parentMessageId: null });
     // The job cannot carry a question with files: the worker reads it from PostgreSQL.
     expect(opening).toBeUndefined();
@@ -43,6 +45,8 @@ describe('a question with attached files', () => {
       { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` } },
       { type: 'text', text: 'Attached file "distances.csv" (text/csv):' },
       { type: 'text', text: CSV.toString() },
+      { type: 'text', text: 'Attached file "guide.pdf" (application/pdf, its text):' },
+      { type: 'text', text: '[Page 1]\nLyon: old town\n\n[Page 2]\nMarseille: harbour' },
       { type: 'text', text: 'Which city is nearer?' },
     ]);
 
@@ -51,12 +55,14 @@ describe('a question with attached files', () => {
     expect(stored!.parts).toEqual([
       { type: 'file', mediaType: 'image/png', filename: 'map.png', url: `agentq-file:${image.id}` },
       { type: 'file', mediaType: 'text/csv', filename: 'distances.csv', url: `agentq-file:${table.id}` },
+      { type: 'file', mediaType: 'application/pdf', filename: 'guide.pdf', url: `agentq-file:${guide.id}` },
       { type: 'text', text: 'Which city is nearer?' },
     ]);
     const [{ checkpoint }] = (await harness.db.select({ checkpoint: runs.checkpoint }).from(runs).where(eq(runs.id, run.id))) as [{ checkpoint: unknown }];
     expect(JSON.stringify(checkpoint)).toContain(`agentq-file:${image.id}`);
     expect(JSON.stringify(checkpoint)).not.toContain(PNG.toString('base64'));
     expect(JSON.stringify(checkpoint)).not.toContain('Marseille,775');
+    expect(JSON.stringify(checkpoint)).not.toContain('harbour');
 
     // The next question's history carries the files again, read from the session.
     const [title] = await harness.db.select({ title: chatSessions.title }).from(chatSessions).where(eq(chatSessions.id, session.id));

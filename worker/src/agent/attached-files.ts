@@ -1,5 +1,5 @@
 import type { Database } from '@agentq/shared/db';
-import { chatFileIdOf, readChatFiles } from '@agentq/shared/services';
+import { chatFileIdOf, modelMediaType, readChatFilesForModel } from '@agentq/shared/services';
 import type { UIMessage } from 'ai';
 
 type Parts = UIMessage['parts'];
@@ -11,13 +11,16 @@ export type ModelDownload = (downloads: PlannedDownload[]) => PromiseLike<Downlo
 
 /**
  * A question's attached files as the model reads them: each file part after a line naming it, so the
- * model can tell which image or text is which ("the CSV I sent"). The file part itself stays a
- * reference (`agentq-file:<id>`) in the history and its checkpoints; chatFileDownload gives the bytes.
+ * model can tell which image or text is which ("the CSV I sent"); a PDF goes as its text. The file
+ * part itself stays a reference (`agentq-file:<id>`) in the history and its checkpoints;
+ * chatFileDownload gives the bytes.
  */
 export function labelAttachedFiles(parts: Parts): Parts {
   if (!parts.some((part) => part.type === 'file' && chatFileIdOf(part.url))) return parts;
   return parts.flatMap((part) =>
-    part.type === 'file' && chatFileIdOf(part.url) ? [{ type: 'text' as const, text: `Attached file "${part.filename ?? 'file'}" (${part.mediaType}):` }, part] : [part],
+    part.type === 'file' && chatFileIdOf(part.url)
+      ? [{ type: 'text' as const, text: `Attached file "${part.filename ?? 'file'}" (${part.mediaType}${part.mediaType === modelMediaType(part.mediaType) ? '' : ', its text'}):` }, { ...part, mediaType: modelMediaType(part.mediaType) }]
+      : [part],
   );
 }
 
@@ -33,7 +36,7 @@ export function chatFileDownload(db: Database, sessionId: string | null): ModelD
     const ids = downloads.map((download) => chatFileIdOf(download.url.href));
     const unread = [...new Set(ids.filter((id): id is string => id !== undefined && !files.has(id)))];
     if (unread.length > 0) {
-      const read = sessionId ? readChatFiles(db, sessionId, unread) : Promise.resolve(new Map());
+      const read = sessionId ? readChatFilesForModel(db, sessionId, unread) : Promise.resolve(new Map());
       for (const id of unread) files.set(id, read.then((byId) => byId.get(id)));
     }
     return Promise.all(

@@ -27,6 +27,8 @@ export const chatFiles = pgTable(
     mediaType: text('media_type').notNull(),
     size: integer('size').notNull(),
     data: bytea('data').notNull(),
+    /** What the model reads of a file that is not text itself: a PDF's text, page by page. */
+    text: text('text'),
     createdAt,
   },
   (table) => [index('chat_files_session_idx').on(table.sessionId)],

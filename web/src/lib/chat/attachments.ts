@@ -16,6 +16,7 @@ export type AttachedFile = { id: string; name: string; mediaType: string };
 export const MAX_ATTACHMENTS = 10;
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 export const MAX_TEXT_FILE_BYTES = 512 * 1024;
+export const MAX_PDF_BYTES = 10 * 1024 * 1024;
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
 const FILE_URL_PREFIX = 'agentq-file:';
@@ -38,10 +39,14 @@ export function messageFiles(parts: UIMessage['parts']): AttachedFile[] {
 export const isImage = (mediaType: string) => IMAGE_TYPES.includes(mediaType);
 
 /** Why a picked file cannot go, before uploading it: too big for its kind (the server judges the bytes again). */
-export function attachmentProblem(file: File): 'imageTooBig' | 'textTooBig' | undefined {
+export function attachmentProblem(file: Pick<File, 'type' | 'size'>): 'imageTooBig' | 'pdfTooBig' | 'textTooBig' | undefined {
   if (isImage(file.type)) return file.size > MAX_IMAGE_BYTES ? 'imageTooBig' : undefined;
+  if (file.type === 'application/pdf') return file.size > MAX_PDF_BYTES ? 'pdfTooBig' : undefined;
   return file.size > MAX_TEXT_FILE_BYTES ? 'textTooBig' : undefined;
 }
+
+/** What the file picker offers: the image types, PDFs, and text files by type or common extension. */
+export const ATTACH_ACCEPT = [...IMAGE_TYPES, 'application/pdf', 'text/*', '.md,.csv,.tsv,.json,.jsonl,.yaml,.yml,.toml,.xml,.log,.ts,.js,.py,.go,.rs,.java,.c,.h,.cpp,.sql,.sh'].join(',');
 
 /** "1.2 MB", "340 KB", "12 B": a file's size as its chip shows it. */
 export function fileSize(bytes: number): string {
