@@ -417,6 +417,21 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await page.getByTestId('edit-send').click();
     await expect.poll(async () => (await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim(), { timeout: 30_000 }).toBe(reply.replace('look at these', 'look at these again'));
     await page.getByTestId('user-message').last().getByTestId('message-image').waitFor();
+
+    // A model an admin marked as not seeing images: the composer says so and will not send one.
+    const blind = await page.request.post(`${stack.url}/api/models`, { data: { name: `Text-only ${tag}`, baseUrl: llm.url, modelId: 'fake-model', supportsImages: false } });
+    expect(blind.status()).toBe(201);
+    const blindId = ((await blind.json()) as { id: string }).id;
+    await page.reload();
+    if (viewport.width < 700) await page.getByTestId('composer-options-toggle').click();
+    await page.getByTestId('model-select').selectOption(blindId);
+    await page.getByTestId('attach-input').setInputFiles([{ name: 'photo.png', mimeType: 'image/png', buffer: PNG }]);
+    await page.getByTestId('attach-no-vision').filter({ hasText: `Text-only ${tag} cannot see images` }).waitFor();
+    expect(await page.getByTestId('send-button').isDisabled()).toBe(true);
+    await page.getByTestId('attachment-remove').click();
+    expect(await page.getByTestId('attach-no-vision').count()).toBe(0);
+    await page.getByTestId('model-select').selectOption('');
+    expect((await page.request.delete(`${stack.url}/api/models/${blindId}`)).status()).toBe(204);
   });
 
   it("shows an answer's details on request: the model, its tokens in and out, how long it took, its steps", async () => {

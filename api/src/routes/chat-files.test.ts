@@ -130,6 +130,13 @@ describe('files attached to a chat', () => {
     }
     expect(await t.db.select().from(runs).where(eq(runs.sessionId, session.id))).toEqual([]);
 
+    // A model that cannot see images is not sent one; a text file is fine.
+    const blind = await createModel(t.db, { name: 'Text-only model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'text-only', apiKey: null, supportsImages: false }, TEST_APP_SECRET);
+    const refused = await json('POST', `/api/sessions/${session.id}/runs`, owner, { content: 'Look', attachments: [notes.id, image.id], modelId: blind.id });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { message: 'Text-only model cannot see images: pick a model that can, or leave the images out', issues: [{ path: ['attachments', 1] }] } });
+    expect(await t.db.select().from(runs).where(eq(runs.sessionId, session.id))).toEqual([]);
+
     const sent = await json('POST', `/api/sessions/${session.id}/runs`, owner, { content: 'Plan the trip', attachments: [image.id, notes.id], modelId });
     expect(sent.status).toBe(202);
     const detail = await (await json('GET', `/api/sessions/${session.id}`, owner)).json();

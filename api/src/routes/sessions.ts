@@ -73,7 +73,7 @@ export const chatOptionRoutes = new Hono<AppEnv>().get(
     const [models, agents, defaultModel] = await Promise.all([listModels(c.get('db'), { enabled: true }), listAgents(c.get('db')), getDefaultModel(c.get('db'))]);
     return c.json({
       defaultModelId: defaultModel?.id ?? null,
-      models: models.map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, isDefault: model.id === defaultModel?.id })),
+      models: models.map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
       agents: agents.map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
     });
   },

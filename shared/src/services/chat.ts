@@ -625,6 +625,10 @@ async function createRun(
   const files = question.kind === 'new' && question.attachments?.length ? await attachmentParts(db, session.id, question.attachments) : [];
   const agent = await resolveAgent(db, input.agentId, session);
   const model = await resolveModel(db, input.modelId, agent?.modelId);
+  const image = files.findIndex((file) => file.mediaType.startsWith('image/'));
+  if (image !== -1 && !model.supportsImages) {
+    throw new InvalidInputError(`${model.name} cannot see images: pick a model that can, or leave the images out`, [{ path: ['attachments', image], message: 'The model cannot see images' }]);
+  }
   const runId = newId('run');
   const messageId = question.kind === 'new' ? newId('message') : question.messageId;
   // The first question names the session (a question of files alone, its first file), unless the user already has.

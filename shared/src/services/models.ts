@@ -31,6 +31,7 @@ const modelFieldsSchema = z.object({
   /** The provider's model name, sent as `model` in the request. */
   modelId: z.string().trim().min(1).max(200),
   supportsReasoning: z.boolean(),
+  supportsImages: z.boolean(),
   enabled: z.boolean(),
   /** New chats use the default model unless the chat or its agent names another; setting it takes the flag from the previous one. */
   isDefault: z.boolean(),
@@ -40,6 +41,7 @@ const modelFieldsSchema = z.object({
 export const createModelInputSchema = modelFieldsSchema.extend({
   apiKey: modelFieldsSchema.shape.apiKey.optional(),
   supportsReasoning: z.boolean().default(false),
+  supportsImages: z.boolean().default(true),
   enabled: z.boolean().default(true),
   isDefault: z.boolean().default(false),
 });

@@ -1,7 +1,7 @@
 import { chatSessions, llmModels, messages, runs } from '@agentq/shared/db';
-import { acceptUpload, createChatSession, startChatRun, startRunInputSchema } from '@agentq/shared/services';
+import { acceptUpload, createChatSession, createModel, startChatRun, startRunInputSchema } from '@agentq/shared/services';
 import { pdfWithPages } from '@agentq/shared/testing';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatFileDownload } from './attached-files';
 import { startAgentHarness, type AgentHarness } from './testing';
@@ -13,7 +13,7 @@ const CSV = Buffer.from('city,km\nLyon,465\nMarseille,775\n');
 let harness: AgentHarness;
 
 beforeAll(async () => {
-  harness = await startAgentHarness([{ text: 'Lyon is nearer.' }, { text: 'Still Lyon.' }]);
+  harness = await startAgentHarness(() => ({ text: 'Lyon is nearer.' }));
   harness.startWorker();
 });
 afterAll(() => harness?.close());
@@ -102,5 +102,24 @@ describe('a question with attached files', () => {
     expect(await download([])).toEqual([]);
     expect(await download([planned(`agentq-file:${mine.id}`), planned('http://127.0.0.1:9/elsewhere.png')])).toEqual([{ data: new Uint8Array(PNG), mediaType: 'image/png' }, null]);
     await expect(download([planned(`agentq-file:${theirs.id}`)])).rejects.toThrow(`An attached file (${theirs.id}) is no longer in this chat`);
+  });
+
+  it('gives a model that cannot see images a line saying an earlier image was left out, and the rest of the question', async () => {
+    const blind = await createModel(harness.db, { name: `Blind ${Date.now()}`, baseUrl: harness.llm.url, modelId: 'fake-model', supportsImages: false }, harness.deps.config.appSecret);
+    const [seeing] = await harness.db.select({ id: llmModels.id }).from(llmModels).where(and(eq(llmModels.baseUrl, harness.llm.url), eq(llmModels.supportsImages, true)));
+    const session = await createChatSession(harness.db, harness.userId, {});
+    const image = await upload(session.id, 'map.png', PNG);
+    const first = await startChatRun(harness.db, { userId: harness.userId, session, input: startRunInputSchema.parse({ content: 'What is this?', attachments: [image.id], modelId: seeing!.id }) });
+    await harness.enqueueRun(first.run.id);
+    expect((await harness.waitForEnd(first.run.id)).status).toBe('succeeded');
+    const before = harness.llm.requests.length;
+    const next = await startChatRun(harness.db, { userId: harness.userId, session, input: startRunInputSchema.parse({ content: 'And now?', modelId: blind.id }) });
+    await harness.enqueueRun(next.run.id);
+    expect((await harness.waitForEnd(next.run.id)).status).toBe('succeeded');
+    const [question] = harness.llm.requests[before]!.messages.filter((message) => message.role === 'user');
+    expect(question!.content).toEqual([
+      { type: 'text', text: 'Attached image "map.png" left out: this model cannot see images.' },
+      { type: 'text', text: 'What is this?' },
+    ]);
   });
 });

@@ -11,17 +11,20 @@ export type ModelDownload = (downloads: PlannedDownload[]) => PromiseLike<Downlo
 
 /**
  * A question's attached files as the model reads them: each file part after a line naming it, so the
- * model can tell which image or text is which ("the CSV I sent"); a PDF goes as its text. The file
- * part itself stays a reference (`agentq-file:<id>`) in the history and its checkpoints;
+ * model can tell which image or text is which ("the CSV I sent"); a PDF goes as its text, and an
+ * image to a model that cannot see images (`seesImages` false) as a line saying it was left out. The
+ * file part itself stays a reference (`agentq-file:<id>`) in the history and its checkpoints;
  * chatFileDownload gives the bytes.
  */
-export function labelAttachedFiles(parts: Parts): Parts {
+export function labelAttachedFiles(parts: Parts, seesImages: boolean): Parts {
   if (!parts.some((part) => part.type === 'file' && chatFileIdOf(part.url))) return parts;
-  return parts.flatMap((part) =>
-    part.type === 'file' && chatFileIdOf(part.url)
-      ? [{ type: 'text' as const, text: `Attached file "${part.filename ?? 'file'}" (${part.mediaType}${part.mediaType === modelMediaType(part.mediaType) ? '' : ', its text'}):` }, { ...part, mediaType: modelMediaType(part.mediaType) }]
-      : [part],
-  );
+  return parts.flatMap((part): Parts => {
+    if (part.type !== 'file' || !chatFileIdOf(part.url)) return [part];
+    const name = part.filename ?? 'file';
+    if (part.mediaType.startsWith('image/') && !seesImages) return [{ type: 'text', text: `Attached image "${name}" left out: this model cannot see images.` }];
+    const mediaType = modelMediaType(part.mediaType);
+    return [{ type: 'text', text: `Attached file "${name}" (${part.mediaType}${mediaType === part.mediaType ? '' : ', its text'}):` }, { ...part, mediaType }];
+  });
 }
 
 /**

@@ -61,11 +61,12 @@ export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCh
     claimed?.grants ?? sessionGrants(deps.db, run.sessionId!),
     checkpoint?.messages.length ? null : sessionHistory(deps, run, claimed),
   ]);
-  return { model, agent, offered, grants, history };
+  const seesImages = model?.supportsImages ?? true;
+  return { model, agent, offered, grants, history: history?.map((message) => (message.role === 'user' ? { ...message, parts: labelAttachedFiles(message.parts, seesImages) } : message)) ?? null };
 }
 
 /** The run's branch of the session down to the question it answers; this run's own assistant message excluded (it is being written). */
 async function sessionHistory(deps: WorkerDeps, run: Run, claimed?: ChatRunContext) {
   const rows = claimed ? runHistory(claimed.messages, run) : await loadRunHistory(deps.db, run);
-  return rows.map((row) => ({ id: row.id, role: row.role, parts: row.role === 'user' ? labelAttachedFiles(row.parts as UIMessage['parts']) : (row.parts as UIMessage['parts']) }));
+  return rows.map((row) => ({ id: row.id, role: row.role, parts: row.parts as UIMessage['parts'] }));
 }

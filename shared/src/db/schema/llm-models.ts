@@ -10,6 +10,8 @@ export const llmModels = pgTable('llm_models', {
   apiKeyEncrypted: text('api_key_encrypted'),
   modelId: text('model_id').notNull(),
   supportsReasoning: boolean('supports_reasoning').notNull().default(false),
+  /** Vision: the model takes images. Off, a chat cannot send it one, and images earlier in a chat reach it as a note. */
+  supportsImages: boolean('supports_images').notNull().default(true),
   enabled: boolean('enabled').notNull().default(true),
   /** The model new chats use when neither the request nor the agent names one; at most one row has it. */
   isDefault: boolean('is_default').notNull().default(false),

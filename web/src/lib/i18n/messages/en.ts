@@ -287,6 +287,8 @@ export const en = {
   'models.clearKey': "Clear the stored key",
   'models.reasoning': "Supports reasoning",
   'models.reasoningHelp': "offers the thinking toggle in chat",
+  'models.images': "Sees images",
+  'models.imagesHelp': "it takes pictures attached in the chat (vision); off, the chat will not send it one",
   'models.enabledHelp': "selectable in chat and for agents",
   'models.none': "none",
   'common.default': "Default",
@@ -322,6 +324,7 @@ export const en = {
   'tools.logs': "Logs",
   'tools.order': "Order",
 
+  'chat.modelNoImages': "{name} cannot see images: pick a model that can, or remove them",
   'chat.attach': "Attach files",
   'chat.attachHint': "Attach images, PDFs or text files (or drop or paste them into the box)",
   'chat.attachedFiles': "Attached files",

@@ -286,6 +286,8 @@ export const zh = {
   'models.clearKey': "清除已存的密钥",
   'models.reasoning': "支持推理",
   'models.reasoningHelp': "在聊天中提供思考开关",
+  'models.images': "能看图片",
+  'models.imagesHelp': "可接收聊天中附加的图片（视觉）；关闭后聊天不会向它发送图片",
   'models.enabledHelp': "可在聊天和智能体中选择",
   'models.none': "无",
   'common.default': "默认",
@@ -321,6 +323,7 @@ export const zh = {
   'tools.logs': "日志",
   'tools.order': "顺序",
 
+  'chat.modelNoImages': "{name} 无法查看图片：请选择能看图片的模型，或移除图片",
   'chat.attach': "添加附件",
   'chat.attachHint': "添加图片、PDF 或文本文件（也可拖放或粘贴到输入框）",
   'chat.attachedFiles': "附件",

@@ -1,0 +1,1 @@
+ALTER TABLE "llm_models" ADD COLUMN "supports_images" boolean DEFAULT true NOT NULL;
