@@ -434,6 +434,28 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect((await page.request.delete(`${stack.url}/api/models/${blindId}`)).status()).toBe(204);
   });
 
+  it('sends the temperature and max tokens set under System prompt & sampling, and leaves them to the model once cleared', async () => {
+    await page.goto(`${stack.url}/chat`);
+    if (viewport.width < 700) await page.getByTestId('composer-options-toggle').click();
+    await page.getByTestId('system-prompt-toggle').click();
+    await page.getByTestId('temperature').fill('0.3');
+    await page.getByTestId('max-tokens').fill('50');
+    const before = requests.length;
+    await page.getByTestId('message-input').fill(`sampling ${tag}`);
+    await page.getByTestId('message-input').press('Enter');
+    await page.waitForURL(/\/chat\/[^/]+$/);
+    await waitForRunStatus(page, 'succeeded');
+    expect(requests.slice(before).at(-1)).toMatchObject({ temperature: 0.3, max_tokens: 50 });
+    if (viewport.width < 700 && !(await page.getByTestId('temperature').isVisible())) await page.getByTestId('composer-options-toggle').click();
+    if (!(await page.getByTestId('temperature').isVisible())) await page.getByTestId('system-prompt-toggle').click();
+    await page.getByTestId('temperature').fill('');
+    await page.getByTestId('max-tokens').fill('');
+    const cleared = requests.length;
+    await sendMessage(page, `sampling cleared ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    for (const key of ['temperature', 'max_tokens']) expect(requests.slice(cleared).at(-1)).not.toHaveProperty(key);
+  });
+
   it("shows an answer's details on request: the model, its tokens in and out, how long it took, its steps", async () => {
     await newChat(`details ${tag}`);
     await sendMessage(page, 'missing page');

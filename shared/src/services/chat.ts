@@ -37,6 +37,12 @@ export const updateSessionInputSchema = z
   .refine((input) => input.title !== undefined || input.pinned !== undefined || input.archived !== undefined, 'Send a title, pinned or archived');
 export type UpdateSessionInput = z.infer<typeof updateSessionInputSchema>;
 
+/** Sampling settings a chat may set for its runs (the model's own defaults when left out). */
+const samplingFields = {
+  temperature: z.number().min(0, 'Use a temperature from 0 to 2').max(2, 'Use a temperature from 0 to 2').optional(),
+  maxOutputTokens: z.number().int('Use a whole number of tokens').min(1, 'Allow at least 1 token').max(1_000_000, 'Allow at most 1,000,000 tokens').optional(),
+};
+
 /** Options of a run, without its question: what regenerating an answer takes. */
 export const runOptionsSchema = z.object({
   agentId: z.string().max(100).optional(),
@@ -45,6 +51,7 @@ export const runOptionsSchema = z.object({
   enableThinking: z.boolean().default(false),
   /** Replaces the agent's system prompt for this run. */
   systemPrompt: z.string().max(20_000).optional(),
+  ...samplingFields,
 });
 export type RunOptionsInput = z.infer<typeof runOptionsSchema>;
 
@@ -59,6 +66,7 @@ export const startRunInputSchema = z
     enableThinking: z.boolean().default(false),
     /** Replaces the agent's system prompt for this run. */
     systemPrompt: z.string().max(20_000).optional(),
+    ...samplingFields,
   })
   // A message is words, files or both.
   .refine((input) => input.content.length > 0 || (input.attachments?.length ?? 0) > 0, { message: 'Write a message', path: ['content'] });
@@ -634,7 +642,7 @@ async function createRun(
   // The first question names the session (a question of files alone, its first file), unless the user already has.
   const title =
     question.kind === 'new' && question.parentId === null && !session.titleSetByUser ? (question.content ? suggestSessionTitle(question.content) : (files[0]?.filename ?? DEFAULT_SESSION_TITLE)) : session.title;
-  const runOptions = { enableTools: input.enableTools, enableThinking: input.enableThinking, systemPrompt: input.systemPrompt };
+  const runOptions = { enableTools: input.enableTools, enableThinking: input.enableThinking, systemPrompt: input.systemPrompt, temperature: input.temperature, maxOutputTokens: input.maxOutputTokens };
   const values = {
     runId,
     userId,

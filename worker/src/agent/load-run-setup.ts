@@ -18,7 +18,7 @@ import type { WorkerDeps } from '../processor';
 import { labelAttachedFiles } from './attached-files';
 import { expandOfferedTools, type OfferedModelTool, type OfferedTool } from './build-tool-set';
 
-export type RunOptions = { enableTools?: boolean; enableThinking?: boolean; systemPrompt?: string };
+export type RunOptions = { enableTools?: boolean; enableThinking?: boolean; systemPrompt?: string; temperature?: number; maxOutputTokens?: number };
 
 /** Everything a chat run needs before its first model call. */
 export type RunSetup = {

@@ -30,6 +30,8 @@ export type ModelStepsCall = {
   providerOptions?: Record<string, Record<string, string>>;
   /** Fetches the files the messages name (streamText's `experimental_download`); the SDK's own fetch when absent. */
   download?: ModelDownload;
+  temperature?: number;
+  maxOutputTokens?: number;
   /** Before every step, with its input messages (streamText's `prepareStep`). */
   prepareStep?: (step: { messages: ModelMessage[]; stepNumber: number }) => void;
   onStepStart?: () => void;
@@ -80,7 +82,7 @@ function startCall(call: ModelStepsCall, messages: ModelMessage[]) {
     createRetryError: ({ message, reason, errors }) => new RetryError({ message, reason, errors }),
   });
   return retry(() =>
-    streamModelCall({ model: call.model, instructions: call.instructions, messages, tools: call.tools, providerOptions: call.providerOptions, download: call.download, abortSignal: call.abortSignal }),
+    streamModelCall({ model: call.model, instructions: call.instructions, messages, tools: call.tools, providerOptions: call.providerOptions, download: call.download, temperature: call.temperature, maxOutputTokens: call.maxOutputTokens, abortSignal: call.abortSignal }),
   );
 }
 

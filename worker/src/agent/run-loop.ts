@@ -116,6 +116,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   }
 
   const download = chatFileDownload(deps.db, run.sessionId);
+  const sampling = { temperature: options_.temperature, maxOutputTokens: options_.maxOutputTokens };
   const step = async (messages: ModelMessage[], stepBudget: number, useTools: boolean) => {
     const outcome = await streamStep({
       model,
@@ -128,6 +129,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
       signal,
       providerOptions,
       download,
+      sampling,
       stream,
       progress,
       fatal: () => fatal,

@@ -8,6 +8,9 @@ import { coversMessages, modelSteps } from './model-steps';
 import type { RunStream } from './open-run-stream';
 import type { WriteChain } from './write-chain';
 
+/** A run's sampling settings, as the AI SDK's call settings name them. */
+export type Sampling = { temperature?: number; maxOutputTokens?: number };
+
 export type Usage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; reasoningTokens?: number };
 type StepUsage = { inputTokens?: number; outputTokens?: number; totalTokens?: number; outputTokenDetails?: { reasoningTokens?: number } };
 
@@ -47,6 +50,8 @@ export type StepCall = {
   grants: Set<string>;
   signal: AbortSignal;
   providerOptions?: Record<string, Record<string, string>>;
+  /** The chat's sampling settings; the model's defaults where unset. */
+  sampling: Sampling;
   /** Where the call's attached files come from (chatFileDownload). */
   download: ModelDownload;
   stream: RunStream;
@@ -166,6 +171,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
       abortSignal,
       providerOptions: call.providerOptions,
       download: call.download,
+      ...call.sampling,
       prepareStep,
       onStepStart: () => stream.timeline.stepStarting(),
       onStepEnd,
@@ -190,6 +196,7 @@ export async function streamStep(call: StepCall): Promise<StepOutcome> {
       timeout: { chunkMs: call.stallTimeoutMs },
       providerOptions: call.providerOptions,
       experimental_download: call.download,
+      ...call.sampling,
       prepareStep,
       onStepStart: () => stream.timeline.stepStarting(),
       onStepEnd,

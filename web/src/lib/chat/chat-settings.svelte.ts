@@ -17,6 +17,9 @@ export class ChatSettings {
   systemPromptOpen = $state(false);
   enableThinking = $state(false);
   enableTools = $state(true);
+  /** Sampling for the next runs; empty (null or undefined, as a number field binds it) leaves it to the model. */
+  temperature = $state<number | null | undefined>(null);
+  maxOutputTokens = $state<number | null | undefined>(null);
 
   /** Drops choices that no longer exist (a model or agent deleted meanwhile) and picks the default agent. */
   reconcile(options: ChatOptions): void {
@@ -36,8 +39,12 @@ export class ChatSettings {
       enableTools: this.enableTools,
       enableThinking: this.enableThinking,
       ...(systemPrompt ? { systemPrompt } : {}),
+      ...(isNumber(this.temperature) ? { temperature: this.temperature } : {}),
+      ...(isNumber(this.maxOutputTokens) ? { maxOutputTokens: this.maxOutputTokens } : {}),
     };
   }
 }
+
+const isNumber = (value: number | null | undefined): value is number => typeof value === 'number' && Number.isFinite(value);
 
 export const [getChatSettings, setChatSettings] = createContext<ChatSettings>();
