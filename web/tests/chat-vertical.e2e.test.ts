@@ -292,7 +292,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('error-panel').textContent()).toMatch(/not found|404/i);
   });
 
-  it('archives a chat out of the list; Account → Archived chats opens it with a note, and Restore lists it again', async () => {
+  it('archives a chat out of the list (search marks it archived); Account → Archived chats opens it with a note, and Restore lists it again', async () => {
     await newChat(`archive ${tag}`);
     await waitForRunStatus(page, 'succeeded');
     const sessionId = page.url().split('/').at(-1)!;
@@ -301,6 +301,11 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await row().getByTestId('archive-session').click();
     await page.waitForURL(`${stack.url}/chat`);
     await expect.poll(() => row().count()).toBe(0);
+    // Search still finds it by its words, and says it is archived.
+    if (!(await page.getByTestId('session-search').isVisible())) await showSessions(viewport);
+    await page.getByTestId('session-search').fill(`archive ${tag}`);
+    await page.getByTestId('search-hit').filter({ hasText: `Archive ${tag}` }).getByTestId('search-archived').waitFor();
+    await page.getByTestId('session-search').fill('');
 
     await page.goto(`${stack.url}/account/archived`);
     const archived = page.getByTestId('archived-row').filter({ hasText: `Archive ${tag}` });

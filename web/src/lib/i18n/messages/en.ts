@@ -381,6 +381,7 @@ export const en = {
   'chat.exportJson': "JSON (.json)",
   'chat.archive': "Archive",
   'chat.archiveNamed': "Archive {name}",
+  'chat.archivedBadge': "Archived",
   'chat.archivedNote': "This chat is archived: it is not in your list of chats.",
   'chat.restore': "Restore",
   'chat.share': "Share",

@@ -380,6 +380,7 @@ export const zh = {
   'chat.exportJson': "JSON（.json）",
   'chat.archive': "归档",
   'chat.archiveNamed': "归档 {name}",
+  'chat.archivedBadge': "已归档",
   'chat.archivedNote': "此对话已归档：它不在你的对话列表中。",
   'chat.restore': "恢复",
   'chat.share': "分享",
