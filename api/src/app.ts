@@ -25,6 +25,7 @@ import { approvalRoutes } from './routes/approvals';
 import { runRoutes } from './routes/runs';
 import { CHAT_IMPORT_LIMIT_BYTES, CHAT_IMPORT_PATH, chatOptionRoutes, sessionRoutes } from './routes/sessions';
 import { CHAT_FILE_UPLOAD_PATH, chatFileRoutes } from './routes/chat-files';
+import { chatFolderRoutes } from './routes/chat-folders';
 import { sharedChatRoutes } from './routes/shared-chats';
 import { promptRoutes } from './routes/prompts';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
@@ -50,6 +51,7 @@ function apiRoutes() {
     .route('/sessions', sessionRoutes)
     .route('/shared', sharedChatRoutes)
     .route('/prompts', promptRoutes)
+    .route('/folders', chatFolderRoutes)
     .route('/runs', runRoutes)
     .route('/approvals', approvalRoutes)
     .route('/agent-documents', documentRoutes)

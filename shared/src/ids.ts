@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   revision: 'adr',
   prompt: 'prm',
   file: 'fil',
+  folder: 'fld',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -8,6 +8,7 @@ import { newId } from '../ids';
 import type { ChatRunOpening } from '../queues/catalog';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
 import { attachmentIdsSchema, attachmentParts } from './chat-files';
+import { requireOwnFolder } from './chat-folders';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
 import { claimReturning, claimRun, claimUpdate, sourcesOf, unclaimedRun, type RunTransitionFields } from './run-lifecycle';
@@ -26,15 +27,17 @@ export const createSessionInputSchema = z.object({
   agentId: z.string().max(100).optional(),
 });
 
-/** PATCH /api/sessions/:id: a new name, pinning to the top of the list, archiving, or several. */
+/** PATCH /api/sessions/:id: a new name, pinning to the top of the list, archiving, filing in a folder, or several. */
 export const updateSessionInputSchema = z
   .object({
     title: z.string().trim().min(1, 'Give the chat a name').max(200, 'Keep the name under 200 characters'),
     pinned: z.boolean(),
     archived: z.boolean(),
+    /** The user's folder to file the chat in; null takes it out of its folder. */
+    folderId: z.string().min(1).max(100).nullable(),
   })
   .partial()
-  .refine((input) => input.title !== undefined || input.pinned !== undefined || input.archived !== undefined, 'Send a title, pinned or archived');
+  .refine((input) => input.title !== undefined || input.pinned !== undefined || input.archived !== undefined || input.folderId !== undefined, 'Send a title, pinned, archived or folderId');
 export type UpdateSessionInput = z.infer<typeof updateSessionInputSchema>;
 
 /** Sampling settings a chat may set for its runs (the model's own defaults when left out). */
@@ -112,19 +115,22 @@ export const sessionListQuerySchema = keysetQuerySchema.extend({
   pinned: z.enum(['true', 'false']).optional(),
   /** `true`: only the archived chats; otherwise only the others. */
   archived: z.enum(['true', 'false']).optional(),
+  /** `none`: only the chats in no folder; a folder's id: only its chats; absent: all. */
+  folder: z.string().min(1).max(100).optional(),
 });
 export type SessionListQuery = z.input<typeof sessionListQuerySchema>;
 
 /** The user's sessions, most recently active first, a page at a time (see keyset-page.ts). */
 export async function listChatSessions(db: Database, userId: string, query: SessionListQuery = {}): Promise<{ items: ChatSession[]; nextCursor: string | null }> {
-  const { limit, cursor, pinned, archived } = sessionListQuerySchema.parse(query);
+  const { limit, cursor, pinned, archived, folder } = sessionListQuerySchema.parse(query);
   const order = newestFirst(chatSessions.updatedAt, chatSessions.id);
   const pinnedFilter = pinned === undefined ? undefined : pinned === 'true' ? isNotNull(chatSessions.pinnedAt) : isNull(chatSessions.pinnedAt);
   const archivedFilter = archived === 'true' ? isNotNull(chatSessions.archivedAt) : isNull(chatSessions.archivedAt);
+  const folderFilter = folder === undefined ? undefined : folder === 'none' ? isNull(chatSessions.folderId) : eq(chatSessions.folderId, folder);
   const rows = await db
     .select({ session: chatSessions, position: order.position })
     .from(chatSessions)
-    .where(and(eq(chatSessions.userId, userId), pinnedFilter, archivedFilter, order.after(cursor)))
+    .where(and(eq(chatSessions.userId, userId), pinnedFilter, archivedFilter, folderFilter, order.after(cursor)))
     .orderBy(...order.orderBy)
     .limit(limit + 1);
   return keysetPage(rows, limit, (row) => row.session);
@@ -338,17 +344,19 @@ export function runHistory(rows: ChatMessage[], run: Pick<Run, 'id' | 'sessionId
 
 /**
  * Renames the session (the user's choice: automatic titles no longer change it), pins or unpins it,
- * archives or restores it. None is activity: the chat keeps its place among the most recently
+ * archives or restores it, files it in one of the user's folders or takes it out. None is activity: the chat keeps its place among the most recently
  * active. An archived chat is out of the lists, pinned ones too: archiving unpins it.
  */
 export async function updateChatSession(db: Database, session: ChatSession, input: UpdateSessionInput): Promise<ChatSession> {
-  const { title, pinned, archived } = updateSessionInputSchema.parse(input);
+  const { title, pinned, archived, folderId } = updateSessionInputSchema.parse(input);
+  if (folderId) await requireOwnFolder(db, session.userId, folderId);
   const [renamed] = await db
     .update(chatSessions)
     .set({
       ...(title === undefined ? {} : { title, titleSetByUser: true }),
       ...(pinned === undefined ? {} : { pinnedAt: pinned ? (session.pinnedAt ?? new Date()) : null }),
       ...(archived === undefined ? {} : { archivedAt: archived ? (session.archivedAt ?? new Date()) : null, ...(archived ? { pinnedAt: null } : {}) }),
+      ...(folderId === undefined ? {} : { folderId }),
       updatedAt: session.updatedAt,
     })
     .where(eq(chatSessions.id, session.id))

@@ -25,3 +25,4 @@ export * from './chat-import';
 export * from './chat-shares';
 export * from './prompts';
 export * from './chat-files';
+export * from './chat-folders';

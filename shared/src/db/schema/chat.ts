@@ -1,9 +1,23 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { boolean, customType, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, customType, index, jsonb, pgTable, text, timestamp, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { createdAt, timestamps } from './columns';
 import { users } from './users';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/** A user's folder of chats: a chat is in at most one; deleting a folder moves its chats back to the list. */
+export const chatFolders = pgTable(
+  'chat_folders',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    ...timestamps,
+  },
+  (table) => [uniqueIndex('chat_folders_user_name_idx').on(table.userId, table.name)],
+);
 
 export const chatSessions = pgTable(
   'chat_sessions',
@@ -18,6 +32,8 @@ export const chatSessions = pgTable(
     pinnedAt: timestamp('pinned_at', { withTimezone: true, mode: 'date' }),
     /** When the user archived the chat: out of the lists, kept whole, until restored; null when it is not. */
     archivedAt: timestamp('archived_at', { withTimezone: true, mode: 'date' }),
+    /** The user's folder the chat is filed in; null: in the list of recent chats. */
+    folderId: text('folder_id').references((): AnyPgColumn => chatFolders.id, { onDelete: 'set null' }),
     ...timestamps,
   },
   (table) => [index('chat_sessions_user_idx').on(table.userId, table.updatedAt)],
