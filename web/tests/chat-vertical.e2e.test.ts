@@ -323,6 +323,42 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await archived.count()).toBe(0);
   });
 
+  it('files a chat in a folder: the folder lists it (the recent list no longer does), is renamed, and once deleted sends it back', async () => {
+    await newChat(`filed ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const sessionId = page.url().split('/').at(-1)!;
+    await showSessions(viewport);
+    await page.getByTestId('new-folder').click();
+    await page.getByTestId('folder-name').fill(`Trips ${tag}`);
+    await page.getByTestId('folder-save').click();
+    const folder = page.getByTestId('folder').filter({ hasText: `Trips ${tag}` });
+    await folder.waitFor();
+    expect(await folder.getByTestId('folder-count').textContent()).toBe('0');
+
+    const recentRow = page.getByTestId('session-list').locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
+    await recentRow.getByTestId('move-session').click();
+    await recentRow.getByTestId('move-select').selectOption({ label: `Trips ${tag}` });
+    await recentRow.getByTestId('move-save').click();
+    await expect.poll(() => recentRow.count()).toBe(0);
+    await expect.poll(() => folder.getByTestId('folder-count').textContent()).toBe('1');
+    await folder.getByTestId('folder-toggle').click();
+    expect(await folder.getByTestId('folder-toggle').getAttribute('aria-expanded')).toBe('true');
+    const filedRow = folder.getByTestId('folder-chats').locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
+    await filedRow.waitFor();
+    await expectNoHorizontalOverflow();
+
+    await folder.getByTestId('folder-rename').click();
+    await page.getByTestId('folder-name').fill(`Travel ${tag}`);
+    await page.getByTestId('folder-save').click();
+    const renamed = page.getByTestId('folder').filter({ hasText: `Travel ${tag}` });
+    await renamed.getByTestId('folder-chats').locator(`[data-session-id="${sessionId}"]`).first().waitFor();
+
+    await renamed.getByTestId('folder-delete').click();
+    await renamed.getByTestId('folder-delete-confirm').click();
+    await expect.poll(() => page.getByTestId('folder').filter({ hasText: `Travel ${tag}` }).count()).toBe(0);
+    await recentRow.waitFor();
+  });
+
   it('regenerates the last answer with a ‹ 1/2 › switcher, edits a question on a new branch with the old one reachable, and copies a message', async () => {
     await newChat(`joke ${tag}`);
     await waitForRunStatus(page, 'succeeded');

@@ -40,7 +40,7 @@ export function getChatOptions(options: FetchOption = {}): Promise<ChatOptions> 
 export type SessionPage = RouteOutput<'/sessions', '$get'>;
 
 /** `pinned`: 'true' lists only the pinned chats, 'false' only the others; `archived: 'true'` only the archived ones (left out otherwise). */
-export function listSessions(page: { limit?: number; cursor?: string | null; pinned?: 'true' | 'false'; archived?: 'true' } = {}, options: FetchOption = {}): Promise<SessionPage> {
+export function listSessions(page: { limit?: number; cursor?: string | null; pinned?: 'true' | 'false'; archived?: 'true'; folder?: string } = {}, options: FetchOption = {}): Promise<SessionPage> {
   return apiFetch(`/api/sessions${queryString(page)}`, options);
 }
 
@@ -64,6 +64,11 @@ export function renameSession(id: string, title: string): Promise<ChatSession> {
 /** Pins the chat to the top of the list, or unpins it. */
 export function setSessionPinned(id: string, pinned: boolean): Promise<ChatSession> {
   return apiFetch(sessionPath(id), { method: 'PATCH', json: { pinned } });
+}
+
+/** Files the chat in one of the user's folders, or (null) takes it out of its folder. */
+export function setSessionFolder(id: string, folderId: string | null): Promise<ChatSession> {
+  return apiFetch(sessionPath(id), { method: 'PATCH', json: { folderId } });
 }
 
 /** Archives the chat out of the lists (it stays whole, and is unpinned), or restores it. */

@@ -1,4 +1,5 @@
 /** How many of the user's sessions the chat sidebar (and the archive) lists (see shown-pages.svelte.ts). */
+import { SvelteSet } from 'svelte/reactivity';
 import type { FetchOption } from '../api-routes.ts';
 import { loadShown, ShownCount } from '../paging/shown-pages.svelte.ts';
 import { listSessions, type ChatSession } from './sessions-api.ts';
@@ -7,9 +8,21 @@ const SESSIONS_PAGE = 50;
 
 export const sessionsShown = new ShownCount(SESSIONS_PAGE);
 
-/** The `count` most recently active sessions that are not pinned, and whether there are older ones. */
+/** The `count` most recently active sessions that are neither pinned nor in a folder, and whether there are older ones. */
 export function loadShownSessions(count: number, options: FetchOption = {}): Promise<{ items: ChatSession[]; more: boolean }> {
-  return loadShown(count, (query) => listSessions({ ...query, pinned: 'false' }, options));
+  return loadShown(count, (query) => listSessions({ ...query, pinned: 'false', folder: 'none' }, options));
+}
+
+/** The folders the sidebar shows open; their chats load with the list. */
+export const openFolders = new SvelteSet<string>();
+
+/** A folder's chats the sidebar lists when it is open (pinned ones are under Pinned). */
+const MOST_IN_FOLDER = 200;
+
+/** The chats of each open folder, by folder id. */
+export async function loadFolderSessions(folderIds: readonly string[], options: FetchOption = {}): Promise<Record<string, ChatSession[]>> {
+  const lists = await Promise.all(folderIds.map((folder) => listSessions({ folder, pinned: 'false', limit: MOST_IN_FOLDER }, options)));
+  return Object.fromEntries(folderIds.map((id, index) => [id, lists[index]!.items]));
 }
 
 /** Pinned chats are few: the sidebar lists up to this many above the rest. */
