@@ -58,18 +58,12 @@ export const runOptionsSchema = z.object({
 });
 export type RunOptionsInput = z.infer<typeof runOptionsSchema>;
 
-export const startRunInputSchema = z
-  .object({
+/** A message and its run's options. */
+export const startRunInputSchema = runOptionsSchema
+  .extend({
     content: z.string().trim().max(100_000),
     /** Files uploaded to the session (POST /api/sessions/:id/files) that the message carries. */
     attachments: attachmentIdsSchema.optional(),
-    agentId: z.string().max(100).optional(),
-    modelId: z.string().max(100).optional(),
-    enableTools: z.boolean().default(true),
-    enableThinking: z.boolean().default(false),
-    /** Replaces the agent's system prompt for this run. */
-    systemPrompt: z.string().max(20_000).optional(),
-    ...samplingFields,
   })
   // A message is words, files or both.
   .refine((input) => input.content.length > 0 || (input.attachments?.length ?? 0) > 0, { message: 'Write a message', path: ['content'] });
