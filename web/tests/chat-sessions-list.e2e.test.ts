@@ -96,6 +96,10 @@ describe('a long list of chats', () => {
 
     // Newer activity elsewhere does not push it down, and a fresh load lists it first.
     await page.getByTestId('session-list').getByTestId('session-link').filter({ hasText: titleOf(60) }).click();
+    // The new-chat page has a message box too: send only once the chat has opened (CI once typed
+    // into the page it was leaving, and the message went with it).
+    await page.waitForURL(`${stack.url}/chat/${ids.get(titleOf(60))}`);
+    await page.getByTestId('conversation-empty').waitFor();
     await sendMessage(page, 'Still here?');
     await waitForRunStatus(page, 'succeeded');
     await page.reload();
