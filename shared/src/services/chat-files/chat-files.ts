@@ -4,7 +4,7 @@ import type { Database } from '../../db/client';
 import { chatFiles, messages } from '../../db/schema';
 import { newId } from '../../ids';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
-import { cleanFileName, judgeUpload, MAX_ATTACHMENTS, MAX_TEXT_FILE_BYTES, PDF_MEDIA_TYPE } from './judge-upload';
+import { chatFileUrl, cleanFileName, judgeUpload, MAX_ATTACHMENTS, MAX_TEXT_FILE_BYTES, PDF_MEDIA_TYPE } from './judge-upload';
 import { extractPdfText, MAX_PDF_PAGES, type PdfText } from './pdf-text';
 
 /**
@@ -18,15 +18,6 @@ export type ChatFileWithData = typeof chatFiles.$inferSelect;
 
 /** What the API answers for a file: no bytes, no owner. */
 export type ChatFileView = { id: string; name: string; mediaType: string; size: number; createdAt: string };
-
-const FILE_URL_PREFIX = 'agentq-file:';
-
-export const chatFileUrl = (id: string) => `${FILE_URL_PREFIX}${id}`;
-
-/** The file id a part's URL names, or undefined for any other URL. */
-export function chatFileIdOf(url: unknown): string | undefined {
-  return typeof url === 'string' && url.startsWith(FILE_URL_PREFIX) ? url.slice(FILE_URL_PREFIX.length) : undefined;
-}
 
 /** A UI message file part that names a stored file. */
 export type ChatFilePart = { type: 'file'; mediaType: string; filename: string; url: string };

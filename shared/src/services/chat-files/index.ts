@@ -1,3 +1,3 @@
 export * from './chat-files';
 export * from './judge-upload';
-export { closePdfTextThreads, MAX_PDF_PAGES } from './pdf-text';
+export { MAX_PDF_PAGES } from './pdf-text';

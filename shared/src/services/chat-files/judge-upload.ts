@@ -3,6 +3,9 @@
  * image by its signature (PNG, JPEG, GIF, WebP: what vision models take), a PDF by its header (the
  * model reads its text), else text when it is valid UTF-8 without NUL bytes. No SVG: it is a page
  * that can run script, not a picture.
+ *
+ * Browser-safe (no Node or database imports): the web app checks a picked file against the same
+ * limits before uploading it (`@agentq/shared/attachment-rules`).
  */
 
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -16,12 +19,25 @@ export const CHAT_FILE_UPLOAD_LIMIT_BYTES = MAX_PDF_BYTES + 64 * 1024;
 
 export const PDF_MEDIA_TYPE = 'application/pdf';
 
+const FILE_URL_PREFIX = 'agentq-file:';
+
+/** The URL a message's file part names a stored file by. */
+export const chatFileUrl = (id: string) => `${FILE_URL_PREFIX}${id}`;
+
+/** The file id a part's URL names, or undefined for any other URL. */
+export function chatFileIdOf(url: unknown): string | undefined {
+  return typeof url === 'string' && url.startsWith(FILE_URL_PREFIX) ? url.slice(FILE_URL_PREFIX.length) : undefined;
+}
+
 const IMAGE_SIGNATURES: { mediaType: string; matches: (bytes: Uint8Array) => boolean }[] = [
   { mediaType: 'image/png', matches: (bytes) => startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
   { mediaType: 'image/jpeg', matches: (bytes) => startsWith(bytes, [0xff, 0xd8, 0xff]) },
   { mediaType: 'image/gif', matches: (bytes) => startsWith(bytes, [0x47, 0x49, 0x46, 0x38]) },
   { mediaType: 'image/webp', matches: (bytes) => startsWith(bytes, [0x52, 0x49, 0x46, 0x46]) && startsWith(bytes.subarray(8), [0x57, 0x45, 0x42, 0x50]) },
 ];
+
+/** The image types kept (and shown inline): what the signatures above recognise. */
+export const IMAGE_MEDIA_TYPES = IMAGE_SIGNATURES.map((signature) => signature.mediaType);
 
 function startsWith(bytes: Uint8Array, prefix: number[]): boolean {
   return bytes.length >= prefix.length && prefix.every((byte, index) => bytes[index] === byte);

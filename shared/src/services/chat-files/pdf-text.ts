@@ -24,7 +24,3 @@ const pool = new ThreadPool<PdfTextTask, PdfText>({
 export function extractPdfText(data: Uint8Array): Promise<PdfText> {
   return pool.run({ data, maxPages: MAX_PDF_PAGES });
 }
-
-export function closePdfTextThreads(): Promise<void> {
-  return pool.close();
-}

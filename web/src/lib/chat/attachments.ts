@@ -5,6 +5,7 @@
  */
 import type { UIMessage } from 'ai';
 import { apiFetch } from '../api.ts';
+import { chatFileIdOf, IMAGE_MEDIA_TYPES, MAX_IMAGE_BYTES, MAX_PDF_BYTES, MAX_TEXT_FILE_BYTES, PDF_MEDIA_TYPE } from '@agentq/shared/attachment-rules';
 import { segment, type RouteOutput } from '../api-routes.ts';
 
 /** `POST /api/sessions/:id/files` → 201. */
@@ -12,14 +13,7 @@ export type ChatFileView = RouteOutput<'/sessions/:id/files', '$post'>;
 /** A file a question carried, as its bubble shows it. */
 export type AttachedFile = { id: string; name: string; mediaType: string };
 
-/** What the API keeps (shared/src/services/chat-files.ts); the browser checks the same first, the server decides. */
-export const MAX_ATTACHMENTS = 10;
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-export const MAX_TEXT_FILE_BYTES = 512 * 1024;
-export const MAX_PDF_BYTES = 10 * 1024 * 1024;
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
-
-const FILE_URL_PREFIX = 'agentq-file:';
+export { MAX_ATTACHMENTS } from '@agentq/shared/attachment-rules';
 
 export const chatFileHref = (sessionId: string, fileId: string) => `/api/sessions/${segment(sessionId)}/files/${segment(fileId)}`;
 
@@ -31,22 +25,23 @@ export function uploadChatFile(sessionId: string, file: File): Promise<ChatFileV
 
 /** The files a stored message carries, in order. */
 export function messageFiles(parts: UIMessage['parts']): AttachedFile[] {
-  return parts.flatMap((part) =>
-    part.type === 'file' && part.url.startsWith(FILE_URL_PREFIX) ? [{ id: part.url.slice(FILE_URL_PREFIX.length), name: part.filename ?? 'file', mediaType: part.mediaType }] : [],
-  );
+  return parts.flatMap((part) => {
+    const id = part.type === 'file' ? chatFileIdOf(part.url) : undefined;
+    return part.type === 'file' && id ? [{ id, name: part.filename ?? 'file', mediaType: part.mediaType }] : [];
+  });
 }
 
-export const isImage = (mediaType: string) => IMAGE_TYPES.includes(mediaType);
+export const isImage = (mediaType: string) => IMAGE_MEDIA_TYPES.includes(mediaType);
 
 /** Why a picked file cannot go, before uploading it: too big for its kind (the server judges the bytes again). */
 export function attachmentProblem(file: Pick<File, 'type' | 'size'>): 'imageTooBig' | 'pdfTooBig' | 'textTooBig' | undefined {
   if (isImage(file.type)) return file.size > MAX_IMAGE_BYTES ? 'imageTooBig' : undefined;
-  if (file.type === 'application/pdf') return file.size > MAX_PDF_BYTES ? 'pdfTooBig' : undefined;
+  if (file.type === PDF_MEDIA_TYPE) return file.size > MAX_PDF_BYTES ? 'pdfTooBig' : undefined;
   return file.size > MAX_TEXT_FILE_BYTES ? 'textTooBig' : undefined;
 }
 
 /** What the file picker offers: the image types, PDFs, and text files by type or common extension. */
-export const ATTACH_ACCEPT = [...IMAGE_TYPES, 'application/pdf', 'text/*', '.md,.csv,.tsv,.json,.jsonl,.yaml,.yml,.toml,.xml,.log,.ts,.js,.py,.go,.rs,.java,.c,.h,.cpp,.sql,.sh'].join(',');
+export const ATTACH_ACCEPT = [...IMAGE_MEDIA_TYPES, PDF_MEDIA_TYPE, 'text/*', '.md,.csv,.tsv,.json,.jsonl,.yaml,.yml,.toml,.xml,.log,.ts,.js,.py,.go,.rs,.java,.c,.h,.cpp,.sql,.sh'].join(',');
 
 /** "1.2 MB", "340 KB", "12 B": a file's size as its chip shows it. */
 export function fileSize(bytes: number): string {
