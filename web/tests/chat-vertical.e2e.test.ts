@@ -661,7 +661,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('chat-import-error').innerText()).toBe("notes.txt is not a JSON file. Choose agentq's JSON export or ChatGPT's conversations.json.");
   });
 
-  it('shares a chat by link: another user reads it as it was shared, sees later messages once the link is updated, saves a copy; a deleted link no longer opens', async () => {
+  it('shares a chat by link: another user reads it as it was shared, sees later messages (and their pictures) once the link is updated, saves a copy with them; a deleted link no longer opens', async () => {
     await newChat(`share ${tag}`);
     await waitForRunStatus(page, 'succeeded');
     await page.getByTestId('session-title').filter({ hasText: `Share ${tag}` }).waitFor({ state: 'attached' });
@@ -675,6 +675,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('share-state').innerText()).toMatch(/: 2 messages\.$/);
     await expectNoHorizontalOverflow();
     await page.getByTestId('modal-close').click();
+    await page.getByTestId('attach-input').setInputFiles([{ name: 'view.png', mimeType: 'image/png', buffer: PNG }]);
     await sendMessage(page, `after sharing ${tag}`);
     await waitForRunStatus(page, 'succeeded');
 
@@ -701,12 +702,19 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
       await page.getByTestId('modal-close').click();
       await readerPage.reload();
       await expect.poll(questions).toEqual([`share ${tag}`, `after sharing ${tag}`]);
+      // The question's picture is the reader's to see, as shared (loaded, not a broken image).
+      const picture = () => readerPage.getByTestId('user-message').last().getByTestId('message-image').locator('img');
+      await expect.poll(() => picture().evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(1);
+      expect(await picture().getAttribute('src')).toMatch(/^\/api\/shared\/[A-Za-z0-9_-]{22}\/files\/fil_/);
 
       await readerPage.getByTestId('shared-save-copy').click();
       await readerPage.waitForURL(/\/chat\/cs_[^/]+$/);
       expect(readerPage.url()).not.toBe(sessionUrl);
       await expect.poll(questions).toEqual([`share ${tag}`, `after sharing ${tag}`]);
       await readerPage.getByTestId('session-title').filter({ hasText: `Share ${tag}` }).waitFor({ state: 'attached' });
+      // The copy has the picture as a file of its own chat.
+      await expect.poll(() => picture().evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(1);
+      expect(await picture().getAttribute('src')).toMatch(/^\/api\/sessions\/cs_[^/]+\/files\/fil_/);
 
       // The owner's list of links; deleting one there takes it down.
       await page.goto(`${stack.url}/account/shared`);

@@ -160,4 +160,77 @@ describe('files attached to a chat', () => {
     expect(await t.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.sessionId, session.id))).toEqual([]);
     expect(await t.db.select({ id: messages.id }).from(messages).where(eq(messages.sessionId, session.id))).toEqual([]);
   });
+
+  it("shows a shared chat's files to readers of the link only as shared, copies them into a saved copy, and keeps them out of imports", async () => {
+    const owner = await t.signUp();
+    const reader = await t.signUp();
+    const session = await newSession(owner);
+    const image = await uploaded(owner, session.id, 'map.png', PNG);
+    const notes = await uploaded(owner, session.id, 'notes.md', '# Trip');
+    const sent = await json('POST', `/api/sessions/${session.id}/runs`, owner, { content: 'Plan the trip', attachments: [image.id, notes.id], modelId });
+    expect(sent.status).toBe(202);
+    const finish = async () => t.db.update(runs).set({ status: 'succeeded', finishedAt: new Date() }).where(eq(runs.sessionId, session.id));
+    await finish();
+    const made = await json('PUT', `/api/sessions/${session.id}/share`, owner);
+    expect(made.status).toBe(201);
+    const share = (await made.json()) as { id: string };
+
+    // Sent after the link was made, or never sent: not the reader's to see until the owner updates the link.
+    const later = await uploaded(owner, session.id, 'later.txt', 'sent after sharing');
+    expect((await json('POST', `/api/sessions/${session.id}/runs`, owner, { content: 'And this', attachments: [later.id], modelId })).status).toBe(202);
+    await finish();
+    const unsent = await uploaded(owner, session.id, 'unsent.txt', 'never sent');
+    const elsewhere = await uploaded(owner, (await newSession(owner)).id, 'elsewhere.png', PNG);
+
+    const view = (await (await json('GET', `/api/shared/${share.id}`, reader)).json()) as { messages: { role: string; parts: unknown[] }[] };
+    expect(view.messages[0]!.parts).toEqual([
+      { type: 'file', mediaType: 'image/png', filename: 'map.png', url: `agentq-file:${image.id}` },
+      { type: 'file', mediaType: 'text/markdown', filename: 'notes.md', url: `agentq-file:${notes.id}` },
+      { type: 'text', text: 'Plan the trip' },
+    ]);
+    const picture = await json('GET', `/api/shared/${share.id}/files/${image.id}`, reader);
+    expect(picture.status).toBe(200);
+    expect(new Uint8Array(await picture.arrayBuffer())).toEqual(PNG);
+    expect(picture.headers.get('content-type')).toBe('image/png');
+    expect(picture.headers.get('content-disposition')).toMatch(/^inline; filename="map\.png"/);
+    const text = await json('GET', `/api/shared/${share.id}/files/${notes.id}`, reader);
+    expect(text.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(text.headers.get('content-disposition')).toMatch(/^attachment; filename="notes\.md"/);
+    for (const fileId of [later.id, unsent.id, elsewhere.id, 'fil_nothing']) {
+      expect((await json('GET', `/api/shared/${share.id}/files/${fileId}`, reader)).status, fileId).toBe(404);
+    }
+    expect((await json('GET', `/api/shared/not-a-link/files/${image.id}`, reader)).status).toBe(400);
+    expect((await t.app.request(`/api/shared/${share.id}/files/${image.id}`)).status).toBe(401);
+    // Once the link is updated, it shows what was sent since.
+    expect((await json('PUT', `/api/sessions/${session.id}/share`, owner)).status).toBe(200);
+    expect((await json('GET', `/api/shared/${share.id}/files/${later.id}`, reader)).status).toBe(200);
+    expect((await json('GET', `/api/shared/${share.id}/files/${unsent.id}`, reader)).status).toBe(404);
+
+    // The reader's copy has files of its own: new ids in the reader's chat, the same bytes, kept when the original goes.
+    const copied = await json('POST', `/api/shared/${share.id}/copy`, reader);
+    expect(copied.status).toBe(201);
+    const copy = (await copied.json()) as { id: string };
+    const copyDetail = (await (await json('GET', `/api/sessions/${copy.id}`, reader)).json()) as { messages: { parts: { type: string; url?: string; filename?: string }[] }[] };
+    const copiedFiles = copyDetail.messages.flatMap((message) => message.parts.filter((part) => part.type === 'file'));
+    expect(copiedFiles.map((part) => part.filename)).toEqual(['map.png', 'notes.md', 'later.txt']);
+    const copiedIds = copiedFiles.map((part) => part.url!.replace('agentq-file:', ''));
+    expect(copiedIds).not.toContain(image.id);
+    expect((await t.db.select({ userId: chatFiles.userId }).from(chatFiles).where(eq(chatFiles.sessionId, copy.id))).map((row) => row.userId)).toEqual([reader.user.id, reader.user.id, reader.user.id]);
+    expect((await json('GET', `/api/sessions/${copy.id}/files/${copiedIds[0]}`, owner)).status).toBe(404);
+    expect((await json('DELETE', `/api/sessions/${session.id}`, owner)).status).toBe(204);
+    expect((await json('GET', `/api/shared/${share.id}/files/${image.id}`, reader)).status).toBe(404);
+    const kept = await json('GET', `/api/sessions/${copy.id}/files/${copiedIds[0]}`, reader);
+    expect(kept.status).toBe(200);
+    expect(new Uint8Array(await kept.arrayBuffer())).toEqual(PNG);
+
+    // An import names files but never gets them: a part naming someone's file is left out, and counted.
+    const imported = await json('POST', '/api/sessions/import', reader, {
+      format: 'agentq.chat.v1',
+      messages: [{ role: 'user', parts: [{ type: 'file', mediaType: 'image/png', filename: 'x.png', url: `agentq-file:${elsewhere.id}` }, { type: 'text', text: 'Mine now?' }] }],
+    });
+    expect(imported.status).toBe(201);
+    const importedChat = ((await imported.json()) as { items: { id: string; droppedParts: number }[] }).items[0]!;
+    expect(importedChat.droppedParts).toBe(1);
+    expect(await t.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.sessionId, importedChat.id))).toEqual([]);
+  });
 });

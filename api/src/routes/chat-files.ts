@@ -2,6 +2,7 @@ import {
   acceptUpload,
   attachmentDisposition,
   deleteChatFile,
+  type ChatFileWithData,
   getChatFile,
   getChatSessionFor,
   MAX_IMAGE_BYTES,
@@ -11,7 +12,7 @@ import {
   PDF_MEDIA_TYPE,
   toChatFileView,
 } from '@agentq/shared/services';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../deps';
@@ -36,6 +37,18 @@ async function uploadedFile(body: () => Promise<Record<string, unknown>>): Promi
   const file = form.file;
   if (!(file instanceof File)) throw new ApiError(400, 'bad_request', 'Send the file as the `file` field of a multipart/form-data body');
   return file;
+}
+
+/** A stored file as the browser gets it: an image inline, any other file as a download. */
+export function chatFileResponse(c: Context, file: ChatFileWithData): Response {
+  const image = file.mediaType.startsWith('image/');
+  return c.body(new Uint8Array(file.data), 200, {
+    // Text goes out as plain text and a download whatever its kind: an uploaded .html never runs as a page of ours; a PDF is a download too.
+    'content-type': image || file.mediaType === PDF_MEDIA_TYPE ? file.mediaType : 'text/plain; charset=utf-8',
+    'content-disposition': attachmentDisposition(file.name, image ? 'inline' : 'attachment'),
+    // A file never changes under its id.
+    'cache-control': 'private, max-age=31536000, immutable',
+  });
 }
 
 /**
@@ -67,15 +80,7 @@ export const chatFileRoutes = new Hono<AppEnv>()
   .get('/:fileId', describeRoute({ tags: ['chat'], summary: 'A file attached in the chat: an image inline, a PDF or text file as a download' }), validate('param', fileParam), async (c) => {
     const { id, fileId } = c.req.valid('param');
     const session = await getChatSessionFor(c.get('db'), id, currentUser(c).id);
-    const file = await getChatFile(c.get('db'), session.id, fileId);
-    const image = file.mediaType.startsWith('image/');
-    return c.body(new Uint8Array(file.data), 200, {
-      // Text goes out as plain text and a download whatever its kind: an uploaded .html never runs as a page of ours; a PDF is a download too.
-      'content-type': image || file.mediaType === PDF_MEDIA_TYPE ? file.mediaType : 'text/plain; charset=utf-8',
-      'content-disposition': attachmentDisposition(file.name, image ? 'inline' : 'attachment'),
-      // A file never changes under its id.
-      'cache-control': 'private, max-age=31536000, immutable',
-    });
+    return chatFileResponse(c, await getChatFile(c.get('db'), session.id, fileId));
   })
   .delete('/:fileId', describeRoute({ tags: ['chat'], summary: 'Remove an upload no message carries (409 once it was sent)' }), validate('param', fileParam), async (c) => {
     const { id, fileId } = c.req.valid('param');

@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { sharedChats, users, type SharedChatMessage } from '../db/schema';
+import { chatFiles, sharedChats, users, type SharedChatMessage } from '../db/schema';
 import { CHAT_EXPORT_JSON_FORMAT } from './chat-export';
 import { listThreadMessages, type ChatSession } from './chat';
-import { chatImportBodySchema, importChats } from './chat-import';
+import { chatFileIdOf, chatFileUrl, type ChatFileWithData } from './chat-files';
+import { agentqChat, importChats } from './chat-import';
 import { InvalidInputError, NotFoundError } from './errors';
 
 /**
  * Chats shared by link: the owner makes (or updates) a copy of the branch the chat shows, and anyone
  * signed in with the link reads that copy, or saves it to their own chats. The copy keeps what an
  * import keeps (text, reasoning, ended tool calls: chat-import/parts.ts), since a reader's saved copy
- * reaches their model; approvals waiting and provider data stay in the owner's chat.
+ * reaches their model, and the files its questions carried: a reader fetches those the share names
+ * (getSharedChatFile), and a saved copy gets copies of them. Approvals waiting and provider data
+ * stay in the owner's chat.
  */
 
 export type ChatShare = typeof sharedChats.$inferSelect;
@@ -27,15 +30,31 @@ function summary(share: ChatShare): ChatShareSummary {
   return { ...rest, messageCount: messages.length };
 }
 
+/** A shared chat as a share holds it and its copy reads it: an import's parts and the questions' files. */
+const sharedChatSchema = agentqChat({ keepFiles: true });
+
 /** The chat's shown branch as a share holds it. @throws {InvalidInputError} when there is nothing to share yet. */
 async function snapshot(db: Database, session: ChatSession): Promise<SharedChatMessage[]> {
   const rows = await listThreadMessages(db, session.id);
-  const [chat] = chatImportBodySchema.parse({
+  const chat = sharedChatSchema.parse({
     format: CHAT_EXPORT_JSON_FORMAT,
     messages: rows.map((row) => ({ role: row.role, createdAt: row.createdAt.toISOString(), parts: row.parts })),
   });
-  if (!chat || chat.messages.length === 0) throw new InvalidInputError('Nothing to share yet: the chat has no messages');
-  return chat.messages.map((message) => ({ role: message.role, createdAt: message.createdAt.toISOString(), parts: message.parts }));
+  if (chat.messages.length === 0) throw new InvalidInputError('Nothing to share yet: the chat has no messages');
+  const kept = await storedFileUrls(db, session.id, chat.messages.flatMap((message) => message.parts.flatMap((part) => (part.type === 'file' ? [part.url] : []))));
+  return chat.messages.map((message) => ({
+    role: message.role,
+    createdAt: message.createdAt.toISOString(),
+    parts: message.parts.filter((part) => part.type !== 'file' || kept.has(part.url)),
+  }));
+}
+
+/** Which of `urls` name files stored with session `sessionId`: a share names no other. */
+async function storedFileUrls(db: Database, sessionId: string, urls: string[]): Promise<Set<string>> {
+  const ids = urls.flatMap((url) => chatFileIdOf(url) ?? []);
+  if (ids.length === 0) return new Set();
+  const rows = await db.select({ id: chatFiles.id }).from(chatFiles).where(and(eq(chatFiles.sessionId, sessionId), inArray(chatFiles.id, [...new Set(ids)])));
+  return new Set(rows.map((row) => chatFileUrl(row.id)));
 }
 
 /** Shares the chat as it is now, or brings its link up to date (the link stays the same). */
@@ -82,10 +101,26 @@ export async function readSharedChat(db: Database, shareId: string, readerId: st
   return { id: share.id, title: share.title, sharedBy, own: share.userId === readerId, createdAt: share.createdAt, updatedAt: share.updatedAt, messages: share.messages };
 }
 
-/** Saves a shared chat as a chat of the reader's own, to go on with. */
+/**
+ * A file a shared chat's question carried, for any signed-in reader of the link: only a file the
+ * share names (files sent after it was last updated stay private). @throws {NotFoundError} otherwise.
+ */
+export async function getSharedChatFile(db: Database, shareId: string, fileId: string): Promise<ChatFileWithData> {
+  const named = sql`${sharedChats.messages} @> ${JSON.stringify([{ parts: [{ type: 'file', url: chatFileUrl(fileId) }] }])}::jsonb`;
+  const [row] = await db
+    .select({ file: chatFiles })
+    .from(sharedChats)
+    .innerJoin(chatFiles, and(eq(chatFiles.sessionId, sharedChats.sessionId), eq(chatFiles.id, fileId)))
+    .where(and(eq(sharedChats.id, shareId), named));
+  if (!row) throw new NotFoundError('File', fileId);
+  return row.file;
+}
+
+/** Saves a shared chat as a chat of the reader's own, to go on with; its files are copied with it. */
 export async function copySharedChat(db: Database, shareId: string, readerId: string): Promise<{ id: string; title: string }> {
-  const shared = await readSharedChat(db, shareId, readerId);
-  const chats = chatImportBodySchema.parse({ format: CHAT_EXPORT_JSON_FORMAT, session: { title: shared.title }, messages: shared.messages });
-  const { items } = await importChats(db, readerId, chats);
+  const [share] = await db.select({ sessionId: sharedChats.sessionId, title: sharedChats.title, messages: sharedChats.messages }).from(sharedChats).where(eq(sharedChats.id, shareId));
+  if (!share) throw new NotFoundError('Shared chat', shareId);
+  const chat = sharedChatSchema.parse({ format: CHAT_EXPORT_JSON_FORMAT, session: { title: share.title }, messages: share.messages });
+  const { items } = await importChats(db, readerId, [chat], { filesFrom: share.sessionId });
   return { id: items[0]!.id, title: items[0]!.title };
 }

@@ -128,5 +128,40 @@ export async function readChatFilesForModel(db: Database, sessionId: string, ids
   return new Map(rows.map((row) => [row.id, row.text === null ? { mediaType: row.mediaType, data: new Uint8Array(row.data!) } : { mediaType: 'text/plain', data: encoder.encode(row.text) }]));
 }
 
+/** One file to copy into another chat: the new chat's session and the copy's id. */
+export type ChatFileCopy = { fromId: string; toId: string; sessionId: string };
+
+/**
+ * Copies files of session `fromSessionId` into other sessions of user `userId` (a shared chat's
+ * copy), bytes and read text alike, inside the database. Every file must still be there, or the
+ * copy fails (ConflictError) rather than keep a question naming a file it lacks.
+ */
+export async function copyChatFiles(db: Database, options: { fromSessionId: string; userId: string; copies: readonly ChatFileCopy[] }): Promise<void> {
+  const { fromSessionId, userId, copies } = options;
+  if (copies.length === 0) return;
+  // One statement: each copy's id and session picked by the source's id.
+  const mapped = (pick: (copy: ChatFileCopy) => string) => sql`case ${chatFiles.id} ${sql.join(copies.map((copy) => sql`when ${copy.fromId} then ${pick(copy)}`), sql` `)} end`;
+  const copied = await db
+    .insert(chatFiles)
+    .select(
+      db
+        .select({
+          id: mapped((copy) => copy.toId).as('id'),
+          sessionId: mapped((copy) => copy.sessionId).as('session_id'),
+          userId: sql`${userId}`.as('user_id'),
+          name: chatFiles.name,
+          mediaType: chatFiles.mediaType,
+          size: chatFiles.size,
+          data: chatFiles.data,
+          text: chatFiles.text,
+          createdAt: chatFiles.createdAt,
+        })
+        .from(chatFiles)
+        .where(and(eq(chatFiles.sessionId, fromSessionId), inArray(chatFiles.id, copies.map((copy) => copy.fromId)))),
+    )
+    .returning({ id: chatFiles.id });
+  if (copied.length !== copies.length) throw new ConflictError('A file of the chat is gone; it could not be copied');
+}
+
 /** A file's media type as the model call must declare it: a PDF goes as its text. */
 export const modelMediaType = (mediaType: string) => (mediaType === PDF_MEDIA_TYPE ? 'text/plain' : mediaType);

@@ -3,9 +3,12 @@ import type { Database } from '../../db/client';
 import { chatSessions, messages } from '../../db/schema';
 import { newId } from '../../ids';
 import { CHAT_EXPORT_JSON_FORMAT } from '../chat-export';
+import { copyChatFiles, type ChatFileCopy } from '../chat-files/chat-files';
+import { chatFileIdOf, chatFileUrl } from '../chat-files/judge-upload';
 import { agentqChatSchema } from './agentq-json';
 import { chatgptConversationSchema } from './chatgpt-conversation';
 import type { ImportedChat } from './imported-chat';
+import type { ImportedPart } from './parts';
 
 /** Chats one request may import; a bigger file is sent in several (the web page does). */
 export const CHATS_PER_IMPORT = 100;
@@ -49,12 +52,15 @@ const ROWS_PER_INSERT = 1_000;
 /**
  * Stores the chats as the user's sessions, named as in the file (automatic titles leave them
  * alone), each message following the one before it, at its own time; the chat's last activity is
- * its last message's. All or nothing: one transaction.
+ * its last message's. All or nothing: one transaction. The file parts a shared chat's copy keeps
+ * name files of session `filesFrom` (the shared chat's), each copied into the new chat under a
+ * new id; without `filesFrom` there are none (an import's schema leaves files out).
  */
-export async function importChats(db: Database, userId: string, chats: ImportedChat[]): Promise<ChatImportResult> {
+export async function importChats(db: Database, userId: string, chats: ImportedChat[], options: { filesFrom?: string } = {}): Promise<ChatImportResult> {
   const result: ChatImportResult = { items: [], skipped: [] };
   const sessionRows: (typeof chatSessions.$inferInsert)[] = [];
   const messageRows: (typeof messages.$inferInsert)[] = [];
+  const fileCopies: ChatFileCopy[] = [];
   chats.forEach((chat, index) => {
     if (chat.messages.length === 0) {
       result.skipped.push({ index, title: chat.title });
@@ -66,8 +72,16 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
     let parentId: string | null = null;
     for (const message of chat.messages) {
       const id = newId('message');
-      // A call's id is the file's: made unique here, so it is never taken for another message's or a later run's.
-      const parts = message.parts.map((part, index) => ('toolCallId' in part ? { ...part, toolCallId: `${id}-${index}` } : part));
+      const parts = message.parts.flatMap((part, index): ImportedPart[] => {
+        // A call's id is the file's: made unique here, so it is never taken for another message's or a later run's.
+        if ('toolCallId' in part) return [{ ...part, toolCallId: `${id}-${index}` }];
+        if (part.type !== 'file') return [part];
+        const fromId = chatFileIdOf(part.url);
+        if (!options.filesFrom || !fromId) return [];
+        const copy = { fromId, toId: newId('file'), sessionId };
+        fileCopies.push(copy);
+        return [{ ...part, url: chatFileUrl(copy.toId) }];
+      });
       messageRows.push({ id, sessionId, role: message.role, parts, parentId, createdAt: message.createdAt });
       parentId = id;
     }
@@ -76,6 +90,7 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
   if (sessionRows.length === 0) return result;
   await db.transaction(async (tx) => {
     await tx.insert(chatSessions).values(sessionRows);
+    if (options.filesFrom && fileCopies.length > 0) await copyChatFiles(tx, { fromSessionId: options.filesFrom, userId, copies: fileCopies });
     for (let start = 0; start < messageRows.length; start += ROWS_PER_INSERT) await tx.insert(messages).values(messageRows.slice(start, start + ROWS_PER_INSERT));
   });
   return result;

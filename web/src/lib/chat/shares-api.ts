@@ -13,6 +13,9 @@ export type SharedChat = Omit<RouteOutput<'/shared/:shareId', '$get'>, 'messages
 
 const sharePath = (sessionId: string) => `/api/sessions/${segment(sessionId)}/share`;
 
+/** A file a shared chat's question carried, as its readers fetch it. */
+export const sharedFileHref = (shareId: string, fileId: string) => `/api/shared/${segment(shareId)}/files/${segment(fileId)}`;
+
 /** Where a link opens, as a reader pastes it. */
 export function shareUrl(shareId: string, origin = location.origin): string {
   return `${origin}/shared/${encodeURIComponent(shareId)}`;
