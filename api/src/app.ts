@@ -29,6 +29,7 @@ import { chatFolderRoutes } from './routes/chat-folders';
 import { sharedChatRoutes } from './routes/shared-chats';
 import { promptRoutes } from './routes/prompts';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
+import { usageRoutes } from './routes/usage';
 import { userRoutes } from './routes/users';
 
 export type { AppDeps, AppEnv } from './deps';
@@ -55,6 +56,7 @@ function apiRoutes() {
     .route('/runs', runRoutes)
     .route('/approvals', approvalRoutes)
     .route('/agent-documents', documentRoutes)
+    .route('/usage', usageRoutes)
     .route('/admin', adminRoutes);
 }
 

@@ -1,5 +1,5 @@
 import { listWorkerHeartbeats, queueCatalog, type QueueKey } from '@agentq/shared/queues';
-import { feedbackListQuerySchema, feedbackSummary, feedbackWindowSchema, listFeedback } from '@agentq/shared/services';
+import { feedbackListQuerySchema, feedbackSummary, feedbackWindowSchema, listFeedback, usageQuerySchema, usageReport } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -72,6 +72,17 @@ export const adminRoutes = new Hono<AppEnv>()
     describeRoute({ tags: ['operations'], summary: 'Every rating counted by the agent and model of the run that wrote the answer, the most bad ones first; `since` and `until` as for the list' }),
     validate('query', feedbackWindowSchema),
     async (c) => c.json({ items: await feedbackSummary(c.get('db'), c.req.valid('query')) }),
+  )
+  .get(
+    '/usage',
+    describeRoute({
+      tags: ['operations'],
+      summary: "Everyone's chat runs' tokens (in, out, reasoning, total) by day, by model and by user, with totals",
+      description:
+        '`since` (inclusive) and `until` (exclusive), ISO 8601 with an offset: the last 30 days when absent, at most 366 days. `tz` (an IANA time zone, default UTC) is the calendar the days are counted in; days without runs are left out. Models and users come with the most tokens first; a deleted model keeps its id, without a name.',
+    }),
+    validate('query', usageQuerySchema),
+    async (c) => c.json(await usageReport(c.get('db'), c.req.valid('query'))),
   )
   .get(
     '/queues',

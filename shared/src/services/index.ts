@@ -26,3 +26,4 @@ export * from './chat-shares';
 export * from './prompts';
 export * from './chat-files';
 export * from './chat-folders';
+export * from './usage';

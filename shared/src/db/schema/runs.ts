@@ -64,6 +64,8 @@ export const runs = pgTable(
   (table) => [
     index('runs_user_idx').on(table.userId, table.createdAt),
     index('runs_status_idx').on(table.status),
+    // Everyone's token usage over a window (Admin → Usage) reads chat runs by when they were made.
+    index('runs_chat_created_idx').on(table.createdAt).where(sql`${table.kind} = 'chat'`),
     uniqueIndex('runs_idempotency_idx').on(table.userId, table.idempotencyKey),
     // The database itself guarantees at most one active run per chat session.
     uniqueIndex('runs_one_active_per_session_idx')

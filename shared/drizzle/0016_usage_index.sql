@@ -1,0 +1,1 @@
+CREATE INDEX "runs_chat_created_idx" ON "runs" USING btree ("created_at") WHERE "runs"."kind" = 'chat';
