@@ -1,12 +1,13 @@
 import { runs } from '@agentq/shared/db';
 import { enqueueRunJob, findRunJob, runsWithLiveJobs } from '@agentq/shared/queues';
-import { markRunRunning } from '@agentq/shared/services';
+import { chatFiles } from '@agentq/shared/db';
+import { acceptUpload, markRunRunning, UNSENT_UPLOAD_TTL_MS } from '@agentq/shared/services';
 import { silentLogger } from '@agentq/shared/testing';
 import { eq, sql } from 'drizzle-orm';
 import { Job } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startAgentHarness, type AgentHarness } from './agent/testing';
-import { reconcileRuns } from './reconciler';
+import { reconcileRuns, startReconciler } from './reconciler';
 import { RUN_LEASE_MS, startRunLeases } from './run-lease';
 
 let harness: AgentHarness;
@@ -28,6 +29,25 @@ async function runningWithoutJob(label: string) {
 }
 
 describe('reconciler and run leases', () => {
+  it('deletes an upload left behind for a day when it starts, and keeps a sent one', async () => {
+    const { run } = await harness.startRun('with a file');
+    const upload = async (name: string) => {
+      const outcome = await acceptUpload(harness.db, { sessionId: run.sessionId!, userId: harness.userId, name, data: new TextEncoder().encode(name) });
+      if (!outcome.ok) throw new Error(outcome.message);
+      await harness.db.update(chatFiles).set({ createdAt: sql`now() - make_interval(secs => ${UNSENT_UPLOAD_TTL_MS / 1000 + 60})` }).where(eq(chatFiles.id, outcome.file.id));
+      return outcome.file.id;
+    };
+    const abandoned = await upload('abandoned.txt');
+    const fresh = await acceptUpload(harness.db, { sessionId: run.sessionId!, userId: harness.userId, name: 'fresh.txt', data: new TextEncoder().encode('fresh') });
+    const reconciler = startReconciler(harness.db, harness.deps.queues, silentLogger, 60_000);
+    try {
+      await expect.poll(async () => (await harness.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.id, abandoned))).length, { timeout: 5000 }).toBe(0);
+      expect(fresh.ok && (await harness.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.id, fresh.file.id))).length).toBe(1);
+    } finally {
+      reconciler.stop();
+    }
+  });
+
   it('leaves a running run alone while a worker renews its lease, and restores it once the lease lapses', async () => {
     const run = await runningWithoutJob('leased');
     const leases = startRunLeases(harness.db, 100);

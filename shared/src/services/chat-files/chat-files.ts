@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, not, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../../db/client';
 import { chatFiles, messages } from '../../db/schema';
@@ -92,6 +92,26 @@ export async function deleteChatFile(db: Database, sessionId: string, fileId: st
   const [used] = await db.select({ id: messages.id }).from(messages).where(and(eq(messages.sessionId, sessionId), carried)).limit(1);
   if (used) throw new ConflictError('This file was sent with a message; it goes when the chat is deleted', { messageId: used.id });
   await db.delete(chatFiles).where(eq(chatFiles.id, fileId));
+}
+
+/** An upload no message carried after this long was left behind (a send given up on): it goes. */
+export const UNSENT_UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes uploads older than `olderThanMs` that no message of their chat carries (the rule
+ * deleteChatFile applies), at most `limit` a call. A file a message names is never
+ * touched: it goes with its chat. @returns how many went.
+ */
+export async function deleteUnsentUploads(db: Database, options: { olderThanMs?: number; limit?: number } = {}): Promise<number> {
+  const { olderThanMs = UNSENT_UPLOAD_TTL_MS, limit = 500 } = options;
+  const carried = sql`exists (select 1 from ${messages} where ${messages.sessionId} = ${chatFiles.sessionId} and ${messages.parts} @> jsonb_build_array(jsonb_build_object('url', ${chatFileUrl('')} || ${chatFiles.id})))`;
+  const stale = db
+    .select({ id: chatFiles.id })
+    .from(chatFiles)
+    .where(and(lt(chatFiles.createdAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`), not(carried)))
+    .limit(limit);
+  const deleted = await db.delete(chatFiles).where(inArray(chatFiles.id, stale)).returning({ id: chatFiles.id });
+  return deleted.length;
 }
 
 export const attachmentIdsSchema = z.array(z.string().min(1).max(100)).max(MAX_ATTACHMENTS, `Attach at most ${MAX_ATTACHMENTS} files to a message`);
