@@ -731,6 +731,32 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     }
   });
 
+  it('forks an answer into a new chat that holds the conversation down to it, opens it at the top of the list, and leaves the first chat as it was', async () => {
+    await newChat(`fork ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const sourceUrl = page.url();
+    await sendMessage(page, `second ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const questions = () => page.getByTestId('user-message').locator('.text').allInnerTexts();
+    expect(await questions()).toEqual([`fork ${tag}`, `second ${tag}`]);
+
+    await page.getByTestId('assistant-actions').first().getByTestId('fork-message').click();
+    await page.waitForURL((url) => /\/chat\/cs_[^/]+$/.test(url.pathname) && url.href !== sourceUrl);
+    await expect.poll(questions).toEqual([`fork ${tag}`]);
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(`You said: fork ${tag}`);
+    const forkId = new URL(page.url()).pathname.split('/').at(-1)!;
+    if (viewport.width < 700) await page.getByTestId('sessions-drawer-toggle').click();
+    await expect.poll(() => page.getByTestId('session-list').getByTestId('session-row').first().getAttribute('data-session-id')).toBe(forkId);
+    if (viewport.width < 700) await page.getByTestId('sessions-scrim').click();
+
+    // The fork goes on by itself; the first chat keeps both questions.
+    await sendMessage(page, `elsewhere ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    expect(await questions()).toEqual([`fork ${tag}`, `elsewhere ${tag}`]);
+    await page.goto(sourceUrl);
+    await expect.poll(questions).toEqual([`fork ${tag}`, `second ${tag}`]);
+  });
+
   it('saves a prompt in Account → Prompts and calls it up with / in the message box, its {{placeholder}} selected to type over', async () => {
     await page.goto(`${stack.url}/account/prompts`);
     await page.getByTestId('prompt-new').click();

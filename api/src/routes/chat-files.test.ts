@@ -206,6 +206,16 @@ describe('files attached to a chat', () => {
     expect((await json('GET', `/api/shared/${share.id}/files/${later.id}`, reader)).status).toBe(200);
     expect((await json('GET', `/api/shared/${share.id}/files/${unsent.id}`, reader)).status).toBe(404);
 
+    // The owner's fork of the chat has copies too, in the new chat.
+    const question = ((await (await json('GET', `/api/sessions/${session.id}`, owner)).json()) as { messages: { id: string }[] }).messages[0]!;
+    const forked = await json('POST', `/api/sessions/${session.id}/messages/${question.id}/fork`, owner);
+    expect(forked.status).toBe(201);
+    const fork = (await forked.json()) as { id: string };
+    const forkParts = ((await (await json('GET', `/api/sessions/${fork.id}`, owner)).json()) as { messages: { parts: { type: string; url?: string }[] }[] }).messages[0]!.parts;
+    const forkImage = forkParts.find((part) => part.type === 'file')!.url!.replace('agentq-file:', '');
+    expect(forkImage).not.toBe(image.id);
+    expect(new Uint8Array(await (await json('GET', `/api/sessions/${fork.id}/files/${forkImage}`, owner)).arrayBuffer())).toEqual(PNG);
+
     // The reader's copy has files of its own: new ids in the reader's chat, the same bytes, kept when the original goes.
     const copied = await json('POST', `/api/shared/${share.id}/copy`, reader);
     expect(copied.status).toBe(201);

@@ -646,6 +646,47 @@ describe('POST /api/sessions/import', () => {
   });
 });
 
+describe('forking a chat', () => {
+  it('copies the conversation down to a message, on whichever branch, into a new chat at the top of the list; this chat stays as it is', async () => {
+    const session = await newSession();
+    await answer(await send(session.id, 'Plan a trip'), session.id, 'Where to?');
+    await answer(await send(session.id, 'Lisbon'), session.id, 'Lisbon in 3 days.');
+    await request('PATCH', `/api/sessions/${session.id}`, owner, { title: 'Trips' });
+    const before = await thread(session.id);
+    const [, firstAnswer, lisbon, lisbonAnswer] = before.messages;
+    // Edit the second question: the Lisbon branch is no longer shown, but can still be forked from.
+    const edited = await request('POST', `/api/sessions/${session.id}/messages/${lisbon!.id}/edit`, owner, { content: 'Porto' });
+    expect(edited.status).toBe(202);
+    await answer(((await edited.json()) as { runId: string }).runId, session.id, 'Porto in 2 days.');
+    const shown = texts(await thread(session.id));
+    expect(shown).toEqual(['user:Plan a trip', 'assistant:Where to?', 'user:Porto', 'assistant:Porto in 2 days.']);
+
+    const fork = async (messageId: string) => {
+      const response = await request('POST', `/api/sessions/${session.id}/messages/${messageId}/fork`, owner);
+      expect(response.status, await response.clone().text()).toBe(201);
+      return (await response.json()) as { id: string; title: string };
+    };
+    const early = await fork(firstAnswer!.id);
+    expect(early.title).toBe('Trips');
+    expect(texts(await thread(early.id))).toEqual(['user:Plan a trip', 'assistant:Where to?']);
+    const hidden = await fork(lisbonAnswer!.id);
+    expect(texts(await thread(hidden.id))).toEqual(['user:Plan a trip', 'assistant:Where to?', 'user:Lisbon', 'assistant:Lisbon in 3 days.']);
+    // The newest fork heads the list; the original is untouched and goes on by itself.
+    const list = ((await (await request('GET', '/api/sessions?limit=3', owner)).json()) as { items: { id: string }[] }).items.map((item) => item.id);
+    expect(list.slice(0, 2)).toEqual([hidden.id, early.id]);
+    expect(texts(await thread(session.id))).toEqual(shown);
+    await answer(await send(early.id, 'Madrid'), early.id, 'Madrid in 4 days.');
+    expect(texts(await thread(early.id))).toEqual(['user:Plan a trip', 'assistant:Where to?', 'user:Madrid', 'assistant:Madrid in 4 days.']);
+    expect(texts(await thread(session.id))).toEqual(shown);
+
+    // Only the owner forks, and only a message of the chat.
+    expect((await request('POST', `/api/sessions/${session.id}/messages/${firstAnswer!.id}/fork`, stranger)).status).toBe(404);
+    expect((await request('POST', `/api/sessions/${early.id}/messages/${lisbon!.id}/fork`, owner)).status).toBe(404);
+    expect((await request('POST', `/api/sessions/${session.id}/messages/msg_nothing/fork`, owner)).status).toBe(404);
+    expect((await request('POST', `/api/sessions/${session.id}/messages/${firstAnswer!.id}/fork`, null)).status).toBe(401);
+  });
+});
+
 describe('shared links', () => {
   type Share = { id: string; sessionId: string; title: string; messageCount: number; createdAt: string; updatedAt: string };
   type SharedView = { id: string; title: string; sharedBy: string; own: boolean; messages: { role: string; parts: { type: string; text?: string }[] }[] };

@@ -17,6 +17,7 @@ import {
   getDefaultModel,
   importChats,
   shareChat,
+  forkChat,
   unshareChat,
   isDependencyDown,
   isTerminal,
@@ -288,6 +289,20 @@ export const sessionRoutes = new Hono<AppEnv>()
       const session = await getChatSessionFor(c.get('db'), id, user.id);
       await selectMessageVersion(c.get('db'), session, messageId);
       return c.json(await sessionDetail(c, session.id, user.id));
+    },
+  )
+  .post(
+    '/:id/messages/:messageId/fork',
+    describeRoute({
+      tags: ['chat'],
+      summary: 'Copy the conversation down to this message into a new chat of yours, to go on from there (201 with the new chat)',
+      description: 'The branch that leads to the message (whichever version is shown), with its text, reasoning, ended tool calls and the questions\' files (copied); this chat stays as it is.',
+    }),
+    validate('param', messageParam),
+    async (c) => {
+      const { id, messageId } = c.req.valid('param');
+      const session = await getChatSessionFor(c.get('db'), id, currentUser(c).id);
+      return c.json(await forkChat(c.get('db'), session, messageId), 201);
     },
   )
   .post(

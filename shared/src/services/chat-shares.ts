@@ -5,7 +5,7 @@ import { chatFiles, sharedChats, users, type SharedChatMessage } from '../db/sch
 import { CHAT_EXPORT_JSON_FORMAT } from './chat-export';
 import { listThreadMessages, type ChatSession } from './chat';
 import { chatFileIdOf, chatFileUrl, type ChatFileWithData } from './chat-files';
-import { agentqChat, importChats } from './chat-import';
+import { chatCopySchema, importChats } from './chat-import';
 import { InvalidInputError, NotFoundError } from './errors';
 
 /**
@@ -30,13 +30,10 @@ function summary(share: ChatShare): ChatShareSummary {
   return { ...rest, messageCount: messages.length };
 }
 
-/** A shared chat as a share holds it and its copy reads it: an import's parts and the questions' files. */
-const sharedChatSchema = agentqChat({ keepFiles: true });
-
 /** The chat's shown branch as a share holds it. @throws {InvalidInputError} when there is nothing to share yet. */
 async function snapshot(db: Database, session: ChatSession): Promise<SharedChatMessage[]> {
   const rows = await listThreadMessages(db, session.id);
-  const chat = sharedChatSchema.parse({
+  const chat = chatCopySchema.parse({
     format: CHAT_EXPORT_JSON_FORMAT,
     messages: rows.map((row) => ({ role: row.role, createdAt: row.createdAt.toISOString(), parts: row.parts })),
   });
@@ -120,7 +117,7 @@ export async function getSharedChatFile(db: Database, shareId: string, fileId: s
 export async function copySharedChat(db: Database, shareId: string, readerId: string): Promise<{ id: string; title: string }> {
   const [share] = await db.select({ sessionId: sharedChats.sessionId, title: sharedChats.title, messages: sharedChats.messages }).from(sharedChats).where(eq(sharedChats.id, shareId));
   if (!share) throw new NotFoundError('Shared chat', shareId);
-  const chat = sharedChatSchema.parse({ format: CHAT_EXPORT_JSON_FORMAT, session: { title: share.title }, messages: share.messages });
+  const chat = chatCopySchema.parse({ format: CHAT_EXPORT_JSON_FORMAT, session: { title: share.title }, messages: share.messages });
   const { items } = await importChats(db, readerId, [chat], { filesFrom: share.sessionId });
   return { id: items[0]!.id, title: items[0]!.title };
 }

@@ -23,6 +23,7 @@ export * from './config-cache';
 export * from './agent-config';
 export * from './chat-import';
 export * from './chat-shares';
+export * from './chat-fork';
 export * from './prompts';
 export * from './chat-files';
 export * from './chat-folders';

@@ -30,3 +30,6 @@ export const agentqChat = (options: KeptPartsOptions) =>
 
 /** Our own JSON export (`GET /api/sessions/:id/export?format=json`), read back: the branch it holds becomes the chat. */
 export const agentqChatSchema = agentqChat({});
+
+/** A chat copied within agentq (a shared link, its saved copy, a fork): an import's parts and the questions' stored files. */
+export const chatCopySchema = agentqChat({ keepFiles: true });

@@ -54,9 +54,10 @@ const ROWS_PER_INSERT = 1_000;
  * alone), each message following the one before it, at its own time; the chat's last activity is
  * its last message's. All or nothing: one transaction. The file parts a shared chat's copy keeps
  * name files of session `filesFrom` (the shared chat's), each copied into the new chat under a
- * new id; without `filesFrom` there are none (an import's schema leaves files out).
+ * new id; without `filesFrom` there are none (an import's schema leaves files out). `activeNow`
+ * puts the chats at the top of the list (a fork: made now, whatever its messages' times).
  */
-export async function importChats(db: Database, userId: string, chats: ImportedChat[], options: { filesFrom?: string } = {}): Promise<ChatImportResult> {
+export async function importChats(db: Database, userId: string, chats: ImportedChat[], options: { filesFrom?: string; activeNow?: boolean } = {}): Promise<ChatImportResult> {
   const result: ChatImportResult = { items: [], skipped: [] };
   const sessionRows: (typeof chatSessions.$inferInsert)[] = [];
   const messageRows: (typeof messages.$inferInsert)[] = [];
@@ -67,7 +68,7 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
       return;
     }
     const sessionId = newId('chatSession');
-    const lastActive = chat.messages.at(-1)!.createdAt;
+    const lastActive = options.activeNow ? new Date() : chat.messages.at(-1)!.createdAt;
     sessionRows.push({ id: sessionId, userId, title: chat.title, titleSetByUser: true, createdAt: chat.createdAt < lastActive ? chat.createdAt : lastActive, updatedAt: lastActive });
     let parentId: string | null = null;
     for (const message of chat.messages) {

@@ -1,3 +1,3 @@
 export { CHATS_PER_IMPORT, chatImportBodySchema, importChats, type ChatImportResult } from './import-chats';
 export type { ImportedChat, ImportedMessage } from './imported-chat';
-export { agentqChat } from './agentq-json';
+export { chatCopySchema } from './agentq-json';

@@ -11,6 +11,7 @@ import {
   rateAnswer,
   regenerateMessage,
   selectVersion,
+  forkChat,
   startRun,
   type AnswerFeedback,
   type FeedbackRating,
@@ -150,6 +151,17 @@ export class Conversation {
   /** Shows another version of a message (and the branch below it). */
   select(messageId: string): Promise<boolean> {
     return this.#change(() => selectVersion(this.sessionId, messageId));
+  }
+
+  /** Copies the conversation down to `messageId` into a new chat: its id, or undefined (`sendError` says why). */
+  async fork(messageId: string): Promise<string | undefined> {
+    this.sendError = undefined;
+    try {
+      return (await forkChat(this.sessionId, messageId)).id;
+    } catch (caught) {
+      this.sendError = describeError(caught);
+      return undefined;
+    }
   }
 
   /** The run currently streaming, if any (always the last turn). */

@@ -99,6 +99,11 @@ export function selectVersion(sessionId: string, messageId: string): Promise<Ses
   return apiFetch(`${messagePath(sessionId, messageId)}/select`, { method: 'POST' });
 }
 
+/** A new chat holding the conversation down to `messageId` (its files copied); this one stays as it is. */
+export function forkChat(sessionId: string, messageId: string): Promise<RouteOutput<'/sessions/:id/messages/:messageId/fork', '$post'>> {
+  return apiFetch(`${messagePath(sessionId, messageId)}/fork`, { method: 'POST' });
+}
+
 /** A rating of an answer (👍/👎) with its optional comment. */
 export type AnswerFeedback = RouteOutput<'/sessions/:id/messages/:messageId/feedback', '$put'>;
 export type FeedbackRating = AnswerFeedback['rating'];

@@ -448,6 +448,8 @@ export const en = {
   'chat.copyFailed': "Copy failed",
   'chat.editResend': "Edit and resend",
   'chat.regenerateAnswer': "Regenerate answer",
+  'chat.fork': "Fork",
+  'chat.forkHint': "Continue in a new chat from here (this chat stays as it is)",
   'chat.regenerate': "Regenerate",
   'feedback.label': "Rate this answer",
   'feedback.good': "Good answer",

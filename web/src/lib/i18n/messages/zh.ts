@@ -447,6 +447,8 @@ export const zh = {
   'chat.copyFailed': "复制失败",
   'chat.editResend': "编辑并重新发送",
   'chat.regenerateAnswer': "重新生成回答",
+  'chat.fork': "分叉",
+  'chat.forkHint': "从这里在新对话中继续（本对话保持不变）",
   'chat.regenerate': "重新生成",
   'feedback.label': "为此回答评分",
   'feedback.good': "好的回答",
