@@ -1,7 +1,7 @@
 /**
  * Switching to 中文 translates the whole UI, at 1280 px and on a 390 px phone: every page (chat with
  * a finished tool call and a pending approval, documents with revisions, the approvals inbox, every
- * admin page with an editor dialog open, a run page, account and tokens) shows no English UI text.
+ * admin page with an editor dialog open, a run page, account, tokens and usage) shows no English UI text.
  * "English UI text" is any English catalog message (or a literal part of one) and any run of English
  * words; data (names, model and tool output, ids) is marked translate="no" and is not read.
  */
@@ -194,6 +194,7 @@ describe('Chinese UI', () => {
         ['/admin/models', 'table'],
         ['/admin/users', 'table'],
         ['/admin/feedback', '[data-testid="feedback-item"]'],
+        ['/admin/usage', '[data-testid="usage-users"]'],
         ['/admin/tool-logs', '[data-testid="log-row"]'],
         ['/admin/workers', '[data-testid="run-row"]'],
         ['/account', 'h1'],
@@ -201,6 +202,7 @@ describe('Chinese UI', () => {
         ['/account/prompts', '[data-testid="prompts-empty"]'],
         ['/account/archived', '[data-testid="archived-empty"]'],
         ['/account/shared', '[data-testid="share-row"]'],
+        ['/account/usage', '[data-testid="usage-models"]'],
       ] as const) {
         await visit(page, `${stack.url}${path}`, ready);
         expect(await page.locator('h1').first().textContent(), path).toMatch(/[\u4e00-\u9fff]/);

@@ -1,13 +1,16 @@
 /** Users' ratings of answers as admins read them (`GET /api/admin/feedback`). */
 import { apiFetch } from '../api.ts';
 import { queryString, type FetchOption, type RouteOutput } from '../api-routes.ts';
+import type { DayWindow } from '../day-window.ts';
+
+export { dayWindow } from '../day-window.ts';
 
 export type FeedbackPage = RouteOutput<'/admin/feedback', '$get'>;
 export type FeedbackItem = FeedbackPage['items'][number];
 export type FeedbackFilter = 'all' | 'down' | 'up';
 export type FeedbackSummaryRow = RouteOutput<'/admin/feedback/summary', '$get'>['items'][number];
 /** When ratings were given: `since` inclusive, `until` exclusive, ISO 8601. */
-export type FeedbackWindow = { since?: string | undefined; until?: string | undefined };
+export type FeedbackWindow = DayWindow;
 export type FeedbackQuery = FeedbackWindow & { rating?: 'up' | 'down' | undefined; agentId?: string | undefined; modelId?: string | undefined; limit?: number; cursor?: string | null };
 
 /** The latest ratings first, `rating` up or down (every one when absent), of an agent or a model, a page at a time. */
@@ -18,17 +21,6 @@ export function listFeedback(query: FeedbackQuery, options: FetchOption = {}): P
 /** Every rating counted by agent and model, the most bad ones first. */
 export async function feedbackSummary(window: FeedbackWindow = {}, options: FetchOption = {}): Promise<FeedbackSummaryRow[]> {
   return (await apiFetch<{ items: FeedbackSummaryRow[] }>(`/api/admin/feedback/summary${queryString(window)}`, options)).items;
-}
-
-/** A day of the page's range (`YYYY-MM-DD`, the admin's own calendar) as the API's window: from its start, or up to the end of it. */
-export function dayWindow(from: string | null | undefined, to: string | null | undefined): FeedbackWindow {
-  const startOf = (day: string | null | undefined, plusDays = 0) => {
-    if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
-    const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-    const start = new Date(year, month - 1, date + plusDays);
-    return Number.isNaN(start.getTime()) ? undefined : start.toISOString();
-  };
-  return { since: startOf(from), until: startOf(to, 1) };
 }
 
 /** The page's URL for a view: the rating tab, the agent and model filters, the days (`YYYY-MM-DD`, inclusive). */

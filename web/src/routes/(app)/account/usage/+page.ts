@@ -1,0 +1,4 @@
+import { loadUsage, myUsage } from '#lib/usage/usage-api.ts';
+import type { PageLoad } from './$types';
+
+export const load: PageLoad = ({ fetch, url }) => loadUsage(url, (days) => myUsage(days, { fetch }));
