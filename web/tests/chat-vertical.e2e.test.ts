@@ -49,9 +49,29 @@ let page: Page;
 let answerCount = 0;
 /** Every request the fake model received, to check what context a run was given. */
 const requests: ChatCompletionRequest[] = [];
+/** Every path the loopback site was asked for (a preview must ask for none). */
+const loopbackPaths: string[] = [];
+/** A page a model writes: its script reports what it could reach from the preview's sandbox. */
+const pageAnswer = (site: string) =>
+  [
+    'Here is the page:',
+    '',
+    '```html',
+    '<!doctype html><html><body>',
+    '<h1 id="title">Waiting</h1><p id="parent">?</p><p id="cookie">?</p><p id="net">?</p>',
+    `<img src="${site}/pixel.png" alt="">`,
+    '<script>',
+    "document.getElementById('title').textContent = 'Made by a script';",
+    "try { void parent.document.title; document.getElementById('parent').textContent = 'parent reached'; } catch { document.getElementById('parent').textContent = 'parent blocked'; }",
+    "try { void document.cookie; document.getElementById('cookie').textContent = 'cookie read'; } catch { document.getElementById('cookie').textContent = 'cookie blocked'; }",
+    `Promise.allSettled([fetch('/api/sessions'), fetch('${site}/beacon')]).then((all) => { document.getElementById('net').textContent = all.every((one) => one.status === 'rejected') ? 'network blocked' : 'network reached'; });`,
+    '</script></body></html>',
+    '```',
+  ].join('\n');
 
 beforeAll(async () => {
   loopback = await startLoopback((request, response) => {
+    loopbackPaths.push(request.url ?? '');
     if (request.url?.startsWith('/missing')) {
       response.writeHead(404, { 'content-type': 'text/plain' });
       response.end('not here');
@@ -66,6 +86,7 @@ beforeAll(async () => {
       return byLastUserMessage([
         { match: /^wide/i, reply: [{ toolCalls: [{ name: 'web', input: { url: `${loopback.url}/${LONG_PATH}` } }] }, { text: CODE_ANSWER }] },
         { match: /^joke/i, reply: () => ({ text: `Joke number ${++answerCount}` }) },
+        { match: /^make a page/i, reply: () => ({ text: pageAnswer(loopback.url) }) },
         // A question with files: the model says what reached it (the image's type and size, the text file's words).
         {
           match: /look at these/i,
@@ -729,6 +750,24 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     } finally {
       await reader.close();
     }
+  });
+
+  it("previews an HTML code block in a sandbox where its script runs but reaches neither the page, the user's cookies nor the network", async () => {
+    await newChat(`make a page ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const before = loopbackPaths.length;
+    await lastAssistant(page).locator('[data-preview-code]').click();
+    await page.getByTestId('code-preview').waitFor();
+    const frame = page.frameLocator('[data-testid="code-preview-frame"]');
+    await frame.locator('#title').filter({ hasText: 'Made by a script' }).waitFor();
+    await frame.locator('#net').filter({ hasText: /network/ }).waitFor();
+    expect(await frame.locator('p').allInnerTexts()).toEqual(['parent blocked', 'cookie blocked', 'network blocked']);
+    expect(loopbackPaths.slice(before)).toEqual([]);
+    await expectNoHorizontalOverflow();
+    await page.getByTestId('modal-close').click();
+    expect(await page.getByTestId('code-preview').count()).toBe(0);
+    // Only HTML and SVG blocks offer it.
+    expect(await lastAssistant(page).locator('[data-preview-code]').count()).toBe(1);
   });
 
   it('forks an answer into a new chat that holds the conversation down to it, opens it at the top of the list, and leaves the first chat as it was', async () => {

@@ -58,4 +58,12 @@ describe('renderMarkdown', () => {
     // Unknown languages and script-like content stay escaped text.
     expect(renderMarkdown('```nosuchlang\n<script>x()</script>\n```')).toContain('&lt;script&gt;x()&lt;/script&gt;');
   });
+
+  it('offers a Preview of HTML and SVG code blocks only, the code still shown as escaped text', () => {
+    const html = renderMarkdown('```html\n<button onclick="go()">Go</button>\n```');
+    expect(html).toContain('data-preview-code="html"');
+    expect(html).not.toContain('<button onclick');
+    expect(renderMarkdown('```SVG\n<svg></svg>\n```')).toContain('data-preview-code="SVG"');
+    for (const other of ['```python\nx = 1\n```', '```\n<p>hi</p>\n```', '```javascript\nalert(1)\n```']) expect(renderMarkdown(other)).not.toContain('data-preview-code');
+  });
 });

@@ -1,6 +1,7 @@
 import DOMPurify from 'isomorphic-dompurify';
 import { Marked, type TokenizerAndRendererExtension } from 'marked';
 import { highlightCode, languageName } from './code-highlight.ts';
+import { canPreview } from './code-preview.ts';
 import { t } from './i18n/i18n.svelte.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -67,14 +68,19 @@ const markdown = new Marked({
     image: ({ href, text }) =>
       `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer nofollow">[image: ${escapeHtml(text || href)}]</a>`,
     // A code block gets a header with its language and a Copy button (markdown-view handles the click),
-    // and is highlighted when its language is loaded; long lines scroll inside the block.
+    // HTML and SVG a Preview button too, and is highlighted when its language is loaded; long lines
+    // scroll inside the block.
     code({ text, lang }) {
       const info = lang?.trim().split(/\s+/)[0] ?? '';
       const language = languageName(info);
       const body = highlightCode(text, info) ?? escapeHtml(text);
       return (
         `<div class="code-block"><div class="code-header"><span class="code-language">${escapeHtml(info || 'text')}</span>` +
-        `<button type="button" class="code-copy" data-copy-code aria-label="${escapeHtml(t('chat.copyCode'))}">${escapeHtml(t('common.copy'))}</button></div>` +
+        `<span class="code-actions">${
+          canPreview(info)
+            ? `<button type="button" class="code-copy" data-preview-code="${escapeHtml(info)}" aria-label="${escapeHtml(t('chat.previewCode'))}">${escapeHtml(t('chat.preview'))}</button>`
+            : ''
+        }<button type="button" class="code-copy" data-copy-code aria-label="${escapeHtml(t('chat.copyCode'))}">${escapeHtml(t('common.copy'))}</button></span></div>` +
         `<pre><code class="hljs${language ? ` language-${language}` : ''}">${body}\n</code></pre></div>\n`
       );
     },
