@@ -5,7 +5,7 @@
  * copied, code highlighted, Esc stops a run, model errors read like sentences.
  * `UPDATE_SCREENSHOTS=1` also writes the README screenshots to docs/screenshots/.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
@@ -794,6 +794,47 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await questions()).toEqual([`fork ${tag}`, `elsewhere ${tag}`]);
     await page.goto(sourceUrl);
     await expect.poll(questions).toEqual([`fork ${tag}`, `second ${tag}`]);
+  });
+
+  it('downloads every chat in one file from Account → Data, imports it back, archives all and deletes all', async () => {
+    // A user of its own: this one's chats all go.
+    const own = await launchBrowser();
+    try {
+      const userPage = own.page;
+      await userPage.setViewportSize({ width: viewport.width, height: viewport.height });
+      await logInByBrowser(userPage, stack, await stack.createUser());
+      for (const question of [`first data ${tag}`, `second data ${tag}`]) {
+        await userPage.goto(`${stack.url}/chat`);
+        await userPage.getByTestId('message-input').fill(question);
+        await userPage.getByTestId('message-input').press('Enter');
+        await userPage.waitForURL(/\/chat\/cs_[^/]+$/);
+        await waitForRunStatus(userPage, 'succeeded');
+      }
+      await userPage.goto(`${stack.url}/account/data`);
+      const [download] = await Promise.all([userPage.waitForEvent('download'), userPage.getByTestId('data-export').click()]);
+      expect(download.suggestedFilename()).toMatch(/^agentq-chats-\d{4}-\d{2}-\d{2}\.json$/);
+      const file = await readFile((await download.path())!, 'utf8');
+      const chats = JSON.parse(file) as { messages: { parts: { text?: string }[] }[] }[];
+      expect(chats.map((chat) => chat.messages.map((message) => message.parts.find((part) => part.text)?.text))).toEqual([
+        [`first data ${tag}`, `You said: first data ${tag}`],
+        [`second data ${tag}`, `You said: second data ${tag}`],
+      ]);
+      await expectNoOverflowOn(userPage, 'account data');
+
+      await userPage.getByTestId('chat-import-file').setInputFiles({ name: 'agentq-chats.json', mimeType: 'application/json', buffer: Buffer.from(file) });
+      await userPage.getByTestId('chat-import-outcome').filter({ hasText: /2 of 2/ }).waitFor();
+
+      await userPage.getByTestId('data-archive').click();
+      await userPage.getByTestId('data-archive-confirm').click();
+      expect(await userPage.getByTestId('data-notice').innerText()).toBe('Archived chats: 4.');
+      await userPage.getByTestId('data-delete').click();
+      await userPage.getByTestId('data-delete-confirm').click();
+      await userPage.getByTestId('data-notice').filter({ hasText: 'Deleted chats: 4.' }).waitFor();
+      await userPage.goto(`${stack.url}/account/archived`);
+      await userPage.getByTestId('archived-empty').waitFor();
+    } finally {
+      await own.close();
+    }
   });
 
   it('saves a prompt in Account → Prompts and calls it up with / in the message box, its {{placeholder}} selected to type over', async () => {

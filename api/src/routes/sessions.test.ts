@@ -646,6 +646,61 @@ describe('POST /api/sessions/import', () => {
   });
 });
 
+describe('all your chats at once', () => {
+  it('exports every chat in one file that an import takes back, archives them all, and deletes all but the one whose answer is running', async () => {
+    const me = await t.signUp('user');
+    const other = await t.signUp('user');
+    const answered = await newSession(me);
+    await answer(await send(answered.id, 'What is 2 + 2?', me), answered.id, 'Four.');
+    await request('PATCH', `/api/sessions/${answered.id}`, me, { pinned: true });
+    const archived = await newSession(me);
+    await answer(await send(archived.id, 'Old question', me), archived.id, 'Old answer.');
+    await request('PATCH', `/api/sessions/${archived.id}`, me, { archived: true });
+    const running = await newSession(me);
+    await send(running.id, 'Still thinking?', me);
+    const othersChat = await newSession(other);
+    await answer(await send(othersChat.id, 'Not yours', other), othersChat.id, 'Right.');
+
+    const exported = await request('GET', '/api/sessions/export', me);
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(exported.headers.get('content-disposition')).toMatch(/^attachment; filename="agentq-chats-\d{4}-\d{2}-\d{2}\.json"/);
+    const file = (await exported.json()) as { format: string; session: { id: string }; messages: { parts: { text?: string }[] }[] }[];
+    expect(file.map((chat) => chat.format)).toEqual(['agentq.chat.v1', 'agentq.chat.v1', 'agentq.chat.v1']);
+    expect(file.map((chat) => chat.session.id)).toEqual([answered.id, archived.id, running.id]);
+    expect(file.map((chat) => chat.messages.map((message) => message.parts[0]?.text))).toEqual([['What is 2 + 2?', 'Four.'], ['Old question', 'Old answer.'], ['Still thinking?']]);
+    expect(JSON.stringify(file)).not.toContain('Not yours');
+    expect(await (await request('GET', '/api/sessions/export', await t.signUp('user'))).json()).toEqual([]);
+    // The file is an import: another user takes all three chats back.
+    const imported = await request('POST', '/api/sessions/import', other, file);
+    expect(imported.status).toBe(201);
+    expect(((await imported.json()) as { items: { messages: number }[] }).items.map((item) => item.messages)).toEqual([2, 2, 1]);
+
+    const archivedAll = await request('POST', '/api/sessions/archive-all', me);
+    expect(await archivedAll.json()).toEqual({ archived: 2 });
+    expect(((await (await request('GET', '/api/sessions', me)).json()) as { items: unknown[] }).items).toEqual([]);
+    const inArchive = ((await (await request('GET', '/api/sessions?archived=true', me)).json()) as { items: { id: string; pinnedAt: string | null }[] }).items;
+    expect(inArchive.map((item) => item.id).sort()).toEqual([answered.id, archived.id, running.id].sort());
+    expect(inArchive.every((item) => item.pinnedAt === null)).toBe(true);
+
+    // Deleting everything must be asked for by name; the running answer's chat stays.
+    const unasked = await request('DELETE', '/api/sessions', me);
+    expect(unasked.status).toBe(400);
+    expect((await unasked.json()).error.issues[0].path).toEqual(['all']);
+    expect(((await (await request('GET', '/api/sessions?archived=true', me)).json()) as { items: unknown[] }).items).toHaveLength(3);
+    const deleted = await request('DELETE', '/api/sessions?all=true', me);
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ deleted: 2, kept: 1 });
+    expect(((await (await request('GET', '/api/sessions?archived=true', me)).json()) as { items: { id: string }[] }).items.map((item) => item.id)).toEqual([running.id]);
+    expect((await request('GET', `/api/sessions/${answered.id}`, me)).status).toBe(404);
+    expect(await t.db.select({ id: runs.id }).from(runs).where(eq(runs.sessionId, answered.id))).toEqual([]);
+    expect((await request('GET', `/api/sessions/${othersChat.id}`, other)).status).toBe(200);
+    for (const [method, path] of [['GET', '/api/sessions/export'], ['POST', '/api/sessions/archive-all'], ['DELETE', '/api/sessions?all=true']] as const) {
+      expect((await request(method, path, null)).status, path).toBe(401);
+    }
+  });
+});
+
 describe('forking a chat', () => {
   it('copies the conversation down to a message, on whichever branch, into a new chat at the top of the list; this chat stays as it is', async () => {
     const session = await newSession();

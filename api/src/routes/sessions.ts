@@ -10,7 +10,6 @@ import {
   createSessionInputSchema,
   deleteChatSession,
   editAndResend,
-  exportChat,
   feedbackInputSchema,
   getChatSessionFor,
   getChatShare,
@@ -18,6 +17,10 @@ import {
   importChats,
   shareChat,
   forkChat,
+  archiveAllChats,
+  deleteAllChats,
+  exportAllChats,
+  exportChatFile,
   unshareChat,
   isDependencyDown,
   isTerminal,
@@ -45,6 +48,7 @@ import type { Context } from 'hono';
 import { runs } from '@agentq/shared/db';
 import { eq } from 'drizzle-orm';
 import { Hono } from 'hono';
+import { stream } from 'hono/streaming';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../deps';
@@ -58,6 +62,7 @@ export const CHAT_IMPORT_PATH = '/api/sessions/import';
 export const CHAT_IMPORT_LIMIT_BYTES = 8 * 1024 * 1024;
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
+const deleteAllQuery = z.object({ all: z.literal('true', { error: 'Send all=true to delete every chat' }) });
 const messageParam = z.object({ id: z.string().min(1).max(100), messageId: z.string().min(1).max(100) });
 const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(200).optional() });
 
@@ -200,6 +205,44 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => c.json(await importChats(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
   )
   .get(
+    '/export',
+    describeRoute({
+      tags: ['chat'],
+      summary: 'Download every chat of yours in one JSON file (archived and filed ones too), which Import takes back',
+      description: 'A JSON array of agentq\'s JSON export of each chat (`format: "agentq.chat.v1"`, the branch each shows, with your ratings), oldest chat first, streamed.',
+    }),
+    (c) => {
+      const chats = exportAllChats(c.get('db'), currentUser(c).id);
+      c.header('content-type', 'application/json; charset=utf-8');
+      c.header('content-disposition', attachmentDisposition(`agentq-chats-${new Date().toISOString().slice(0, 10)}.json`));
+      c.header('cache-control', 'no-store');
+      return stream(c, async (out) => {
+        let first = true;
+        await out.write('[');
+        for await (const chat of chats) {
+          await out.write(`${first ? '\n' : ',\n'}${chat}`);
+          first = false;
+        }
+        await out.write('\n]\n');
+      });
+    },
+  )
+  .post(
+    '/archive-all',
+    describeRoute({ tags: ['chat'], summary: 'Archive every chat of yours that is not archived yet; answers how many' }),
+    async (c) => c.json({ archived: await archiveAllChats(c.get('db'), currentUser(c).id) }),
+  )
+  .delete(
+    '/',
+    describeRoute({
+      tags: ['chat'],
+      summary: 'Delete every chat of yours (send ?all=true); a chat whose answer is still running stays. Answers how many went and stayed',
+      description: 'With their messages, files, shared links and finished runs. Without `all=true` the request is refused (400), so a mistaken DELETE of the collection deletes nothing.',
+    }),
+    validate('query', deleteAllQuery),
+    async (c) => c.json(await deleteAllChats(c.get('db'), currentUser(c).id)),
+  )
+  .get(
     '/search',
     describeRoute({
       tags: ['chat'],
@@ -224,8 +267,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('query', chatExportQuerySchema),
     async (c) => {
       const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
-      const [thread, ratings] = await Promise.all([listThreadMessages(c.get('db'), session.id), sessionFeedback(c.get('db'), session.id)]);
-      const file = exportChat(session, thread, c.req.valid('query').format, new Date(), new Map(ratings.map(({ messageId, rating, comment }) => [messageId, { rating, comment }])));
+      const file = await exportChatFile(c.get('db'), session, c.req.valid('query').format);
       return c.body(file.body, 200, { 'content-type': file.contentType, 'content-disposition': attachmentDisposition(file.filename), 'cache-control': 'no-store' });
     },
   )

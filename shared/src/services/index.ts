@@ -24,6 +24,7 @@ export * from './agent-config';
 export * from './chat-import';
 export * from './chat-shares';
 export * from './chat-fork';
+export * from './chat-data';
 export * from './prompts';
 export * from './chat-files';
 export * from './chat-folders';

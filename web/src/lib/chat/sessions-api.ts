@@ -80,6 +80,19 @@ export async function deleteSession(id: string): Promise<void> {
   await apiFetch(sessionPath(id), { method: 'DELETE' });
 }
 
+/** Every chat of the user in one JSON file (Account → Data): a download, so a plain link. */
+export const EXPORT_ALL_CHATS_URL = '/api/sessions/export';
+
+/** Archives every chat not archived yet; answers how many. */
+export function archiveAllChats(): Promise<RouteOutput<'/sessions/archive-all', '$post'>> {
+  return apiFetch('/api/sessions/archive-all', { method: 'POST' });
+}
+
+/** Deletes every chat but those whose answer is running; answers how many went and stayed. */
+export function deleteAllChats(): Promise<RouteOutput<'/sessions', '$delete'>> {
+  return apiFetch('/api/sessions?all=true', { method: 'DELETE' });
+}
+
 export async function searchSessions(q: string, signal?: AbortSignal): Promise<SessionSearchHit[]> {
   return (await apiFetch<{ items: SessionSearchHit[] }>(`/api/sessions/search${queryString({ q })}`, { signal })).items;
 }
