@@ -49,7 +49,8 @@ export type AppDeps = {
   };
 };
 
-export type AuthUser = { id: string; email: string; name: string; role: 'admin' | 'user' };
+/** The signed-in user as the auth cache keeps them; their custom instructions ride along so a run's start reads nothing more. */
+export type AuthUser = { id: string; email: string; name: string; role: 'admin' | 'user'; customInstructions: string | null };
 
 export type AppEnv = {
   Variables: AppDeps & {

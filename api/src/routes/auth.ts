@@ -82,8 +82,8 @@ export const authRoutes = new Hono<AppEnv>()
     describeRoute({ tags: ['auth'], summary: 'Whether you are signed in: `{ user }`, null when not (200 either way, for a sign-in page to ask without an error)' }),
     (c) => c.json({ user: c.get('user') }),
   )
-  .get('/me', describeRoute({ tags: ['auth'], summary: 'The signed-in user' }), requireUser, (c) => c.json({ user: currentUser(c) }))
-  .patch('/me', describeRoute({ tags: ['auth'], summary: 'Change your own name or UI language' }), requireUser, validate('json', updateProfileInputSchema), async (c) => {
+  .get('/me', describeRoute({ tags: ['auth'], summary: 'The signed-in user, with their custom instructions (only they see them)' }), requireUser, (c) => c.json({ user: currentUser(c) }))
+  .patch('/me', describeRoute({ tags: ['auth'], summary: 'Change your own name, UI language or custom instructions (`customInstructions`, up to 4,000 characters, reach every chat run of yours; empty or null clears them)' }), requireUser, validate('json', updateProfileInputSchema), async (c) => {
     return c.json({ user: await updateProfile(c.get('db'), currentUser(c).id, c.req.valid('json')) });
   })
   .post('/tokens', describeRoute({ tags: ['auth'], summary: 'Create an API token (the secret is shown once)' }), requireUser, validate('json', createApiTokenInputSchema), async (c) => {

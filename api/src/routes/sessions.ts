@@ -357,7 +357,7 @@ export const sessionRoutes = new Hono<AppEnv>()
       const { id, messageId } = c.req.valid('param');
       const user = currentUser(c);
       const session = await getChatSessionFor(c.get('db'), id, user.id);
-      const started = await regenerateAnswer(c.get('db'), { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      const started = await regenerateAnswer(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
     },
   )
@@ -371,7 +371,7 @@ export const sessionRoutes = new Hono<AppEnv>()
       const { id, messageId } = c.req.valid('param');
       const user = currentUser(c);
       const session = await getChatSessionFor(c.get('db'), id, user.id);
-      const started = await editAndResend(c.get('db'), { userId: user.id, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      const started = await editAndResend(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
     },
   )
@@ -388,7 +388,8 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('json', startRunInputSchema),
     async (c) => {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      const started = await askInSession(c.get('db'), { userId: currentUser(c).id, sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
+      const user = currentUser(c);
+      const started = await askInSession(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
       return answerStartedRun(c, started);
     },
   );

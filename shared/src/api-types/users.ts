@@ -29,11 +29,23 @@ export const updateUserInputSchema = createUserInputSchema
   .extend({ disabled: z.boolean().optional() });
 export type UpdateUserInput = z.infer<typeof updateUserInputSchema>;
 
+/** The longest custom instructions a user may keep: they go into every run's system prompt. */
+export const CUSTOM_INSTRUCTIONS_MAX_CHARS = 4_000;
+
+/** A user's standing instructions to every chat; empty (or only spaces) clears them, as null does. */
+const customInstructions = z
+  .string()
+  .trim()
+  .max(CUSTOM_INSTRUCTIONS_MAX_CHARS, 'Use at most 4,000 characters')
+  .nullable()
+  .transform((text) => text || null);
+
 /** PATCH /api/auth/me: what a signed-in user may change about themselves. */
 export const updateProfileInputSchema = z
   .object({
     name: z.string().trim().min(1, 'Enter your name').max(100, 'Use at most 100 characters'),
     locale: z.enum(SUPPORTED_LOCALES).nullable(),
+    customInstructions,
   })
   .partial();
 export type UpdateProfileInput = z.infer<typeof updateProfileInputSchema>;
@@ -63,6 +75,12 @@ export type UserView = {
   /** The UI language the user chose; null follows the browser. */
   locale: string | null;
   createdAt: string;
+};
+
+/** The signed-in user as they see themselves (GET/PATCH /api/auth/me): what no one else is shown. */
+export type OwnUserView = UserView & {
+  /** Their standing instructions to every chat run; null for none. */
+  customInstructions: string | null;
 };
 
 /** An API token as listed (no secret). */

@@ -469,17 +469,23 @@ export class ActiveRunConflictError extends ConflictError {
  */
 export type StartedRun = { run: Run; created: boolean; durable: Promise<void>; opening?: ChatRunOpening };
 
-/** A first question this long (with its system prompt) is not carried in its job; its worker reads it with the claim. */
+/** A first question this long (with its system prompt and the user's instructions) is not carried in its job; its worker reads it with the claim. */
 export const OPENING_MAX_CHARS = 8_000;
 
 /** A created run's opening (ChatRunOpening): only for a session's first question, whose history is that question alone. */
 function openingOf(run: Run, question: Question): ChatRunOpening | undefined {
   if (question.kind !== 'new' || question.parentId !== null || question.attachments?.length || !run.sessionId || !run.replyToMessageId) return undefined;
-  const systemPrompt = (run.options as { systemPrompt?: string }).systemPrompt ?? '';
-  if (question.content.length + systemPrompt.length > OPENING_MAX_CHARS) return undefined;
+  const { systemPrompt = '', userInstructions = '' } = run.options as { systemPrompt?: string; userInstructions?: string };
+  if (question.content.length + systemPrompt.length + userInstructions.length > OPENING_MAX_CHARS) return undefined;
   const { userId, sessionId, agentId, modelId, options, replyToMessageId } = run;
   return { userId, sessionId, agentId, modelId, options, questionId: replyToMessageId, question: question.content };
 }
+
+/**
+ * Who asks for a run: the user and their custom instructions, which the caller already holds (the
+ * API's signed-in user), so starting a run reads no user row; the run carries them to the worker.
+ */
+type Asker = { userId: string; userInstructions?: string | null };
 
 /** Where a run's question comes from: a new message (after `parentId`, null for the first) with the session's files it carries, or an existing one. */
 type Question = { kind: 'new'; content: string; attachments?: string[]; parentId: string | null } | { kind: 'existing'; messageId: string };
@@ -491,7 +497,7 @@ type Question = { kind: 'new'; content: string; attachments?: string[]; parentId
  */
 export async function startChatRun(
   db: Database,
-  options: { userId: string; session: ChatSession; input: StartRunInput; idempotencyKey?: string; parentMessageId?: string | null },
+  options: Asker & { session: ChatSession; input: StartRunInput; idempotencyKey?: string; parentMessageId?: string | null },
 ): Promise<StartedRun> {
   const { session, input } = options;
   const parentId = options.parentMessageId !== undefined ? options.parentMessageId : await lastShownMessageId(db, session.id);
@@ -508,22 +514,22 @@ export async function startChatRun(
  */
 export async function askInSession(
   db: Database,
-  options: { userId: string; sessionId: string; input: StartRunInput; idempotencyKey?: string },
+  options: Asker & { sessionId: string; input: StartRunInput; idempotencyKey?: string },
 ): Promise<StartedRun> {
-  const { userId, sessionId, input, idempotencyKey } = options;
+  const { userId, userInstructions, sessionId, input, idempotencyKey } = options;
   const unused = unusedSessions.get(sessionId);
   // Files were uploaded into the session since it was created: the usual path checks them.
   if (unused?.userId === userId && !input.attachments?.length) {
     unusedSessions.delete(sessionId);
     const question: Question = { kind: 'new', content: input.content, parentId: null };
-    const run = await createRun(db, { userId, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
+    const run = await createRun(db, { userId, userInstructions, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
       if (isUnusedSessionMiss(error)) return undefined;
       throw error;
     });
     if (run) return run;
   }
   const { session, lastShownMessageId } = await getChatSessionWithLastShown(db, sessionId, userId);
-  return startChatRun(db, { userId, session, input, idempotencyKey, parentMessageId: lastShownMessageId });
+  return startChatRun(db, { userId, userInstructions, session, input, idempotencyKey, parentMessageId: lastShownMessageId });
 }
 
 /**
@@ -532,7 +538,7 @@ export async function askInSession(
  */
 export async function regenerateAnswer(
   db: Database,
-  options: { userId: string; session: ChatSession; messageId: string; input: RunOptionsInput; idempotencyKey?: string },
+  options: Asker & { session: ChatSession; messageId: string; input: RunOptionsInput; idempotencyKey?: string },
 ): Promise<StartedRun> {
   const message = await requireMessage(db, options.session, options.messageId);
   const questionId = message.role === 'assistant' ? message.parentId : message.id;
@@ -543,7 +549,7 @@ export async function regenerateAnswer(
 /** Asks an edited question: a new version of user message `messageId`, on a branch of its own; the old one stays reachable. */
 export async function editAndResend(
   db: Database,
-  options: { userId: string; session: ChatSession; messageId: string; input: StartRunInput; idempotencyKey?: string },
+  options: Asker & { session: ChatSession; messageId: string; input: StartRunInput; idempotencyKey?: string },
 ): Promise<StartedRun> {
   const message = await requireMessage(db, options.session, options.messageId);
   if (message.role !== 'user') throw new InvalidInputError('Only your own messages can be edited', [{ path: ['messageId'], message: 'Not a user message' }]);
@@ -622,9 +628,9 @@ function isUnusedSessionMiss(error: unknown): boolean {
 
 async function createRun(
   db: Database,
-  options: { userId: string; session: ChatSession; options: RunOptionsInput; question: Question; idempotencyKey?: string; unusedSession?: boolean },
+  options: Asker & { session: ChatSession; options: RunOptionsInput; question: Question; idempotencyKey?: string; unusedSession?: boolean },
 ): Promise<StartedRun> {
-  const { userId, session, options: input, question, idempotencyKey } = options;
+  const { userId, userInstructions, session, options: input, question, idempotencyKey } = options;
   if (idempotencyKey) {
     const [existing] = await db.select().from(runs).where(and(eq(runs.userId, userId), eq(runs.idempotencyKey, idempotencyKey)));
     if (existing) {
@@ -644,7 +650,15 @@ async function createRun(
   // The first question names the session (a question of files alone, its first file), unless the user already has.
   const title =
     question.kind === 'new' && question.parentId === null && !session.titleSetByUser ? (question.content ? suggestSessionTitle(question.content) : (files[0]?.filename ?? DEFAULT_SESSION_TITLE)) : session.title;
-  const runOptions = { enableTools: input.enableTools, enableThinking: input.enableThinking, systemPrompt: input.systemPrompt, temperature: input.temperature, maxOutputTokens: input.maxOutputTokens };
+  const runOptions = {
+    enableTools: input.enableTools,
+    enableThinking: input.enableThinking,
+    systemPrompt: input.systemPrompt,
+    temperature: input.temperature,
+    maxOutputTokens: input.maxOutputTokens,
+    // Left out (undefined is not stored) when the user has none.
+    userInstructions: userInstructions || undefined,
+  };
   const values = {
     runId,
     userId,

@@ -88,8 +88,12 @@ export async function finishToolRun(db: Database, runId: string, result: ToolRes
   }
 }
 
-/** The API's view of a run: no checkpoint (model messages can be large and are internal). */
+/**
+ * The API's view of a run: no checkpoint (model messages can be large and are internal), and no
+ * custom instructions of its user in its options: admins read any run, those are the user's alone.
+ */
 export function toRunView(run: Run) {
   const { checkpoint: _checkpoint, ...view } = run;
-  return view;
+  const { userInstructions: _userInstructions, ...options } = view.options;
+  return { ...view, options };
 }

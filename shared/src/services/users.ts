@@ -50,8 +50,22 @@ export const publicUserSchema = z.object({
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
 
+/**
+ * The signed-in user as they see themselves and as the auth cache keeps them: PublicUser and what
+ * only they may read. Admin lists and other users get PublicUser.
+ */
+export const ownUserSchema = publicUserSchema.extend({
+  /** Their standing instructions to every chat run (custom instructions); null for none. */
+  customInstructions: z.string().nullable(),
+});
+export type OwnUser = z.infer<typeof ownUserSchema>;
+
 function toPublicUser(row: typeof users.$inferSelect): PublicUser {
   return { id: row.id, email: row.email, name: row.name, role: row.role, disabled: row.disabledAt !== null, disabledAt: row.disabledAt, locale: row.locale, createdAt: row.createdAt };
+}
+
+function toOwnUser(row: typeof users.$inferSelect): OwnUser {
+  return { ...toPublicUser(row), customInstructions: row.customInstructions };
 }
 
 /** sha256 of a bearer secret: only hashes are stored, so a database leak reveals no usable token. */
@@ -145,17 +159,21 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
   return updated;
 }
 
-/** The signed-in user's own name and UI language. */
-export async function updateProfile(db: Database, userId: string, input: UpdateProfileInput): Promise<PublicUser> {
+/**
+ * The signed-in user's own name, UI language and custom instructions. Every process's cached copy of
+ * the user is dropped, so their next run carries the new instructions.
+ */
+export async function updateProfile(db: Database, userId: string, input: UpdateProfileInput): Promise<OwnUser> {
   const changes: Partial<typeof users.$inferInsert> = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.locale !== undefined) changes.locale = input.locale;
+  if (input.customInstructions !== undefined) changes.customInstructions = input.customInstructions;
   const [row] = Object.keys(changes).length
     ? await db.update(users).set(changes).where(eq(users.id, userId)).returning()
     : await db.select().from(users).where(eq(users.id, userId));
   if (!row) throw new NotFoundError('User', userId);
   await invalidateConfig(db, ['auth']);
-  return toPublicUser(row);
+  return toOwnUser(row);
 }
 
 /** The current password did not match: the change is refused. */
@@ -215,10 +233,10 @@ export async function deleteUser(db: Database, id: string, actorUserId: string):
 }
 
 /** Returns the user when the password matches; the same work is done for unknown emails to avoid a timing oracle. */
-export async function authenticate(db: Database, email: string, password: string): Promise<PublicUser | null> {
+export async function authenticate(db: Database, email: string, password: string): Promise<OwnUser | null> {
   const [row] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase()));
   const ok = await verifyPassword(password, row?.passwordHash ?? DUMMY_HASH);
-  return row && ok && row.disabledAt === null ? toPublicUser(row) : null;
+  return row && ok && row.disabledAt === null ? toOwnUser(row) : null;
 }
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
 
@@ -242,10 +260,10 @@ const userOfSession = preparedQuery((db) =>
 );
 
 /** A session's user and when the session ends, as the auth cache keeps them. */
-async function loadSession(db: Database, tokenHash: string): Promise<{ user: PublicUser; expiresAt: number } | null> {
+async function loadSession(db: Database, tokenHash: string): Promise<{ user: OwnUser; expiresAt: number } | null> {
   // Placeholder values skip the column's mapping to the driver: the time goes as text, as drizzle would send it.
   const [row] = await userOfSession(db).execute({ tokenHash, now: new Date().toISOString() });
-  return row ? { user: toPublicUser(row.user), expiresAt: row.expiresAt.getTime() } : null;
+  return row ? { user: toOwnUser(row.user), expiresAt: row.expiresAt.getTime() } : null;
 }
 
 /**
@@ -253,7 +271,7 @@ async function loadSession(db: Database, tokenHash: string): Promise<{ user: Pub
  * request asks; a sign-out, revocation or user change drops it in every process), keyed by the
  * token's hash; unknown and expired sessions are not kept.
  */
-export async function resolveSession(db: Database, token: string): Promise<PublicUser | null> {
+export async function resolveSession(db: Database, token: string): Promise<OwnUser | null> {
   const tokenHash = hashSecret(token);
   const found = await cachedConfig(db, 'auth', () => loadSession(db, tokenHash), tokenHash);
   if (found && found.expiresAt > Date.now()) return found.user;
@@ -298,7 +316,7 @@ export async function revokeApiToken(db: Database, userId: string, id: string): 
 const LAST_USED_PRECISION_MS = 60_000;
 
 /** The user behind a bearer token, or null when unknown, revoked or expired. */
-export async function resolveApiToken(db: Database, token: string): Promise<PublicUser | null> {
+export async function resolveApiToken(db: Database, token: string): Promise<OwnUser | null> {
   if (!token.startsWith(API_TOKEN_PREFIX)) return null;
   const [row] = await db
     .select({ user: users, tokenId: apiTokens.id, lastUsedAt: apiTokens.lastUsedAt })
@@ -311,7 +329,7 @@ export async function resolveApiToken(db: Database, token: string): Promise<Publ
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() >= LAST_USED_PRECISION_MS) {
     await db.update(apiTokens).set({ lastUsedAt: new Date() }).where(eq(apiTokens.id, row.tokenId));
   }
-  return toPublicUser(row.user);
+  return toOwnUser(row.user);
 }
 
 /**

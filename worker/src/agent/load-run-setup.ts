@@ -18,7 +18,15 @@ import type { WorkerDeps } from '../processor';
 import { labelAttachedFiles } from './attached-files';
 import { expandOfferedTools, type OfferedModelTool, type OfferedTool } from './build-tool-set';
 
-export type RunOptions = { enableTools?: boolean; enableThinking?: boolean; systemPrompt?: string; temperature?: number; maxOutputTokens?: number };
+export type RunOptions = {
+  enableTools?: boolean;
+  enableThinking?: boolean;
+  systemPrompt?: string;
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** The user's custom instructions when the run was asked for; absent for a user without any. */
+  userInstructions?: string;
+};
 
 /** Everything a chat run needs before its first model call. */
 export type RunSetup = {

@@ -18,6 +18,7 @@ import { resolveApprovals } from './resolve-approvals';
 import { createWriteChain } from './write-chain';
 import { streamStep, type RunProgress, type Usage } from './stream-step';
 import { finishJournaledCalls } from './tool-journal';
+import { withUserInstructions } from './user-instructions';
 
 const DEFAULT_MAX_STEPS = 8;
 export { STEP_LIMIT_NOTE } from '@agentq/shared/events';
@@ -80,7 +81,9 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   let grants = setup.grants;
   const options_ = run.options as RunOptions;
   const maxSteps = agent?.maxSteps ?? DEFAULT_MAX_STEPS;
-  const instructions = await withMemory(deps.db, agent ?? undefined, run.userId, options_.systemPrompt ?? agent?.systemPrompt ?? undefined);
+  // The agent's (or the chat's) prompt, then the user's own instructions, then memory.
+  const prompt = withUserInstructions(options_.systemPrompt ?? agent?.systemPrompt ?? undefined, options_.userInstructions);
+  const instructions = await withMemory(deps.db, agent ?? undefined, run.userId, prompt);
   const model = createLanguageModel(setup.model);
   // The thinking toggle asks a reasoning-capable model to reason (OpenAI-compatible `reasoning_effort`).
   const providerOptions = options_.enableThinking && setup.model.supportsReasoning ? { agentq: { reasoningEffort: 'medium' } } : undefined;

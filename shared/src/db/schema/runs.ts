@@ -44,7 +44,7 @@ export const runs = pgTable(
     modelId: text('model_id'),
     toolId: text('tool_id'),
     status: text('status', { enum: RUN_STATUSES }).notNull().default('queued'),
-    /** Request options (enableTools, enableThinking, systemPrompt) or a tool execution's input. */
+    /** Request options (enableTools, enableThinking, systemPrompt, the user's instructions) or a tool execution's input. */
     options: jsonb('options').$type<Record<string, unknown>>().notNull().default({}),
     finishReason: text('finish_reason'),
     steps: integer('steps').notNull().default(0),

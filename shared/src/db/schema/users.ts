@@ -15,6 +15,11 @@ export const users = pgTable('users', {
   disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
   /** UI language the user picked ('en', 'zh'); null follows the browser. */
   locale: text('locale'),
+  /**
+   * What the user wants every chat run of theirs to know about them and how to answer; the API puts
+   * it in each run's options, the worker into the system prompt. Null: none. Only its owner reads it.
+   */
+  customInstructions: text('custom_instructions'),
   ...timestamps,
 });
 
