@@ -876,7 +876,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await lastAssistant(page).getByTestId('markdown-text').innerText()).toBe('You said: Say hello to Ada warmly from Administrator');
   });
 
-  it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+O opens a new chat', async () => {
+  it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+O opens a new chat, Ctrl+K searches, Ctrl+/ lists the shortcuts', async () => {
     await newChat(`slow ${tag}`);
     await lastAssistant(page).getByTestId('markdown-text').filter({ hasText: 'w3 ' }).waitFor();
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('message-input');
@@ -890,7 +890,23 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
 
     await page.keyboard.press('Control+Shift+O');
     await page.waitForURL(`${stack.url}/chat`);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('message-input');
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+    await expect.poll(focused).toBe('message-input');
+
+    // Ctrl+K searches the chats (the drawer opens on a phone), Shift+Esc goes back to the message box.
+    await page.keyboard.press('Control+K');
+    await expect.poll(focused).toBe('session-search');
+    await page.keyboard.type(`hello again ${tag}`);
+    await page.getByTestId('search-hit').first().waitFor();
+    await page.keyboard.press('Shift+Escape');
+    await expect.poll(focused).toBe('message-input');
+    // Ctrl+/ lists the shortcuts, these among them.
+    await page.keyboard.press('Control+/');
+    const shortcuts = page.getByTestId('shortcuts-dialog').getByTestId('shortcut');
+    await shortcuts.first().waitFor();
+    expect(await shortcuts.allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^New chat\s+Ctrl\+Shift\+O$/), expect.stringMatching(/^Search chats\s+Ctrl\+K$/)]));
+    await page.keyboard.press('Escape');
+    expect(await page.getByTestId('shortcuts-dialog').count()).toBe(0);
   });
 
   it('humanises a provider failure (details collapsible), shows the step-limit note once, and a tool failure text has one full stop', async () => {

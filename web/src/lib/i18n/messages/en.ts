@@ -488,6 +488,15 @@ export const en = {
   'feedback.showAll': "Show every rating",
 
   // Token usage (Admin → Usage, Account → Usage).
+  'shortcuts.title': "Keyboard shortcuts",
+  'shortcuts.newChat': "New chat",
+  'shortcuts.searchChats': "Search chats",
+  'shortcuts.focusInput': "Go to the message box",
+  'shortcuts.showShortcuts': "Show these shortcuts",
+  'shortcuts.send': "Send the message",
+  'shortcuts.newLine': "New line in the message",
+  'shortcuts.stop': "Stop the running answer",
+  'shortcuts.prompts': "Saved prompts (at the start of the message)",
   'data.tab': "Data",
   'data.exportTitle': "Export all chats",
   'data.exportHint': "Every chat of yours (archived and filed ones too) in one JSON file, with your ratings. Import takes it back, here or on another agentq.",

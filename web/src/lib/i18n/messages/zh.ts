@@ -487,6 +487,15 @@ export const zh = {
   'feedback.showAll': "显示全部评分",
 
   // Token usage (Admin → Usage, Account → Usage).
+  'shortcuts.title': "键盘快捷键",
+  'shortcuts.newChat': "新对话",
+  'shortcuts.searchChats': "搜索对话",
+  'shortcuts.focusInput': "转到消息框",
+  'shortcuts.showShortcuts': "显示这些快捷键",
+  'shortcuts.send': "发送消息",
+  'shortcuts.newLine': "在消息中换行",
+  'shortcuts.stop': "停止正在生成的回答",
+  'shortcuts.prompts': "已保存的提示词（在消息开头）",
   'data.tab': "数据",
   'data.exportTitle': "导出全部对话",
   'data.exportHint': "你的所有对话（包括已归档和文件夹中的）及评分，合为一个 JSON 文件。可在这里或其他 agentq 上导入。",
