@@ -1,8 +1,10 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlm } from '../../infra/fake-llm/server.ts';
+import { messageText, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { expectNoHorizontalOverflow, logInByApi, logInByBrowser, submitLogin } from './fixtures.ts';
+import { createFakeModel, expectNoHorizontalOverflow, logInByApi, logInByBrowser, submitLogin, waitForRunStatus } from './fixtures.ts';
 
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 900 },
@@ -17,6 +19,14 @@ async function textOf(page: Page, testId: string): Promise<string | null> {
 }
 
 const SLOW = { timeout: 30_000 };
+
+/** The system message of the model request that asked `question` ('' without one). */
+function systemPromptOf(requests: ChatCompletionRequest[], question: string): string {
+  const request = requests.find((entry) => entry.messages.some((message) => message.role === 'user' && messageText(message) === question));
+  expect(request, `no model request asked "${question}"`).toBeDefined();
+  const system = request!.messages.find((message) => message.role === 'system');
+  return system ? messageText(system) : '';
+}
 
 /** The element is fully inside the viewport horizontally (not scrolled out of a table). */
 async function expectInView(page: Page, testId: string, nth = 0) {
@@ -258,6 +268,57 @@ describe('self-service account and admin users', () => {
     // A new search starts again from the first page.
     await expect.poll(() => rows.count(), SLOW).toBe(50);
   });
+
+  it('saves custom instructions on the Account page: the next chat sends them to the model, and once cleared it does not', async () => {
+    const llm = await startFakeLlm({ script: () => ({ text: 'Noted.' }) });
+    try {
+      await createFakeModel(stack, await logInByApi(stack), llm);
+      const user = await stack.createUser();
+      await signOut();
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await logInByBrowser(page, stack, user);
+      await page.goto(`${stack.url}/account`);
+      const input = page.getByTestId('instructions-input');
+      expect(await input.inputValue()).toBe('');
+      expect(await page.getByText('Every chat of yours starts with this, whatever the agent.').count()).toBe(1);
+
+      // Too long: the counter says so and the API's refusal sits next to the field; nothing is saved.
+      await input.fill('x'.repeat(4_001));
+      expect(await page.getByTestId('instructions-count').textContent()).toBe('4,001 / 4,000 characters');
+      await page.getByTestId('instructions-save').click();
+      expect(await textOf(page, 'customInstructions-issue')).toBe('Use at most 4,000 characters');
+
+      const instructions = "I'm a data engineer.\nAnswer briefly, metric units.";
+      await input.fill(instructions);
+      expect(await page.getByTestId('instructions-count').textContent()).toBe(`${instructions.length} / 4,000 characters`);
+      await page.getByTestId('instructions-save').click();
+      expect(await textOf(page, 'instructions-notice')).toContain('Saved your custom instructions');
+      expect(await page.getByTestId('customInstructions-issue').count()).toBe(0);
+      await expectNoHorizontalOverflow(page);
+      await page.reload();
+      await expect.poll(() => page.getByTestId('instructions-input').inputValue(), SLOW).toBe(instructions);
+
+      const ask = async (question: string) => {
+        await page.goto(`${stack.url}/chat`);
+        await page.getByTestId('message-input').fill(question);
+        await page.getByTestId('message-input').press('Enter');
+        await page.getByTestId('assistant-message').first().waitFor(SLOW);
+        await waitForRunStatus(page, 'succeeded');
+        return systemPromptOf(llm.requests, question);
+      };
+      expect(await ask('How far is Lyon from Paris?')).toContain(`## About the user and how they want answers\n${instructions}`);
+
+      await page.goto(`${stack.url}/account`);
+      await page.getByTestId('instructions-input').fill('');
+      await page.getByTestId('instructions-save').click();
+      expect(await textOf(page, 'instructions-notice')).toBe('Cleared your custom instructions.');
+      const cleared = await ask('And from Marseille?');
+      expect(cleared).not.toContain('About the user');
+      expect(cleared).not.toContain('data engineer');
+    } finally {
+      await llm.close();
+    }
+  }, 120_000);
 
   it('a non-admin opening the queue board or an admin page gets the styled 403 page', async () => {
     const user = await stack.createUser();

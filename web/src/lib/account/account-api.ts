@@ -2,21 +2,22 @@
  * The signed-in user's own account: profile, password, API tokens. Types and request schemas come
  * from @agentq/shared/api-types, the ones the API validates with.
  */
-import type { ApiTokenView, ChangePasswordInput, CreateApiTokenInput, CreatedApiToken, UpdateProfileInput, UserView } from '@agentq/shared/api-types';
+import type { ApiTokenView, ChangePasswordInput, CreateApiTokenInput, CreatedApiToken, OwnUserView, UpdateProfileInput } from '@agentq/shared/api-types';
 import { apiFetch } from '../api.ts';
 
 type Fetch = typeof fetch;
 
-export function getMe(fetchImpl?: Fetch): Promise<{ user: UserView }> {
+/** The signed-in user, with what only they see (their custom instructions). */
+export function getMe(fetchImpl?: Fetch): Promise<{ user: OwnUserView }> {
   return apiFetch('/api/auth/me', { fetch: fetchImpl });
 }
 
 /** Who is signed in, or null: a 200 either way, so the sign-in page asks without an error in the console. */
-export function getSessionUser(fetchImpl?: Fetch): Promise<{ user: UserView | null }> {
+export function getSessionUser(fetchImpl?: Fetch): Promise<{ user: OwnUserView | null }> {
   return apiFetch('/api/auth/session', { fetch: fetchImpl });
 }
 
-export function updateProfile(input: UpdateProfileInput): Promise<{ user: UserView }> {
+export function updateProfile(input: UpdateProfileInput): Promise<{ user: OwnUserView }> {
   return apiFetch('/api/auth/me', { method: 'PATCH', json: input });
 }
 
@@ -37,7 +38,7 @@ export function revokeToken(id: string): Promise<void> {
 }
 
 /** Signs in with a session cookie. @throws {ApiError} 401 for a wrong email or password, 429 when throttled. */
-export function login(input: { email: string; password: string }): Promise<{ user: UserView }> {
+export function login(input: { email: string; password: string }): Promise<{ user: OwnUserView }> {
   return apiFetch('/api/auth/login', { method: 'POST', json: input });
 }
 
