@@ -86,13 +86,13 @@ describe('a long list of chats', () => {
     await page.goto(`${stack.url}/chat`);
     await page.getByTestId('sessions-more').click();
     const row = page.locator(`[data-testid="session-row"][data-session-id="${ids.get(titleOf(3))}"]`);
-    await row.hover();
+    await row.getByTestId('session-menu').click();
+    expect(await row.getByTestId('pin-session').innerText()).toBe('Pin to the top');
     await row.getByTestId('pin-session').click();
     const pinnedList = page.getByTestId('pinned-list');
     await expect.poll(() => pinnedList.getByTestId('session-link').locator('.title').allTextContents(), SLOW).toEqual([titleOf(3)]);
     // Listed once: pinned, not also among the recent ones.
     expect(await page.getByTestId('session-list').getByTestId('session-link').filter({ hasText: titleOf(3) }).count()).toBe(0);
-    expect(await pinnedList.getByTestId('pin-session').getAttribute('aria-pressed')).toBe('true');
 
     // Newer activity elsewhere does not push it down, and a fresh load lists it first.
     await page.getByTestId('session-list').getByTestId('session-link').filter({ hasText: titleOf(60) }).click();
@@ -107,9 +107,9 @@ describe('a long list of chats', () => {
     expect((await listed())[0]).toBe(titleOf(3));
     expect((await listed())[1]).toBe(titleOf(60));
 
-    await pinnedList.getByTestId('session-row').hover();
+    await pinnedList.getByTestId('session-menu').click();
+    expect(await pinnedList.getByTestId('pin-session').innerText()).toBe('Unpin');
     await pinnedList.getByTestId('pin-session').click();
     await pinnedList.waitFor({ state: 'detached', timeout: 15_000 });
-    expect(await page.getByTestId('session-list').getByTestId('pin-session').first().getAttribute('aria-pressed')).toBe('false');
   });
 });

@@ -148,6 +148,13 @@ async function newChat(first: string) {
   await page.waitForURL(/\/chat\/[^/]+$/);
 }
 
+/** A chat row's action, from its ⋯ menu (which opens whole inside the window). */
+async function chooseRowAction(row: ReturnType<Page['locator']>, action: string) {
+  await row.getByTestId('session-menu').click();
+  await expectInViewport(row.getByTestId('session-menu-items'));
+  await row.getByTestId(action).click();
+}
+
 async function clipboard(): Promise<string> {
   return page.evaluate(() => navigator.clipboard.readText());
 }
@@ -285,7 +292,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await showSessions(viewport);
     const row = page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
     expect(await row.getByTestId('session-link').textContent()).toContain(`Quarterly planning meetings ${tag}`);
-    await row.getByTestId('rename-session').click();
+    await chooseRowAction(row, 'rename-session');
     await row.getByTestId('rename-input').fill(`Planning ${tag} renamed`);
     await row.getByTestId('rename-input').press('Enter');
     await row.getByTestId('session-link').filter({ hasText: `Planning ${tag} renamed` }).waitFor();
@@ -305,7 +312,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await page.getByTestId('search-empty').waitFor();
     await page.getByTestId('session-search').fill('');
 
-    await row.getByTestId('delete-session').click();
+    await chooseRowAction(row, 'delete-session');
     await row.getByTestId('delete-confirm').click();
     await page.waitForURL(`${stack.url}/chat`);
     await expect.poll(() => page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`).count()).toBe(0);
@@ -319,7 +326,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     const sessionId = page.url().split('/').at(-1)!;
     await showSessions(viewport);
     const row = () => page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
-    await row().getByTestId('archive-session').click();
+    await chooseRowAction(row(), 'archive-session');
     await page.waitForURL(`${stack.url}/chat`);
     await expect.poll(() => row().count()).toBe(0);
     // Search still finds it by its words, and says it is archived.
@@ -357,7 +364,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await folder.getByTestId('folder-count').textContent()).toBe('0');
 
     const recentRow = page.getByTestId('session-list').locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
-    await recentRow.getByTestId('move-session').click();
+    await chooseRowAction(recentRow, 'move-session');
     await recentRow.getByTestId('move-select').selectOption({ label: `Trips ${tag}` });
     await recentRow.getByTestId('move-save').click();
     await expect.poll(() => recentRow.count()).toBe(0);
