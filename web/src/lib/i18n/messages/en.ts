@@ -73,7 +73,7 @@ export const en = {
   'error.adminOnlyHint': 'Ask an administrator if you need access.',
 
   'account.title': 'Account',
-  'account.description': 'Your name, password, language, API tokens, saved prompts, archived chats and shared links.',
+  'account.description': 'Your profile and custom instructions, API tokens, saved prompts, archived chats, shared links, token usage and your data.',
   'account.tabProfile': 'Profile',
   'account.tabTokens': 'API tokens',
   // Custom instructions (Account → Profile): the user's standing instructions to every chat.

@@ -72,7 +72,7 @@ export const zh = {
   'error.adminOnlyHint': '如需访问，请联系管理员。',
 
   'account.title': '账户',
-  'account.description': '你的名字、密码、语言、API 令牌、提示词、已归档对话和分享链接。',
+  'account.description': '你的个人资料和自定义指令、API 令牌、提示词、已归档对话、分享链接、用量和数据。',
   'account.tabProfile': '个人资料',
   'account.tabTokens': 'API 令牌',
   // Custom instructions (Account → Profile): the user's standing instructions to every chat.
