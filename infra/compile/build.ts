@@ -36,6 +36,7 @@ const sideEntries = {
   'math-process': 'shared/src/tools/calculator/math-process.ts',
   'html-to-markdown-thread': 'shared/src/tools/fetch/html-to-markdown-thread.ts',
   'pdf-text-thread': 'shared/src/services/chat-files/pdf-text-thread.ts',
+  'code-thread': 'shared/src/tools/code/code-thread.ts',
 };
 
 const serverInputs = ['shared/src', 'shared/drizzle', 'api/src', 'worker/src', 'infra/scripts', 'infra/fake-llm', 'infra/compile', 'package-lock.json'];

@@ -16,7 +16,8 @@ export type ThreadPoolOptions<In, Out> = {
   /** The thread's module (a side entry: see side-entry.ts). */
   url: URL;
   threads: number;
-  timeoutMs: number;
+  /** Per task, from when its thread receives it; a function gives each task a limit of its own. */
+  timeoutMs: number | ((input: In) => number);
   /** The answer for a task whose thread failed it, ran out of time or died. */
   onFailure: (input: In, failure: ThreadFailure) => Out;
 };
@@ -65,7 +66,9 @@ class TaskThread<In, Out> {
         done('error' in reply ? this.options.onFailure(input, { reason: 'error', message: reply.error }) : reply.value, false);
       };
       const onExit = () => done(this.options.onFailure(input, { reason: 'exit' }), false);
-      const timer = setTimeout(() => done(this.options.onFailure(input, { reason: 'timeout' }), true), this.options.timeoutMs);
+      const { timeoutMs } = this.options;
+      const limit = typeof timeoutMs === 'function' ? timeoutMs(input) : timeoutMs;
+      const timer = setTimeout(() => done(this.options.onFailure(input, { reason: 'timeout' }), true), limit);
       worker.on('message', onMessage);
       worker.once('exit', onExit);
       worker.postMessage({ id, input });

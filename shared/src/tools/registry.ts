@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { calculatorToolType } from './calculator';
+import { codeToolType } from './code';
 import { datetimeToolType } from './datetime';
 import { documentToolType } from './document';
 import type { ToolType } from './define-tool-type';
@@ -9,7 +10,7 @@ import { mcpToolType } from './mcp';
 import { openApiToolType } from './openapi';
 
 /** Every tool type agentq knows. Adding a type is one folder and one entry here. */
-export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType, mcpToolType, openApiToolType] as const;
+export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType, codeToolType, mcpToolType, openApiToolType] as const;
 
 export type RegisteredToolType = (typeof toolTypes)[number];
 export type ToolTypeName = RegisteredToolType['type'];
