@@ -217,6 +217,18 @@ describe('execution through the queue', () => {
     expect(logs.items).toHaveLength(1);
   });
 
+  it('runs a JavaScript program in the code sandbox, and returns its error as a failed result', async () => {
+    const tool = await (await post('/api/agent-tools', { name: 'Code', slug: slug('code'), type: 'code' })).json();
+    const ok = await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { code: '1 + 1' } })).json();
+    expect(ok.result).toMatchObject({ success: true, data: { result: 2 } });
+    const run = await (await t.app.request(`/api/runs/${ok.runId}`, { headers: admin.headers })).json();
+    expect(run).toMatchObject({ kind: 'tool', status: 'succeeded' });
+    const withInput = await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { code: 'input.map((n) => n * n)', input: [1, 2, 3] } })).json();
+    expect(withInput.result.data).toEqual({ result: [1, 4, 9] });
+    const thrown = await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { code: 'undefinedName + 1' } })).json();
+    expect(thrown.result).toMatchObject({ success: false, error: expect.stringMatching(/^The program threw ReferenceError: 'undefinedName' is not defined/) });
+  });
+
   it('fetches a loopback page as markdown with status and size, and truncates long outputs in the log', async () => {
     const tool = await (await post('/api/agent-tools', { name: 'Web', slug: slug('web'), type: 'fetch' })).json();
     const { result } = await (await post(`/api/agent-tools/${tool.id}/execute`, { input: { url: `${pageUrl}/` } })).json();
