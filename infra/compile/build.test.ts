@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { hashInputs } from './hash-inputs';
 
@@ -38,6 +39,24 @@ describe('npm run build (what npm start runs first)', () => {
       // The inlined copy is there and initialised on load, not deferred behind a dynamic import.
       expect(source, bundle).toMatch(/^function sql\(strings, \.\.\.params\)/m);
       expect(source, bundle).not.toMatch(/^var init_sql = __esm\(/m);
+    }
+  }, 300_000);
+
+  it("runs a program on the compiled worker's code sandbox thread: its side entry sits beside the bundle and loads QuickJS from node_modules", async () => {
+    const built = build();
+    expect(built.status, built.stderr).toBe(0);
+    // The worker's main bundle leaves QuickJS to the thread.
+    expect(readFileSync(join(repoRoot, 'worker/dist/index.js'), 'utf8')).not.toContain('quickjs-emscripten');
+    const thread = new Worker(join(repoRoot, 'worker/dist/code-thread.js'), { execArgv: [] });
+    try {
+      const reply = await new Promise((resolve, reject) => {
+        thread.once('message', resolve);
+        thread.once('error', reject);
+        thread.postMessage({ id: 1, input: { code: 'console.log("compiled"); [1, 2, 3].map((n) => n * 2)', timeoutMs: 2_000, memoryLimitMb: 32, maxOutputChars: 1_000 } });
+      });
+      expect(reply).toMatchObject({ id: 1, value: { ok: true, value: { kind: 'json', text: '[2,4,6]' }, logs: 'compiled\n' } });
+    } finally {
+      await thread.terminate();
     }
   }, 300_000);
 

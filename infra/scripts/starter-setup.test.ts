@@ -18,10 +18,10 @@ beforeEach(async () => {
 });
 
 describe('fresh install', () => {
-  it('creates the three basic tools and a document tool for memory, once', async () => {
-    expect(await ensureStarterTools(handle.db)).toBe(4);
+  it('creates the basic tools, the code sandbox and a document tool for memory, once', async () => {
+    expect(await ensureStarterTools(handle.db)).toBe(5);
     const tools = await handle.db.select().from(agentTools);
-    expect(tools.map((tool) => tool.type).sort()).toEqual(['calculator', 'datetime', 'document', 'fetch']);
+    expect(tools.map((tool) => tool.type).sort()).toEqual(['calculator', 'code', 'datetime', 'document', 'fetch']);
     expect(tools.every((tool) => tool.enabled)).toBe(true);
     expect(await ensureStarterTools(handle.db)).toBe(0);
   });

@@ -2,11 +2,12 @@ import { agentTools, type Database } from '@agentq/shared/db';
 import { createTool } from '@agentq/shared/services';
 import { count } from 'drizzle-orm';
 
-/** What a fresh install offers: web fetch, calculator, date/time, and a document tool agents keep memories with. */
+/** What a fresh install offers: web fetch, calculator, date/time, a JavaScript sandbox, and a document tool agents keep memories with. */
 const STARTER_TOOLS = [
   { name: 'Web fetch', slug: 'web_fetch', type: 'fetch', sortOrder: 0 },
   { name: 'Calculator', slug: 'calculator', type: 'calculator', sortOrder: 10 },
   { name: 'Date and time', slug: 'datetime', type: 'datetime', sortOrder: 20 },
+  { name: 'Code (JavaScript)', slug: 'code', type: 'code', sortOrder: 25 },
   { name: 'Documents and memory', slug: 'documents', type: 'document', sortOrder: 30 },
 ] as const;
 

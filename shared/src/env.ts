@@ -56,7 +56,7 @@ export const envSchema = z.object({
     .transform((value) => value.split(',').map((command) => command.trim()).filter(Boolean)),
   /** The all-in-one server registers a scripted demo model (no API key needed); 0 turns it off. */
   DEMO_MODEL: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
-  /** The all-in-one server creates the starter tools (fetch, calculator, datetime, document) on a database without tools; 0 turns it off. */
+  /** The all-in-one server creates the starter tools (fetch, calculator, datetime, code, document) on a database without tools; 0 turns it off. */
   STARTER_TOOLS: z.enum(['1', '0', 'true', 'false']).default('1').transform((value) => value === '1' || value === 'true'),
   /** Set when the web process runs on its own and must proxy /api to the API process. */
   API_URL: z.string().url().optional(),
