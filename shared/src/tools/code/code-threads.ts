@@ -43,6 +43,7 @@ export async function warmCodeThreads(): Promise<void> {
   pool.warm();
 }
 
+/** Terminates the sandbox threads (a worker does this when it stops). */
 export function closeCodeThreads(): Promise<void> {
   return pool.close();
 }

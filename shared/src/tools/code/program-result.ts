@@ -71,7 +71,9 @@ function failureMessage(failure: ProgramFailure, limits: ProgramLimits): string 
     case 'unsettled':
       return 'The program ended with a promise that never settled: nothing here can resolve it later (there are no timers, network or files). Await only work the program does itself.';
     case 'sandbox':
-      return `The sandbox failed while running the program (${failure.message}). A recursion too deep for it is the usual cause: make the program iterative.`;
+      return /call stack|stack overflow/i.test(failure.message)
+        ? `The program recursed too deeply for the sandbox (${failure.message}). Make it iterative.`
+        : `The sandbox failed while running the program (${failure.message}). This is not the program's fault; try once more, and if it fails again tell the user the code tool is unavailable.`;
     case 'threw':
       return thrownMessage(failure, limits);
   }
