@@ -92,7 +92,7 @@ export const codeToolType = defineToolType({
     const { code, input: data } = parsedInput.data;
     const limits = parsedConfig.data;
     const outcome = await runProgramOffThread({ code, inputJson: data === undefined ? undefined : JSON.stringify(data), ...limits }, context.signal);
-    return toToolResult(outcome, limits, Math.round(performance.now() - started));
+    return toToolResult(outcome, limits, code, Math.round(performance.now() - started));
   },
   warm: warmCodeThreads,
   dispose: closeCodeThreads,

@@ -18,12 +18,12 @@ export type CodeToolData = {
  * output gets the rest. A failure is a message naming the cause and the fix, with the console
  * output printed before it (the model sees only the message of a failed call).
  */
-export function toToolResult(outcome: ProgramOutcome, limits: ProgramLimits, durationMs: number): ToolResult {
+export function toToolResult(outcome: ProgramOutcome, limits: ProgramLimits, code: string, durationMs: number): ToolResult {
   const metadata = { durationMs, runMs: outcome.runMs, printedChars: outcome.printedChars };
   if (!outcome.ok) {
     const logs = cutLogs(outcome, limits.maxOutputChars);
     const printed = logs.text ? `\nConsole output before it stopped${logs.note ? ` (${logs.note})` : ''}:\n${logs.text}` : '';
-    return { success: false, error: failureMessage(outcome.failure, limits) + printed, metadata };
+    return { success: false, error: failureMessage(outcome.failure, limits, code) + printed, metadata };
   }
   const data: CodeToolData = {};
   const notes: string[] = [];
@@ -62,7 +62,7 @@ function cutLogs(outcome: ProgramOutcome, room: number): { text: string; note?: 
 }
 
 /** What went wrong, in words the model can act on. */
-function failureMessage(failure: ProgramFailure, limits: ProgramLimits): string {
+function failureMessage(failure: ProgramFailure, limits: ProgramLimits, code: string): string {
   switch (failure.reason) {
     case 'timeout':
       return `The program was stopped after ${limits.timeoutMs} ms (its time limit). Make it do less work, or look for an endless loop.`;
@@ -75,11 +75,11 @@ function failureMessage(failure: ProgramFailure, limits: ProgramLimits): string 
         ? `The program recursed too deeply for the sandbox (${failure.message}). Make it iterative.`
         : `The sandbox failed while running the program (${failure.message}). This is not the program's fault; try once more, and if it fails again tell the user the code tool is unavailable.`;
     case 'threw':
-      return thrownMessage(failure, limits);
+      return thrownMessage(failure, limits, code);
   }
 }
 
-function thrownMessage(failure: Extract<ProgramFailure, { reason: 'threw' }>, limits: ProgramLimits): string {
+function thrownMessage(failure: Extract<ProgramFailure, { reason: 'threw' }>, limits: ProgramLimits, code: string): string {
   const error = failure.name ? `${failure.name}: ${failure.message}` : `a value that is not an Error: ${failure.message}`;
   const where = failure.stack ? `\n${failure.stack}` : '';
   if (failure.name === 'InternalError' && failure.message === 'out of memory') {
@@ -88,20 +88,21 @@ function thrownMessage(failure: Extract<ProgramFailure, { reason: 'threw' }>, li
   if (failure.name === 'InternalError' && failure.message === 'stack overflow') {
     return `The program recursed too deeply (InternalError: stack overflow; about 1,500 nested calls fit). Make it iterative.${where}`;
   }
-  return `The program threw ${error}${where}${hintFor(failure)}`;
+  return `The program threw ${error}${where}${hintFor(failure, code)}`;
 }
 
-/** The fix for the mistakes a model makes here most. */
-function hintFor(failure: Extract<ProgramFailure, { reason: 'threw' }>): string {
+/** The fix for the mistakes a model makes here most (QuickJS's syntax errors name the token, not the mistake). */
+function hintFor(failure: Extract<ProgramFailure, { reason: 'threw' }>, code: string): string {
   const { name, message } = failure;
-  if (name === 'SyntaxError' && /return not in a function/.test(message)) {
+  const syntax = name === 'SyntaxError';
+  if (syntax && /return not in a function/.test(message)) {
     return '\nA top-level return is not allowed: end the program with the expression whose value you want (e.g. `total` as the last line).';
   }
-  if (name === 'SyntaxError' && /\bimport\b|\bexport\b/.test(message)) {
+  if ((syntax && /^\s*(import|export)\b/m.test(code)) || (name === 'ReferenceError' && /could not load module/.test(message))) {
     return '\nThere are no modules here: no import, export or require. The program runs as one plain script.';
   }
-  if (name === 'SyntaxError' && /\bawait\b/.test(message)) {
-    return '\nTop-level await is not available: wrap the program in (async () => { ... })() as its last expression; its promise is awaited.';
+  if (syntax && /(^|[^.\w])await\b/.test(code)) {
+    return '\nIf it uses await outside an async function: top-level await is not available here; make the last expression an async function call, e.g. (async () => { ... })(); its promise is awaited.';
   }
   if (name === 'ReferenceError' && /'(require|process|fetch|module|exports|Buffer|setTimeout|setInterval|XMLHttpRequest|__dirname)' is not defined/.test(message)) {
     return '\nOnly the JavaScript language itself is here, with console.log and `input`: no require or import, network, files, process or timers. Pass data in `input`.';
