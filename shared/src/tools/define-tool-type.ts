@@ -5,7 +5,11 @@ export type ToolResult = {
   success: boolean;
   data?: unknown;
   error?: string;
-  metadata: { durationMs: number; [key: string]: unknown };
+  /**
+   * `fixable`: the failure lies in the input the model wrote (a program that threw, ran too long):
+   * the model is invited to correct it and call again, where any other failure tells it to stop.
+   */
+  metadata: { durationMs: number; fixable?: boolean; [key: string]: unknown };
 };
 
 /**

@@ -32,4 +32,30 @@ describe('code tool in a chat run', () => {
     expect(toolMessage?.content).toEqual(expect.stringContaining(`[${tool.slug} result]`));
     expect(JSON.parse(String(toolMessage!.content).split('\n').slice(1).join('\n'))).toEqual({ result: 6.75, logs: 'rows 3' });
   });
+
+  it('lets the model correct a program that threw: the failure invites another call, and the corrected one answers', async () => {
+    const tool = await harness.createTool({ type: 'code', config: {} });
+    harness.llm.setScript(
+      sequence(
+        [
+          { toolCalls: [{ name: tool.slug, id: 'call_bad', input: { code: 'input.lenght.toFixed(1)', input: [1, 2, 3] } }] },
+          { toolCalls: [{ name: tool.slug, id: 'call_good', input: { code: 'input.length', input: [1, 2, 3] } }] },
+          { text: 'There are 3.' },
+        ],
+        { countFrom: 'last-user-message' },
+      ),
+    );
+    const pool = harness.startWorker();
+    const run = await harness.createRun('count them', [tool]);
+    await harness.enqueueRun(run.id);
+    const ended = await harness.waitForEnd(run.id);
+    await pool.close(5000);
+
+    expect(ended).toMatchObject({ status: 'succeeded', steps: 3 });
+    const toolMessages = harness.llm.requests.at(-1)!.messages.filter((message) => message.role === 'tool');
+    const failed = String(toolMessages.find((message) => message.tool_call_id === 'call_bad')?.content);
+    expect(failed).toMatch(/TypeError[\s\S]*You may call .+ again with corrected input/);
+    expect(failed).not.toContain('Do not call');
+    expect(String(toolMessages.find((message) => message.tool_call_id === 'call_good')?.content)).toContain('"result":3');
+  });
 });

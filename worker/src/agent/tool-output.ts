@@ -2,8 +2,9 @@ import type { ToolOutput } from '@agentq/shared/events';
 import type { ToolResult } from '@agentq/shared/tools';
 
 /**
- * What the model reads (seed 000 §3.4): a failure is an explicit instruction to stop retrying;
- * a success carries the HTTP status and size when the tool reports them.
+ * What the model reads (seed 000 §3.4): a failure is an explicit instruction to stop retrying,
+ * unless the tool says the model's own input caused it (`fixable`: a program to correct); a
+ * success carries the HTTP status and size when the tool reports them.
  */
 export function toToolOutput(toolName: string, result: ToolResult & { replayed?: boolean; interrupted?: boolean }): ToolOutput {
   const { durationMs, ...metadata } = result.metadata;
@@ -15,7 +16,11 @@ export function toToolOutput(toolName: string, result: ToolResult & { replayed?:
     return {
       success: false,
       // One full stop between the error and the instruction, whether or not the error ends with one.
-      text: `Tool execution failed: ${(result.error ?? 'unknown error').replace(/[\s.]+$/, '')}. Do not call ${toolName} again for this; answer with what you have and tell the user what failed.`,
+      text: `Tool execution failed: ${(result.error ?? 'unknown error').replace(/[\s.]+$/, '')}. ${
+        metadata.fixable === true
+          ? `You may call ${toolName} again with corrected input; if that cannot work, answer with what you have and tell the user what failed.`
+          : `Do not call ${toolName} again for this; answer with what you have and tell the user what failed.`
+      }`,
       error: result.error,
       durationMs,
       metadata,

@@ -62,6 +62,8 @@ describe('code tool', () => {
     const result = await run('console.log("parsing");\nconst rows = null;\nrows.length');
     expect(result.success).toBe(false);
     expect(result.error).toBe("The program threw TypeError: cannot read property 'length' of null\n    at <eval> (program.js:3:5)\nConsole output before it stopped:\nparsing");
+    // The program is the model's to correct: the worker invites another call (tool-output.ts).
+    expect(result.metadata.fixable).toBe(true);
     expect((await run('throw "plain text"')).error).toMatch(/^The program threw a value that is not an Error: plain text/);
     expect((await run('return 1')).error).toMatch(/SyntaxError: return not in a function[\s\S]*end the program with the expression whose value you want/);
     expect((await run('const value = await Promise.resolve(1); value')).error).toMatch(/^The program threw SyntaxError[\s\S]*top-level await is not available/);
@@ -152,7 +154,7 @@ describe('code tool', () => {
     setTimeout(() => controller.abort(), 100);
     const started = performance.now();
     const result = await run('for (;;);', { config: { timeoutMs: 10_000 }, signal: controller.signal });
-    expect(result).toMatchObject({ success: false, error: expect.stringMatching(/^Cancelled/) });
+    expect(result).toMatchObject({ success: false, error: expect.stringMatching(/^Cancelled/), metadata: { fixable: false } });
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 

@@ -86,7 +86,8 @@ export const codeToolType = defineToolType({
       return {
         success: false,
         error: `Invalid ${parsedInput.success ? 'tool configuration' : 'input'}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
-        metadata: { durationMs: Math.round(performance.now() - started) },
+        // Bad input is the model's to correct; a bad configuration is the admin's.
+        metadata: { durationMs: Math.round(performance.now() - started), fixable: parsedConfig.success },
       };
     }
     const { code, input: data } = parsedInput.data;

@@ -23,7 +23,7 @@ export function toToolResult(outcome: ProgramOutcome, limits: ProgramLimits, cod
   if (!outcome.ok) {
     const logs = cutLogs(outcome, limits.maxOutputChars);
     const printed = logs.text ? `\nConsole output before it stopped${logs.note ? ` (${logs.note})` : ''}:\n${logs.text}` : '';
-    return { success: false, error: failureMessage(outcome.failure, limits, code) + printed, metadata };
+    return { success: false, error: failureMessage(outcome.failure, limits, code) + printed, metadata: { ...metadata, fixable: isProgramsFault(outcome.failure) } };
   }
   const data: CodeToolData = {};
   const notes: string[] = [];
@@ -59,6 +59,12 @@ function cutLogs(outcome: ProgramOutcome, room: number): { text: string; note?: 
   const text = kept.endsWith('\n') ? kept.slice(0, -1) : kept;
   if (outcome.printedChars <= kept.length) return { text };
   return { text, note: `${outcome.printedChars} characters printed, the first ${kept.length} shown` };
+}
+
+/** Whether a corrected program can succeed: not after a cancel or a failure of the sandbox itself. */
+function isProgramsFault(failure: ProgramFailure): boolean {
+  if (failure.reason === 'cancelled') return false;
+  return failure.reason !== 'sandbox' || /call stack|stack overflow/i.test(failure.message);
 }
 
 /** What went wrong, in words the model can act on. */
