@@ -793,7 +793,11 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     const forkId = new URL(page.url()).pathname.split('/').at(-1)!;
     if (viewport.width < 700) await page.getByTestId('sessions-drawer-toggle').click();
     await expect.poll(() => page.getByTestId('session-list').getByTestId('session-row').first().getAttribute('data-session-id')).toBe(forkId);
-    if (viewport.width < 700) await page.getByTestId('sessions-scrim').click();
+    if (viewport.width < 700) {
+      // Esc closes the drawer (its scrim's middle lies under the drawer on a phone).
+      await page.keyboard.press('Escape');
+      await page.getByTestId('sessions-sidebar').waitFor({ state: 'hidden' });
+    }
 
     // The fork goes on by itself; the first chat keeps both questions.
     await sendMessage(page, `elsewhere ${tag}`);
