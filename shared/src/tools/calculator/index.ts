@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineToolType } from '../define-tool-type';
+import { parseToolCall } from '../parse-tool-call';
 import { closeCalculatorProcess, evaluateExpression, warmCalculatorProcesses } from './evaluate-expression';
 import { calculatorTextZh } from './zh';
 
@@ -47,18 +48,10 @@ export const calculatorToolType = defineToolType({
   execute: async (input, config, context) => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const parsedInput = calculatorInputSchema.safeParse(input);
-    const parsedConfig = calculatorConfigSchema.safeParse(config);
-    if (!parsedInput.success || !parsedConfig.success) {
-      const issues = (parsedInput.error ?? parsedConfig.error)?.issues ?? [];
-      return {
-        success: false,
-        error: `Invalid ${parsedInput.success ? 'tool configuration' : 'input'}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
-        metadata: { durationMs: elapsed() },
-      };
-    }
-    const { expression } = parsedInput.data;
-    const outcome = await evaluateExpression(expression, { precision: parsedConfig.data.precision, signal: context.signal });
+    const parsed = parseToolCall({ input: calculatorInputSchema, config: calculatorConfigSchema }, { input, config, durationMs: elapsed });
+    if (!parsed.ok) return parsed.result;
+    const { expression } = parsed.input;
+    const outcome = await evaluateExpression(expression, { precision: parsed.config.precision, signal: context.signal });
     if (!outcome.ok) {
       return { success: false, error: `Could not evaluate "${expression}": ${outcome.error}`, metadata: { durationMs: elapsed() } };
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineToolType } from '../define-tool-type';
+import { parseToolCall } from '../parse-tool-call';
 import { CODE_LIMITS } from './code-limits';
 import { BACKSTOP_GRACE_MS, closeCodeThreads, runProgramOffThread, warmCodeThreads } from './code-threads';
 import { toToolResult } from './program-result';
@@ -79,19 +80,10 @@ export const codeToolType = defineToolType({
   timeoutMs: (config) => config.timeoutMs + BACKSTOP_GRACE_MS + 15_000,
   execute: async (input, config, context) => {
     const started = performance.now();
-    const parsedInput = codeInputSchema.safeParse(input);
-    const parsedConfig = codeConfigSchema.safeParse(config);
-    if (!parsedInput.success || !parsedConfig.success) {
-      const issues = (parsedInput.error ?? parsedConfig.error)?.issues ?? [];
-      return {
-        success: false,
-        error: `Invalid ${parsedInput.success ? 'tool configuration' : 'input'}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
-        // Bad input is the model's to correct; a bad configuration is the admin's.
-        metadata: { durationMs: Math.round(performance.now() - started), fixable: parsedConfig.success },
-      };
-    }
-    const { code, input: data } = parsedInput.data;
-    const limits = parsedConfig.data;
+    const parsed = parseToolCall({ input: codeInputSchema, config: codeConfigSchema }, { input, config, durationMs: () => Math.round(performance.now() - started), fixableInput: true });
+    if (!parsed.ok) return parsed.result;
+    const { code, input: data } = parsed.input;
+    const limits = parsed.config;
     const outcome = await runProgramOffThread({ code, inputJson: data === undefined ? undefined : JSON.stringify(data), ...limits }, context.signal);
     return toToolResult(outcome, limits, code, Math.round(performance.now() - started));
   },

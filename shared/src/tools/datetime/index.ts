@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineToolType } from '../define-tool-type';
+import { parseToolCall } from '../parse-tool-call';
 import { addToInstant, describeDuration, differenceBetween, TIME_UNITS } from './calendar-math';
 import { datetimeTextZh } from './zh';
 import {
@@ -176,18 +177,10 @@ export const datetimeToolType = defineToolType({
   execute: async (input, config) => {
     const started = performance.now();
     const metadata = () => ({ durationMs: Math.round(performance.now() - started) });
-    const parsedInput = datetimeInputSchema.safeParse(input);
-    const parsedConfig = datetimeConfigSchema.safeParse(config);
-    if (!parsedInput.success || !parsedConfig.success) {
-      const issues = (parsedInput.error ?? parsedConfig.error)?.issues ?? [];
-      return {
-        success: false,
-        error: `Invalid ${parsedInput.success ? 'tool configuration' : 'input'}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
-        metadata: metadata(),
-      };
-    }
+    const parsed = parseToolCall({ input: datetimeInputSchema, config: datetimeConfigSchema }, { input, config, durationMs: () => metadata().durationMs });
+    if (!parsed.ok) return parsed.result;
     try {
-      return { success: true, data: run(parsedInput.data, parsedConfig.data.defaultTimezone), metadata: metadata() };
+      return { success: true, data: run(parsed.input, parsed.config.defaultTimezone), metadata: metadata() };
     } catch (error) {
       if (error instanceof DateTimeInputError) return { success: false, error: error.message, metadata: metadata() };
       // Intl throws RangeError at the edges of its range; that is still the caller's input.

@@ -1,4 +1,5 @@
 import { defineToolType } from '../define-tool-type';
+import { parseToolCall } from '../parse-tool-call';
 import type { ResolveHostname } from './assert-safe-url';
 import { fetchConfigSchema, fetchInputSchema, type HttpMethod } from './fetch-schemas';
 
@@ -47,18 +48,10 @@ export const fetchToolType = defineToolType({
   timeoutMs: (config) => config.timeout,
   execute: async (input, config, context) => {
     const started = performance.now();
-    const parsedInput = fetchInputSchema.safeParse(input);
-    const parsedConfig = fetchConfigSchema.safeParse(config);
-    if (!parsedInput.success || !parsedConfig.success) {
-      const issues = (parsedInput.error ?? parsedConfig.error)?.issues ?? [];
-      return {
-        success: false,
-        error: `Invalid ${parsedInput.success ? 'tool configuration' : 'input'}: ${issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
-        metadata: { durationMs: Math.round(performance.now() - started) },
-      };
-    }
+    const parsed = parseToolCall({ input: fetchInputSchema, config: fetchConfigSchema }, { input, config, durationMs: () => Math.round(performance.now() - started) });
+    if (!parsed.ok) return parsed.result;
     const resolve = context.services.resolveHostname;
-    return fetchUrl(parsedInput.data, parsedConfig.data, {
+    return fetchUrl(parsed.input, parsed.config, {
       signal: context.signal,
       allowPrivateNetworks: context.allowPrivateNetworks,
       // Identical on every attempt of one call, so a server that honours it applies a retried POST once.
