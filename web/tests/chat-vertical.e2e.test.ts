@@ -2,7 +2,7 @@
  * The chat a user lives in, at 1280 px and on a 390 × 844 phone: long lines never widen the page,
  * sessions are renamed, searched (English and Chinese) and deleted, answers are regenerated with a
  * version switcher, questions edited and resent on a branch of their own, messages and code blocks
- * copied, code highlighted, Esc stops a run, model errors read like sentences.
+ * copied, code highlighted, formulas typeset, Esc stops a run, model errors read like sentences.
  * `UPDATE_SCREENSHOTS=1` also writes the README screenshots to docs/screenshots/.
  */
 import { mkdir, readFile } from 'node:fs/promises';
@@ -32,6 +32,8 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 const LONG_BODY = 'y'.repeat(5000);
 const LONG_CODE_LINE = `const data = "${'z'.repeat(3000)}";`;
 const CODE_ANSWER = `Here is the code:\n\n\`\`\`javascript\n${LONG_CODE_LINE}\nfunction greet(name) {\n  return 'hi ' + name;\n}\n\`\`\`\n\nDone.`;
+const WIDE_SUM = Array.from({ length: 60 }, (_, index) => `x_{${index + 1}}`).join(' + ');
+const MATH_ANSWER = `Euler: $e^{i\\pi} + 1 = 0$, and \\(a^2 + b^2 = c^2\\).\n\n$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$\n\n$$${WIDE_SUM}$$\n\nThat costs $5 and $10.`;
 const SLOW_WORDS = Array.from({ length: 120 }, (_, index) => `w${index + 1}`).join(' ');
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 const SCREENSHOT_DIR = new URL('../../docs/screenshots/', import.meta.url);
@@ -87,6 +89,7 @@ beforeAll(async () => {
         { match: /^wide/i, reply: [{ toolCalls: [{ name: 'web', input: { url: `${loopback.url}/${LONG_PATH}` } }] }, { text: CODE_ANSWER }] },
         { match: /^joke/i, reply: () => ({ text: `Joke number ${++answerCount}` }) },
         { match: /^make a page/i, reply: () => ({ text: pageAnswer(loopback.url) }) },
+        { match: /^math/i, reply: { text: MATH_ANSWER } },
         // A question with files: the model says what reached it (the image's type and size, the text file's words).
         {
           match: /look at these/i,
@@ -775,6 +778,29 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('code-preview').count()).toBe(0);
     // Only HTML and SVG blocks offer it.
     expect(await lastAssistant(page).locator('[data-preview-code]').count()).toBe(1);
+  });
+
+  it('typesets formulas with KaTeX and its fonts, a wide one scrolling in its own block, and leaves prices as text', async () => {
+    await newChat(`math ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const answer = lastAssistant(page).getByTestId('markdown-text');
+    await answer.locator('.katex').first().waitFor();
+    expect(await answer.locator('.math-inline .katex').count()).toBe(2);
+    expect(await answer.locator('.math-display .katex-display').count()).toBe(2);
+    expect(await answer.locator('.math-display').first().locator('.mfrac').count()).toBe(1);
+    // The stylesheet arrived: the MathML copy is hidden from sight, the glyphs are in KaTeX's own font.
+    const hidden = await answer.locator('.katex-mathml').first().evaluate((element) => getComputedStyle(element).position);
+    expect(hidden).toBe('absolute');
+    await expect.poll(() => page.evaluate(async () => (await document.fonts.ready, document.fonts.check('16px KaTeX_Main')))).toBe(true);
+    expect(await answer.locator('.katex-html').first().evaluate((element) => getComputedStyle(element).fontFamily)).toContain('KaTeX_Main');
+    const wide = answer.locator('.math-display').last();
+    const scroll = await wide.evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
+    expect(scroll.scrollWidth).toBeGreaterThan(scroll.clientWidth);
+    await expectNoHorizontalOverflow();
+    expect(await answer.textContent()).toContain('That costs $5 and $10.');
+    // Copy keeps the TeX as the model wrote it.
+    await page.getByTestId('assistant-actions').last().getByTestId('copy-message').click();
+    expect(await clipboard()).toBe(MATH_ANSWER);
   });
 
   it('forks an answer into a new chat that holds the conversation down to it, opens it at the top of the list, and leaves the first chat as it was', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadLanguage } from './code-highlight.ts';
+import { loadMath } from './math.ts';
 import { renderMarkdown } from './markdown.ts';
 
 describe('renderMarkdown', () => {
@@ -65,5 +66,37 @@ describe('renderMarkdown', () => {
     expect(html).not.toContain('<button onclick');
     expect(renderMarkdown('```SVG\n<svg></svg>\n```')).toContain('data-preview-code="SVG"');
     for (const other of ['```python\nx = 1\n```', '```\n<p>hi</p>\n```', '```javascript\nalert(1)\n```']) expect(renderMarkdown(other)).not.toContain('data-preview-code');
+  });
+
+  it('typesets TeX in the delimiters models write once KaTeX is loaded, the source shown until then', async () => {
+    expect(renderMarkdown('Area: $\\pi r^2$')).toContain('<span class="math math-inline math-pending">$\\pi r^2$</span>');
+    await loadMath();
+    const inline = renderMarkdown('Euler: $e^{i\\pi}+1=0$ and \\(x_1\\).');
+    expect(inline.match(/class="math math-inline"><span class="katex">/g)).toHaveLength(2);
+    expect(inline).toContain('<annotation encoding="application/x-tex">e^{i\\pi}+1=0</annotation>');
+    expect(inline).toContain('<mi>π</mi>');
+    const block = renderMarkdown('Then\n\n$$\n\\frac{a}{b}\n$$\n\nand \\[\\sqrt{2}\\] inline.');
+    expect(block).toContain('<div class="math math-display"><span class="katex-display">');
+    expect(block).toContain('<mfrac><mi>a</mi><mi>b</mi></mfrac>');
+    expect(block).toContain('<span class="math math-display"><span class="katex-display">');
+    expect(block).toContain('<msqrt><mn>2</mn></msqrt>');
+  });
+
+  it('leaves prices, escaped dollars and code alone, and shows a formula it cannot parse as its source', async () => {
+    await loadMath();
+    expect(renderMarkdown('costs $5 and $10, or $5-$10')).toBe('<p>costs $5 and $10, or $5-$10</p>\n');
+    expect(renderMarkdown('\\$x$ stays')).not.toContain('katex');
+    expect(renderMarkdown('`$x$` and\n\n```\n$$y$$\n```')).not.toContain('katex');
+    const broken = renderMarkdown('$\\frac{$');
+    expect(broken).toContain('class="katex-error"');
+    expect(broken).toContain('>\\frac{</span>');
+  });
+
+  it('gives formulas no links, HTML or unbounded expansion', async () => {
+    await loadMath();
+    const html = renderMarkdown('$\\href{javascript:alert(1)}{x}\\url{https://a.test}$ $\\htmlClass{x}{y}$');
+    expect(html).not.toMatch(/<a |href=|class="x"/);
+    const bomb = renderMarkdown('$\\def\\a{\\a\\a}\\a$');
+    expect(bomb).toContain('katex-error');
   });
 });

@@ -2,13 +2,9 @@ import DOMPurify from 'isomorphic-dompurify';
 import { Marked, type TokenizerAndRendererExtension } from 'marked';
 import { highlightCode, languageName } from './code-highlight.ts';
 import { canPreview } from './code-preview.ts';
+import { escapeHtml } from './escape-html.ts';
 import { t } from './i18n/i18n.svelte.ts';
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
-}
+import { mathBlock, mathInline } from './markdown-math.ts';
 
 const LONE_TAG_LINE = /^ {0,3}(<\/?[A-Za-z][\w-]*(?:\s[^<>\n]*)?\/?>)[ \t]*(?:\n|$)/;
 const LONE_TAG_LINE_ANYWHERE = /^ {0,3}<\/?[A-Za-z][\w-]*(?:\s[^<>\n]*)?\/?>[ \t]*$/m;
@@ -60,7 +56,7 @@ const markdown = new Marked({
   gfm: true,
   breaks: true,
   async: false,
-  extensions: [loneTagLine],
+  extensions: [loneTagLine, mathBlock, mathInline],
   renderer: {
     // Tool results and model text are untrusted: their raw HTML is shown as text, never rendered.
     html: ({ text }) => escapeHtml(text),
@@ -93,7 +89,7 @@ const markdown = new Marked({
 });
 
 /**
- * Markdown → HTML that is safe for `{@html}`: GFM with line breaks, raw HTML shown as text,
+ * Markdown → HTML that is safe for `{@html}`: GFM with line breaks, TeX typeset (markdown-math.ts), raw HTML shown as text,
  * images as links (no third-party requests), links opening in a new tab, and the result sanitized with DOMPurify as the last step.
  * @example <div class="markdown">{@html renderMarkdown(result.data)}</div>
  */
@@ -105,5 +101,6 @@ export function renderMarkdown(text: string): string {
   } catch {
     html = `<p>${escapeHtml(text)}</p>`;
   }
-  return DOMPurify.sanitize(html, { ADD_ATTR: ['target'] });
+  // KaTeX's MathML keeps the TeX in an annotation (plain text), which screen readers and copy use.
+  return DOMPurify.sanitize(html, { ADD_ATTR: ['target', 'encoding'], ADD_TAGS: ['semantics', 'annotation'] });
 }
