@@ -597,8 +597,6 @@ export const en = {
   'toolResult.rendered': "Rendered",
   'toolResult.text': "Text",
   'toolResult.metadata': "Metadata",
-  'common.comingSoon': "Coming soon",
-  'common.beingBuilt': "This part of agentq is being built.",
   'schemaForm.keyMissing': "Every value needs a key.",
   'schemaForm.duplicateKey': "Duplicate key \"{key}\".",
   'schemaForm.valueNumber': "The value of \"{key}\" must be a number.",

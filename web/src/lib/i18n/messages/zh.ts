@@ -596,8 +596,6 @@ export const zh = {
   'toolResult.rendered': "渲染",
   'toolResult.text': "文本",
   'toolResult.metadata': "元数据",
-  'common.comingSoon': "即将推出",
-  'common.beingBuilt': "agentq 的这一部分正在开发中。",
   'schemaForm.keyMissing': "每个值都需要一个键。",
   'schemaForm.duplicateKey': "键“{key}”重复。",
   'schemaForm.valueNumber': "“{key}”的值必须是数字。",
