@@ -34,9 +34,14 @@ export const chatSessions = pgTable(
     archivedAt: timestamp('archived_at', { withTimezone: true, mode: 'date' }),
     /** The user's folder the chat is filed in; null: in the list of recent chats. */
     folderId: text('folder_id').references((): AnyPgColumn => chatFolders.id, { onDelete: 'set null' }),
+    /** A temporary chat: never in the user's lists, search or memory, deleted after a day without use. */
+    temporary: boolean('temporary').notNull().default(false),
     ...timestamps,
   },
-  (table) => [index('chat_sessions_user_idx').on(table.userId, table.updatedAt)],
+  (table) => [
+    index('chat_sessions_user_idx').on(table.userId, table.updatedAt),
+    index('chat_sessions_temporary_idx').on(table.updatedAt).where(sql`${table.temporary}`),
+  ],
 );
 
 export const MESSAGE_ROLES = ['user', 'assistant'] as const;

@@ -12,6 +12,8 @@ export const llmModels = pgTable('llm_models', {
   supportsReasoning: boolean('supports_reasoning').notNull().default(false),
   /** Vision: the model takes images. Off, a chat cannot send it one, and images earlier in a chat reach it as a note. */
   supportsImages: boolean('supports_images').notNull().default(true),
+  /** The model names the chats it answers: a short title from the first question, made beside the first answer. */
+  namesChats: boolean('names_chats').notNull().default(false),
   enabled: boolean('enabled').notNull().default(true),
   /** The model new chats use when neither the request nor the agent names one; at most one row has it. */
   isDefault: boolean('is_default').notNull().default(false),
