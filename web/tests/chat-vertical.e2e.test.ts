@@ -34,6 +34,7 @@ const LONG_CODE_LINE = `const data = "${'z'.repeat(3000)}";`;
 const CODE_ANSWER = `Here is the code:\n\n\`\`\`javascript\n${LONG_CODE_LINE}\nfunction greet(name) {\n  return 'hi ' + name;\n}\n\`\`\`\n\nDone.`;
 const WIDE_SUM = Array.from({ length: 60 }, (_, index) => `x_{${index + 1}}`).join(' + ');
 const MATH_ANSWER = `Euler: $e^{i\\pi} + 1 = 0$, and \\(a^2 + b^2 = c^2\\).\n\n$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$\n\n$$${WIDE_SUM}$$\n\nThat costs $5 and $10.`;
+const READ_ANSWER = 'Run **the tests** like this:\n\n```bash\nnpm test\n```\n\nThen read [the guide](https://docs.example/guide).';
 const SLOW_WORDS = Array.from({ length: 120 }, (_, index) => `w${index + 1}`).join(' ');
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 const SCREENSHOT_DIR = new URL('../../docs/screenshots/', import.meta.url);
@@ -90,6 +91,7 @@ beforeAll(async () => {
         { match: /^joke/i, reply: () => ({ text: `Joke number ${++answerCount}` }) },
         { match: /^make a page/i, reply: () => ({ text: pageAnswer(loopback.url) }) },
         { match: /^math/i, reply: { text: MATH_ANSWER } },
+        { match: /^read aloud/i, reply: { text: READ_ANSWER } },
         // A question with files: the model says what reached it (the image's type and size, the text file's words).
         {
           match: /look at these/i,
@@ -801,6 +803,43 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     // Copy keeps the TeX as the model wrote it.
     await page.getByTestId('assistant-actions').last().getByTestId('copy-message').click();
     expect(await clipboard()).toBe(MATH_ANSWER);
+  });
+
+  it("reads an answer aloud with the browser's speech synthesis, without its code, and stops on request or at the end", async () => {
+    // The browser's speech engine, recorded: headless Chromium has no voices to hear.
+    await page.addInitScript(() => {
+      const spoken: { text: string; lang: string }[] = [];
+      let queue: SpeechSynthesisUtterance[] = [];
+      const finish = (utterance: SpeechSynthesisUtterance, type: 'end' | 'error') => utterance.dispatchEvent(new Event(type));
+      Object.assign(window, { spoken, finishSpeech: () => { const all = queue; queue = []; for (const utterance of all) finish(utterance, 'end'); } });
+      Object.defineProperty(window, 'speechSynthesis', {
+        configurable: true,
+        value: {
+          speak: (utterance: SpeechSynthesisUtterance) => { spoken.push({ text: utterance.text, lang: utterance.lang }); queue.push(utterance); },
+          cancel: () => { const all = queue; queue = []; for (const utterance of all) finish(utterance, 'error'); },
+        },
+      });
+    });
+    await newChat(`read aloud ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const actions = page.getByTestId('assistant-actions').last();
+    const button = actions.getByTestId('read-aloud');
+    expect(await button.textContent()).toBe('Read');
+    await button.click();
+    await expect.poll(() => button.getAttribute('aria-pressed')).toBe('true');
+    expect(await button.textContent()).toBe('Stop reading');
+    expect(await page.evaluate(() => (window as unknown as { spoken: unknown[] }).spoken)).toEqual([{ text: 'Run the tests like this:\nThen read the guide.', lang: '' }]);
+    // Stop: the engine is told to cancel and the button is Read again.
+    await button.click();
+    await expect.poll(() => button.getAttribute('aria-pressed')).toBe('false');
+    expect(await button.textContent()).toBe('Read');
+    // Read to the end: the button comes back by itself.
+    await button.click();
+    await expect.poll(() => button.getAttribute('aria-pressed')).toBe('true');
+    await page.evaluate(() => (window as unknown as { finishSpeech: () => void }).finishSpeech());
+    await expect.poll(() => button.getAttribute('aria-pressed')).toBe('false');
+    // Questions have no Read button.
+    expect(await page.getByTestId('user-actions').last().getByTestId('read-aloud').count()).toBe(0);
   });
 
   it('forks an answer into a new chat that holds the conversation down to it, opens it at the top of the list, and leaves the first chat as it was', async () => {
