@@ -3,6 +3,8 @@ import { sveltekit } from '@sveltejs/kit/vite';
 import { defineConfig } from 'vite';
 
 export default defineConfig({
+  // Mermaid's and KaTeX's chunks are large, and loaded only when an answer holds a diagram or a formula.
+  build: { chunkSizeWarningLimit: 1600 },
   plugins: [
     sveltekit({
       adapter: adapter(),

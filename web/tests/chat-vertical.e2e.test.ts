@@ -35,6 +35,8 @@ const CODE_ANSWER = `Here is the code:\n\n\`\`\`javascript\n${LONG_CODE_LINE}\nf
 const WIDE_SUM = Array.from({ length: 60 }, (_, index) => `x_{${index + 1}}`).join(' + ');
 const MATH_ANSWER = `Euler: $e^{i\\pi} + 1 = 0$, and \\(a^2 + b^2 = c^2\\).\n\n$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$\n\n$$${WIDE_SUM}$$\n\nThat costs $5 and $10.`;
 const READ_ANSWER = 'Run **the tests** like this:\n\n```bash\nnpm test\n```\n\nThen read [the guide](https://docs.example/guide).';
+const DIAGRAM = 'flowchart LR\n  Ask[Ask a question] --> Queue[Job queue]\n  Queue --> Worker\n  Worker -->|streams| Answer\n  Evil["<img src=x onerror=window.pwned=1>"] --> Worker\n  click Ask call alert("x")';
+const DIAGRAM_ANSWER = `The flow:\n\n\`\`\`mermaid\n${DIAGRAM}\n\`\`\`\n\nAnd a broken one:\n\n\`\`\`mermaid\nflowchart LR\n  A -->\n\`\`\``;
 const SLOW_WORDS = Array.from({ length: 120 }, (_, index) => `w${index + 1}`).join(' ');
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 const SCREENSHOT_DIR = new URL('../../docs/screenshots/', import.meta.url);
@@ -92,6 +94,7 @@ beforeAll(async () => {
         { match: /^make a page/i, reply: () => ({ text: pageAnswer(loopback.url) }) },
         { match: /^math/i, reply: { text: MATH_ANSWER } },
         { match: /^read aloud/i, reply: { text: READ_ANSWER } },
+        { match: /^diagram/i, reply: { text: DIAGRAM_ANSWER } },
         // A question with files: the model says what reached it (the image's type and size, the text file's words).
         {
           match: /look at these/i,
@@ -803,6 +806,30 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     // Copy keeps the TeX as the model wrote it.
     await page.getByTestId('assistant-actions').last().getByTestId('copy-message').click();
     expect(await clipboard()).toBe(MATH_ANSWER);
+  });
+
+  it('draws a finished Mermaid block as a diagram with its code folded under it, shows why a broken one could not be drawn, and runs nothing a label holds', async () => {
+    await newChat(`diagram ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const answer = lastAssistant(page).getByTestId('markdown-text');
+    const diagram = answer.locator('.diagram-block').first();
+    await diagram.locator('.diagram svg').waitFor();
+    const labels = await diagram.locator('.diagram svg').evaluate((svg) => svg.textContent ?? '');
+    for (const label of ['Ask a question', 'Job queue', 'Worker', 'Answer', 'streams']) expect(labels).toContain(label);
+    expect(await diagram.locator('.diagram svg [onerror], .diagram svg img, .diagram svg script').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    // The code is folded under the picture, and Copy still takes it.
+    expect(await diagram.locator('details.diagram-source').getAttribute('open')).toBeNull();
+    await diagram.locator('.diagram-source summary').click();
+    expect(await diagram.locator('pre code').textContent()).toBe(`${DIAGRAM}\n`);
+    await diagram.locator('[data-copy-code]').click();
+    expect(await clipboard()).toBe(DIAGRAM);
+    // A block Mermaid cannot parse: the reason, and the code shown as code.
+    const broken = answer.locator('.code-block').last();
+    await broken.locator('.diagram-error').waitFor();
+    expect(await broken.locator('.diagram-error').textContent()).toMatch(/^This diagram could not be drawn: /);
+    expect(await broken.locator('pre code').isVisible()).toBe(true);
+    await expectNoHorizontalOverflow();
   });
 
   it("reads an answer aloud with the browser's speech synthesis, without its code, and stops on request or at the end", async () => {

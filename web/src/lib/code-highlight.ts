@@ -2,10 +2,11 @@
  * Syntax highlighting for code blocks with highlight.js, languages loaded on first use: the core
  * (~20 kB) ships with the page and each language is its own small chunk, fetched the first time a
  * block in it appears. Highlighting is synchronous, so a block is coloured on every re-render while
- * its text streams in; `onLanguageLoaded` tells views to re-render when a language arrives.
+ * its text streams in; `renderReady` (render-ready.ts) tells views to re-render when a language arrives.
  */
 import hljs from 'highlight.js/lib/core';
 import type { LanguageFn } from 'highlight.js';
+import { renderReady } from './render-ready.ts';
 
 type Loader = () => Promise<{ default: LanguageFn }>;
 
@@ -65,13 +66,6 @@ const ALIASES: Record<string, string> = {
 };
 
 const pending = new Map<string, Promise<void>>();
-const listeners = new Set<() => void>();
-
-/** Calls `listener` whenever a language finishes loading; returns the unsubscribe function. */
-export function onLanguageLoaded(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
 
 /** Starts loading language `name` (once); resolves when it is registered, or could not be. */
 export function loadLanguage(name: string): Promise<void> {
@@ -82,7 +76,7 @@ export function loadLanguage(name: string): Promise<void> {
     loading = loader()
       .then((module) => {
         hljs.registerLanguage(name, module.default);
-        for (const listener of listeners) listener();
+        renderReady();
       })
       .catch(() => {
         // Offline or a failed chunk: the block stays plain text.

@@ -99,4 +99,15 @@ describe('renderMarkdown', () => {
     const bomb = renderMarkdown('$\\def\\a{\\a\\a}\\a$');
     expect(bomb).toContain('katex-error');
   });
+
+  it('marks a Mermaid block for drawing only once its closing fence has arrived', () => {
+    const streaming = renderMarkdown('```mermaid\nflowchart LR\n  A --> B');
+    expect(streaming).not.toContain('diagram-block');
+    expect(streaming).toContain('A --&gt; B');
+    const finished = renderMarkdown('```mermaid\nflowchart LR\n  A --> B\n```\n\nafter');
+    expect(finished).toContain('<div class="code-block diagram-block">');
+    // Drawn in the browser only: on the server (and here) the block shows its code.
+    expect(finished).toContain('<pre><code class="hljs">flowchart LR\n  A --&gt; B\n</code></pre>');
+    expect(renderMarkdown('```python\nx = 1\n```')).not.toContain('diagram-block');
+  });
 });

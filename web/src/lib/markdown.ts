@@ -2,6 +2,7 @@ import DOMPurify from 'isomorphic-dompurify';
 import { Marked, type TokenizerAndRendererExtension } from 'marked';
 import { highlightCode, languageName } from './code-highlight.ts';
 import { canPreview } from './code-preview.ts';
+import { diagramSvg } from './diagrams.ts';
 import { escapeHtml } from './escape-html.ts';
 import { t } from './i18n/i18n.svelte.ts';
 import { mathBlock, mathInline } from './markdown-math.ts';
@@ -52,6 +53,25 @@ function isolateTagLines(text: string): string {
   return lines.join('\n');
 }
 
+const CLOSING_FENCE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
+
+/** A fenced block whose closing fence has arrived (a block still streaming has none yet). */
+function isClosedFence(raw: string): boolean {
+  const lines = raw.trimEnd().split('\n');
+  return lines.length >= 2 && CLOSING_FENCE.test(lines.at(-1) ?? '');
+}
+
+/** A finished Mermaid block: its drawing with the code folded under it, or the code with why it could not be drawn. */
+function diagramBody(code: string, pre: string): string {
+  const diagram = diagramSvg(code);
+  if (!diagram) return pre;
+  if ('error' in diagram) return `<p class="diagram-error" role="note">${escapeHtml(t('chat.diagramFailed', { error: diagram.error }))}</p>${pre}`;
+  return (
+    `<div class="diagram" role="img" aria-label="${escapeHtml(t('chat.diagram'))}">${diagram.svg}</div>` +
+    `<details class="diagram-source"><summary>${escapeHtml(t('chat.diagramCode'))}</summary>${pre}</details>`
+  );
+}
+
 const markdown = new Marked({
   gfm: true,
   breaks: true,
@@ -66,19 +86,20 @@ const markdown = new Marked({
     // A code block gets a header with its language and a Copy button (markdown-view handles the click),
     // HTML and SVG a Preview button too, and is highlighted when its language is loaded; long lines
     // scroll inside the block.
-    code({ text, lang }) {
+    code({ text, lang, raw }) {
       const info = lang?.trim().split(/\s+/)[0] ?? '';
       const language = languageName(info);
       const body = highlightCode(text, info) ?? escapeHtml(text);
-      return (
-        `<div class="code-block"><div class="code-header"><span class="code-language">${escapeHtml(info || 'text')}</span>` +
+      const header =
+        `<div class="code-header"><span class="code-language">${escapeHtml(info || 'text')}</span>` +
         `<span class="code-actions">${
           canPreview(info)
             ? `<button type="button" class="code-copy" data-preview-code="${escapeHtml(info)}" aria-label="${escapeHtml(t('chat.previewCode'))}">${escapeHtml(t('chat.preview'))}</button>`
             : ''
-        }<button type="button" class="code-copy" data-copy-code aria-label="${escapeHtml(t('chat.copyCode'))}">${escapeHtml(t('common.copy'))}</button></span></div>` +
-        `<pre><code class="hljs${language ? ` language-${language}` : ''}">${body}\n</code></pre></div>\n`
-      );
+        }<button type="button" class="code-copy" data-copy-code aria-label="${escapeHtml(t('chat.copyCode'))}">${escapeHtml(t('common.copy'))}</button></span></div>`;
+      const pre = `<pre><code class="hljs${language ? ` language-${language}` : ''}">${body}\n</code></pre>`;
+      if (info.toLowerCase() === 'mermaid' && isClosedFence(raw)) return `<div class="code-block diagram-block">${header}${diagramBody(text, pre)}</div>\n`;
+      return `<div class="code-block">${header}${pre}</div>\n`;
     },
     link({ href, title, tokens }) {
       const label = this.parser.parseInline(tokens);

@@ -2,30 +2,25 @@
  * TeX formulas typeset with KaTeX, loaded on first use: KaTeX (~270 kB) and its stylesheet and
  * fonts are one chunk, fetched the first time an answer holds a formula. Typesetting is
  * synchronous, so a formula is rendered on every re-render while its answer streams in (a formula
- * seen before comes from a small cache); `onMathLoaded` tells views to re-render when KaTeX arrives.
+ * seen before comes from a small cache); `renderReady` (render-ready.ts) tells views to re-render when KaTeX arrives.
  */
+import { renderReady } from './render-ready.ts';
+
 type Katex = typeof import('./math-katex.ts');
 
 let katex: Katex | undefined;
 let loading: Promise<void> | undefined;
-const listeners = new Set<() => void>();
 
 // A streaming answer is rendered again every frame: its formulas are typeset once each.
 const CACHE_SIZE = 500;
 const cache = new Map<string, string>();
-
-/** Calls `listener` when KaTeX finishes loading; returns the unsubscribe function. */
-export function onMathLoaded(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
 
 /** Starts loading KaTeX (once); resolves when it can typeset, or could not be loaded. */
 export function loadMath(): Promise<void> {
   loading ??= import('./math-katex.ts')
     .then((module) => {
       katex = module;
-      for (const listener of listeners) listener();
+      renderReady();
     })
     .catch(() => {
       // Offline or a failed chunk: formulas stay as their TeX source.
