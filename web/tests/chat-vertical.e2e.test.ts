@@ -624,6 +624,35 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('feedback-item').filter({ hasText: `Too short (${tag})` }).count()).toBe(0);
   });
 
+  it('prints the conversation alone (Export → Print or save as PDF): no menus, composer or buttons, code wrapped onto the page', async () => {
+    await newChat(`wide print ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    await page.evaluate(() => Object.assign(window, { printed: 0, print: () => ((window as unknown as { printed: number }).printed += 1) }));
+    await page.getByTestId('chat-export-toggle').click();
+    await page.getByTestId('chat-export-print').click();
+    expect(await page.evaluate(() => (window as unknown as { printed: number }).printed)).toBe(1);
+    expect(await page.getByTestId('chat-export-print').isVisible()).toBe(false);
+
+    await page.emulateMedia({ media: 'print' });
+    try {
+      for (const hidden of ['main-nav', 'sessions-sidebar', 'message-input', 'chat-export', 'assistant-actions', 'user-actions']) expect(await page.getByTestId(hidden).first().isVisible(), hidden).toBe(false);
+      expect(await page.locator('button:visible').count()).toBe(0);
+      expect(await page.getByTestId('session-title').isVisible()).toBe(true);
+      const code = lastAssistant(page).locator('.code-block pre');
+      expect(await code.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+      await expectNoHorizontalOverflow();
+      // The PDF Chromium makes of it holds the conversation and nothing of the app around it.
+      const { extractPdfText } = await import('../../shared/src/services/chat-files/pdf-text.ts');
+      const pdf = await extractPdfText(new Uint8Array(await page.pdf({ format: 'A4' })));
+      expect(pdf.ok).toBe(true);
+      const text = pdf.ok ? pdf.text.replace(/\s+/g, ' ') : '';
+      for (const shown of [`wide print ${tag}`, 'Here is the code:', 'function greet(name)', 'Done.']) expect(text).toContain(shown);
+      for (const left of ['Message the agent', 'New chat', 'Log out', 'Regenerate']) expect(text).not.toContain(left);
+    } finally {
+      await page.emulateMedia({ media: 'screen' });
+    }
+  });
+
   it('exports the chat as a Markdown or JSON download named after its title, with the tool call and its outcome', async () => {
     await newChat(`export ${tag}`);
     await waitForRunStatus(page, 'succeeded');

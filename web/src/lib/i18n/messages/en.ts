@@ -385,6 +385,7 @@ export const en = {
   'chat.exportLabel': "Download this chat",
   'chat.exportMarkdown': "Markdown (.md)",
   'chat.exportJson': "JSON (.json)",
+  'chat.exportPrint': "Print or save as PDF",
   'chat.archive': "Archive",
   'chat.folders': "Folders",
   'chat.newFolder': "New folder",

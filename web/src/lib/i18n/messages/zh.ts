@@ -384,6 +384,7 @@ export const zh = {
   'chat.exportLabel': "下载此对话",
   'chat.exportMarkdown': "Markdown（.md）",
   'chat.exportJson': "JSON（.json）",
+  'chat.exportPrint': "打印或另存为 PDF",
   'chat.archive': "归档",
   'chat.folders': "文件夹",
   'chat.newFolder': "新建文件夹",
