@@ -52,21 +52,24 @@ describe('bull-board at /admin/queues', () => {
     expect(slash.status).toBe(301);
   });
 
-  it("shows a first question's job without the question", async () => {
+  it("shows a first question's job without the question, the chat's system prompt or the user's custom instructions", async () => {
     const model = await t.app.request('/api/models', { method: 'POST', headers: admin.headers, body: JSON.stringify({ name: 'Board model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm' }) });
     expect(model.status).toBe(201);
+    const instructions = await t.app.request('/api/auth/me', { method: 'PATCH', headers: user.headers, body: JSON.stringify({ customInstructions: 'I am a nurse in Lyon' }) });
+    expect(instructions.status).toBe(200);
     const session = await (await t.app.request('/api/sessions', { method: 'POST', headers: user.headers, body: '{}' })).json();
-    const sent = await t.app.request(`/api/sessions/${session.id}/runs`, { method: 'POST', headers: user.headers, body: JSON.stringify({ content: 'my private question' }) });
+    const sent = await t.app.request(`/api/sessions/${session.id}/runs`, { method: 'POST', headers: user.headers, body: JSON.stringify({ content: 'my private question', systemPrompt: 'Answer as my therapist' }) });
     expect(sent.status).toBe(202);
     const { runId } = await sent.json();
     // The job carries the question (the worker's opening); the board does not show it.
     await expect.poll(async () => (await t.queues.chatTurns.getJob(runId))?.data.opening?.question).toBe('my private question');
+    expect((await t.queues.chatTurns.getJob(runId))?.data.opening?.options).toMatchObject({ systemPrompt: 'Answer as my therapist', userInstructions: 'I am a nurse in Lyon' });
     const board = await t.app.request('/admin/queues/api/queues?activeQueue=chat-turns&status=waiting&page=1', { headers: admin.headers });
     expect(board.status).toBe(200);
     const text = await board.text();
     expect(text).toContain(runId);
-    expect(text).not.toContain('my private question');
-    expect(text).toContain('(19 characters, not shown)');
+    for (const words of ['my private question', 'Answer as my therapist', 'I am a nurse in Lyon']) expect(text).not.toContain(words);
+    for (const length of [19, 22, 20]) expect(text).toContain(`(${length} characters, not shown)`);
   });
 
   it('refuses cross-site writes made with the session cookie', async () => {

@@ -29,14 +29,20 @@ export const queueBoardAccess = createMiddleware<AppEnv>(async function queueBoa
   return next();
 });
 
+/** A user's own words as the board shows them: their length only. */
+const notShown = (words: string) => `(${words.length} characters, not shown)`;
+
 /**
  * A job's data as the board shows it: a first question's opening (ChatRunOpening) without the
- * question itself, which is the user's words and not the operator's to read.
+ * user's own words — the question, the chat's system prompt and their custom instructions — which
+ * are not the operator's to read.
  */
-function withoutQuestions(data: unknown): unknown {
-  const opening = (data as { opening?: { question?: unknown } } | null)?.opening;
+function withoutUsersWords(data: unknown): unknown {
+  const opening = (data as { opening?: { question?: unknown; options?: Record<string, unknown> } } | null)?.opening;
   if (typeof opening?.question !== 'string') return data;
-  return { ...(data as object), opening: { ...opening, question: `(${opening.question.length} characters, not shown)` } };
+  const options = { ...opening.options };
+  for (const key of ['systemPrompt', 'userInstructions']) if (typeof options[key] === 'string') options[key] = notShown(options[key]);
+  return { ...(data as object), opening: { ...opening, question: notShown(opening.question), options } };
 }
 
 /**
@@ -50,7 +56,7 @@ export function queueBoardRoutes(queues: Queues) {
   createBullBoard({
     queues: (Object.keys(queueCatalog) as QueueKey[]).map((key) => {
       const board = new BullMQAdapter(queues[key]);
-      board.setFormatter('data', withoutQuestions);
+      board.setFormatter('data', withoutUsersWords);
       return board;
     }),
     serverAdapter: adapter,
