@@ -1008,7 +1008,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await lastAssistant(page).getByTestId('markdown-text').innerText()).toBe('You said: Say hello to Ada warmly from Administrator');
   });
 
-  it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+O opens a new chat, Ctrl+K searches, Ctrl+/ lists the shortcuts', async () => {
+  it('Esc stops a running answer, focus is back in the composer after sending, Ctrl+Shift+C and Ctrl+Shift+; copy the last answer and code block, Ctrl+Shift+O opens a new chat, Ctrl+K searches, Ctrl+/ lists the shortcuts', async () => {
     await newChat(`slow ${tag}`);
     await lastAssistant(page).getByTestId('markdown-text').filter({ hasText: 'w3 ' }).waitFor();
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('message-input');
@@ -1019,6 +1019,17 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await sendMessage(page, `hello again ${tag}`);
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('message-input');
     await waitForRunStatus(page, 'succeeded');
+
+    // Copy the last code block, then the last answer, without leaving the message box.
+    await sendMessage(page, `wide again ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    await sendMessage(page, `hello again ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    await page.keyboard.press('Control+Shift+Semicolon');
+    await expect.poll(clipboard).toBe(`${LONG_CODE_LINE}\nfunction greet(name) {\n  return 'hi ' + name;\n}`);
+    await page.keyboard.press('Control+Shift+C');
+    await expect.poll(clipboard).toBe(`You said: hello again ${tag}`);
+    await page.getByTestId('assistant-actions').last().getByTestId('copy-message').filter({ hasText: 'Copied' }).waitFor();
 
     await page.keyboard.press('Control+Shift+O');
     await page.waitForURL(`${stack.url}/chat`);
@@ -1036,7 +1047,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await page.keyboard.press('Control+/');
     const shortcuts = page.getByTestId('shortcuts-dialog').getByTestId('shortcut');
     await shortcuts.first().waitFor();
-    expect(await shortcuts.allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^New chat\s+Ctrl\+Shift\+O$/), expect.stringMatching(/^Search chats\s+Ctrl\+K$/)]));
+    expect(await shortcuts.allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/^New chat\s+Ctrl\+Shift\+O$/), expect.stringMatching(/^Search chats\s+Ctrl\+K$/), expect.stringMatching(/^Copy the last code block\s+Ctrl\+Shift\+;$/)]));
     await page.keyboard.press('Escape');
     expect(await page.getByTestId('shortcuts-dialog').count()).toBe(0);
   });

@@ -6,7 +6,7 @@
 import type { MessageKey } from '../i18n/i18n.svelte.ts';
 
 /** What the chat layout does for a shortcut; the others are handled where they apply (the message box). */
-export type ShortcutAction = 'newChat' | 'searchChats' | 'focusInput' | 'showShortcuts';
+export type ShortcutAction = 'newChat' | 'searchChats' | 'focusInput' | 'copyLastAnswer' | 'copyLastCode' | 'showShortcuts';
 
 export type Shortcut = {
   keys: readonly string[];
@@ -23,6 +23,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ['Mod', 'Shift', 'O'], label: 'shortcuts.newChat', action: 'newChat', matches: (event) => mod(event) && event.shiftKey && key(event) === 'o' },
   { keys: ['Mod', 'K'], label: 'shortcuts.searchChats', action: 'searchChats', matches: (event) => mod(event) && !event.shiftKey && key(event) === 'k' },
   { keys: ['Shift', 'Esc'], label: 'shortcuts.focusInput', action: 'focusInput', matches: (event) => event.shiftKey && event.key === 'Escape' },
+  // As ChatGPT and Open WebUI have them. `code` for ";": its key is ":" with Shift on some layouts.
+  { keys: ['Mod', 'Shift', 'C'], label: 'shortcuts.copyLastAnswer', action: 'copyLastAnswer', matches: (event) => mod(event) && event.shiftKey && key(event) === 'c' },
+  { keys: ['Mod', 'Shift', ';'], label: 'shortcuts.copyLastCode', action: 'copyLastCode', matches: (event) => mod(event) && event.shiftKey && event.code === 'Semicolon' },
   { keys: ['Mod', '/'], label: 'shortcuts.showShortcuts', action: 'showShortcuts', matches: (event) => mod(event) && event.key === '/' },
   { keys: ['Enter'], label: 'shortcuts.send' },
   { keys: ['Shift', 'Enter'], label: 'shortcuts.newLine' },

@@ -505,6 +505,8 @@ export const en = {
   'shortcuts.newChat': "New chat",
   'shortcuts.searchChats': "Search chats",
   'shortcuts.focusInput': "Go to the message box",
+  'shortcuts.copyLastAnswer': "Copy the last answer",
+  'shortcuts.copyLastCode': "Copy the last code block",
   'shortcuts.showShortcuts': "Show these shortcuts",
   'shortcuts.send': "Send the message",
   'shortcuts.newLine': "New line in the message",

@@ -504,6 +504,8 @@ export const zh = {
   'shortcuts.newChat': "新对话",
   'shortcuts.searchChats': "搜索对话",
   'shortcuts.focusInput': "转到消息框",
+  'shortcuts.copyLastAnswer': "复制最后一条回答",
+  'shortcuts.copyLastCode': "复制最后一个代码块",
   'shortcuts.showShortcuts': "显示这些快捷键",
   'shortcuts.send': "发送消息",
   'shortcuts.newLine': "在消息中换行",
