@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { executeRows, type Database } from '../db/client';
 import { ACTIVE_RUN_STATUSES, chatSessions, runs } from '../db/schema';
 import type { ChatSession } from './chat';
@@ -35,9 +35,14 @@ export function requireSavedChat(session: Pick<ChatSession, 'id' | 'temporary'>,
  * `updated_at`, which the lock re-checks). @returns how many chats went.
  */
 export async function deleteIdleTemporaryChats(db: Database, options: { idleMs?: number; limit?: number } = {}): Promise<number> {
-  const { idleMs = TEMPORARY_CHAT_IDLE_MS, limit = 500 } = options;
+  const [row] = await executeRows<{ deleted: number }>(db, deleteIdleTemporaryChatsStatement(options));
+  return row?.deleted ?? 0;
+}
+
+/** deleteIdleTemporaryChats' statement (its test explains it to see the index it walks). */
+export function deleteIdleTemporaryChatsStatement({ idleMs = TEMPORARY_CHAT_IDLE_MS, limit = 500 }: { idleMs?: number; limit?: number } = {}): SQL {
   const active = sql.join(ACTIVE_RUN_STATUSES.map((status) => sql`${status}`), sql`, `);
-  const [row] = await executeRows<{ deleted: number }>(db, sql`
+  return sql`
     with idle as (
       select s.id from ${chatSessions} s
       where s.temporary and s.updated_at < now() - make_interval(secs => ${idleMs / 1000})
@@ -52,6 +57,5 @@ export async function deleteIdleTemporaryChats(db: Database, options: { idleMs?:
     deleted as (
       delete from ${chatSessions} where id in (select id from idle) returning id
     )
-    select count(*)::int as deleted from deleted`);
-  return row?.deleted ?? 0;
+    select count(*)::int as deleted from deleted`;
 }
