@@ -328,6 +328,58 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('error-panel').textContent()).toMatch(/not found|404/i);
   });
 
+  it('starts a temporary chat: a banner says so, the answer streams, the sidebar and search never list it, a reload keeps the banner, and it has no Share or Fork', async () => {
+    const question = `Temporary whisper ${tag}`;
+    await page.goto(`${stack.url}/chat`);
+    const toggle = page.getByTestId('temporary-chat-toggle');
+    expect(await toggle.getAttribute('aria-pressed')).toBe('false');
+    expect(await page.getByTestId('temporary-chat-explain').count()).toBe(0);
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByTestId('temporary-chat-explain').textContent()).toContain('deleted after 24 hours');
+    await expectInViewport(toggle);
+    await page.getByTestId('message-input').fill(question);
+    await page.getByTestId('message-input').press('Enter');
+    await page.waitForURL(/\/chat\/[^/]+$/);
+    const sessionId = page.url().split('/').at(-1)!;
+
+    const banner = page.getByTestId('temporary-chat-banner');
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain('Temporary chat — not saved to your chats');
+    await expectInViewport(banner);
+    await waitForRunStatus(page, 'succeeded');
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(`You said: ${question}`);
+    expect(await page.getByTestId('chat-share').count()).toBe(0);
+    expect(await page.getByTestId('fork-message').count()).toBe(0);
+    expect(await page.getByTestId('chat-export').count()).toBe(1);
+    await expectNoHorizontalOverflow();
+
+    await showSessions(viewport);
+    // The layout loads the list before the page shows: this chat is not in it.
+    expect(await page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`).count()).toBe(0);
+    await page.getByTestId('session-search').fill(`whisper ${tag}`);
+    await page.getByTestId('search-empty').waitFor();
+    await page.getByTestId('session-search').fill('');
+    if (viewport.width < 700) {
+      await page.keyboard.press('Escape');
+      await page.getByTestId('sessions-sidebar').waitFor({ state: 'hidden' });
+    }
+
+    // A second question stays in it, and a reload still says it is temporary.
+    await sendMessage(page, `And again ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    await page.reload();
+    await page.getByTestId('temporary-chat-banner').waitFor();
+    await expect.poll(() => page.getByTestId('user-message').locator('.text').allInnerTexts()).toEqual([question, `And again ${tag}`]);
+    expect(await page.getByTestId('chat-share').count()).toBe(0);
+    expect(await page.getByTestId('fork-message').count()).toBe(0);
+    expect(await page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`).count()).toBe(0);
+
+    // Loading the new-chat page afresh starts a regular chat again.
+    await page.goto(`${stack.url}/chat`);
+    expect(await page.getByTestId('temporary-chat-toggle').getAttribute('aria-pressed')).toBe('false');
+  });
+
   it('archives a chat out of the list (search marks it archived); Account → Archived chats opens it with a note, and Restore lists it again', async () => {
     await newChat(`archive ${tag}`);
     await waitForRunStatus(page, 'succeeded');

@@ -1,7 +1,7 @@
 import { runs } from '@agentq/shared/db';
 import { enqueueRunJob, findRunJob, runsWithLiveJobs } from '@agentq/shared/queues';
-import { chatFiles } from '@agentq/shared/db';
-import { acceptUpload, markRunRunning, UNSENT_UPLOAD_TTL_MS } from '@agentq/shared/services';
+import { chatFiles, chatSessions } from '@agentq/shared/db';
+import { acceptUpload, createChatSession, markRunRunning, TEMPORARY_CHAT_IDLE_MS, UNSENT_UPLOAD_TTL_MS } from '@agentq/shared/services';
 import { silentLogger } from '@agentq/shared/testing';
 import { eq, sql } from 'drizzle-orm';
 import { Job } from 'bullmq';
@@ -43,6 +43,23 @@ describe('reconciler and run leases', () => {
     try {
       await expect.poll(async () => (await harness.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.id, abandoned))).length, { timeout: 5000 }).toBe(0);
       expect(fresh.ok && (await harness.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.id, fresh.file.id))).length).toBe(1);
+    } finally {
+      reconciler.stop();
+    }
+  });
+
+  it('deletes a temporary chat unused for a day when it starts, and keeps a regular one as old', async () => {
+    const idle = async (temporary: boolean) => {
+      const session = await createChatSession(harness.db, harness.userId, { temporary });
+      await harness.db.update(chatSessions).set({ updatedAt: sql`now() - make_interval(secs => ${TEMPORARY_CHAT_IDLE_MS / 1000 + 60})` }).where(eq(chatSessions.id, session.id));
+      return session.id;
+    };
+    const temporary = await idle(true);
+    const regular = await idle(false);
+    const reconciler = startReconciler(harness.db, harness.deps.queues, silentLogger, 60_000);
+    try {
+      await expect.poll(async () => (await harness.db.select({ id: chatSessions.id }).from(chatSessions).where(eq(chatSessions.id, temporary))).length, { timeout: 5000 }).toBe(0);
+      expect(await harness.db.select({ id: chatSessions.id }).from(chatSessions).where(eq(chatSessions.id, regular))).toHaveLength(1);
     } finally {
       reconciler.stop();
     }

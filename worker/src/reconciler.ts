@@ -2,7 +2,7 @@ import { approvals, runs, type Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
 import { enqueueRunJob, findRunJob, runsWithLiveJobs, wakeRunJob, type Queues } from '@agentq/shared/queues';
-import { deleteUnsentUploads, runsReadyToWake, setRunJobId } from '@agentq/shared/services';
+import { deleteIdleTemporaryChats, deleteUnsentUploads, runsReadyToWake, setRunJobId } from '@agentq/shared/services';
 import { and, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import { RUN_LEASE_MS } from './run-lease';
@@ -11,7 +11,7 @@ import { RUN_LEASE_MS } from './run-lease';
 const GRACE_MS = 5_000;
 /** How often parked runs whose approvals are all decided are woken (the API wakes them at once unless Redis was down). */
 export const WAKE_INTERVAL_MS = 2_000;
-/** How often uploads no message carried for a day are deleted (deleteUnsentUploads). */
+/** How often uploads no message carried for a day (deleteUnsentUploads) and temporary chats unused for a day (deleteIdleTemporaryChats) are deleted. */
 export const UPLOAD_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
@@ -79,7 +79,8 @@ export async function wakeDecidedRuns(db: Database, queues: Queues, logger: Logg
 /**
  * Reconciles now and then every `intervalMs`, wakes decided parked runs every `wakeIntervalMs`, and
  * does both at once whenever `redis` reconnects (what was decided during an outage resumes then).
- * With its first reconcile and then hourly, it deletes uploads left behind (a send given up on).
+ * With its first reconcile and then hourly, it deletes uploads left behind (a send given up on) and
+ * temporary chats unused for a day.
  */
 export function startReconciler(
   db: Database,
@@ -103,6 +104,8 @@ export function startReconciler(
         lastSweep = Date.now();
         const deleted = await deleteUnsentUploads(db);
         if (deleted > 0) logger.info({ files: deleted }, 'deleted uploads no message carried for a day');
+        const chats = await deleteIdleTemporaryChats(db);
+        if (chats > 0) logger.info({ chats }, 'deleted temporary chats unused for a day');
       }
       await wakeDecidedRuns(db, queues, logger);
     } catch (error) {

@@ -181,7 +181,16 @@ async function answerStartedRun(c: Context<AppEnv>, { run, created, durable, ope
 
 export const sessionRoutes = new Hono<AppEnv>()
   .use(requireUser)
-  .post('/', describeRoute({ tags: ['chat'], summary: 'Start a chat session' }), validate('json', createSessionInputSchema), async (c) =>
+  .post(
+    '/',
+    describeRoute({
+      tags: ['chat'],
+      summary: 'Start a chat session',
+      description:
+        '`temporary: true` starts a temporary chat: in no list, search or export of all chats, its runs neither read nor write memory, sharing, forking, pinning, archiving and filing it answer 409, and it is deleted after 24 hours without use. The session says `temporary`.',
+    }),
+    validate('json', createSessionInputSchema),
+    async (c) =>
     c.json(await createChatSession(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
   )
   .get(

@@ -8,6 +8,7 @@ import { sessionFeedback } from './feedback';
 /**
  * A user's chats as a whole (Account → Data): every chat exported in one file, archived at once or
  * deleted at once. A chat whose answer is still running is left out of a delete, as one delete is.
+ * Temporary chats are no part of the export or the archive (they are in no list); a delete takes them too.
  */
 
 /** The chat as a file, the branch it shows with the user's ratings (GET /api/sessions/:id/export). */
@@ -19,7 +20,7 @@ export async function exportChatFile(db: Database, session: ChatSession, format:
 const EXPORT_PAGE = 100;
 
 /**
- * Every chat of the user (archived and filed ones too), oldest first, as agentq's JSON export of
+ * Every chat of the user (archived and filed ones too, temporary ones not), oldest first, as agentq's JSON export of
  * each, read a page of chats at a time so a long history streams. Each string is one chat's JSON
  * document; together, in a JSON array, they are a file the import takes back.
  */
@@ -32,6 +33,7 @@ export async function* exportAllChats(db: Database, userId: string, exportedAt =
       .where(
         and(
           eq(chatSessions.userId, userId),
+          eq(chatSessions.temporary, false),
           after ? or(gt(chatSessions.createdAt, after.createdAt), and(eq(chatSessions.createdAt, after.createdAt), gt(chatSessions.id, after.id))) : undefined,
         ),
       )
@@ -44,12 +46,12 @@ export async function* exportAllChats(db: Database, userId: string, exportedAt =
   }
 }
 
-/** Archives every chat of the user not archived yet (archiving unpins, as one archive does). @returns how many. */
+/** Archives every chat of the user not archived yet, temporary ones aside (archiving unpins, as one archive does). @returns how many. */
 export async function archiveAllChats(db: Database, userId: string): Promise<number> {
   const archived = await db
     .update(chatSessions)
     .set({ archivedAt: sql`now()`, pinnedAt: null })
-    .where(and(eq(chatSessions.userId, userId), isNull(chatSessions.archivedAt)))
+    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), isNull(chatSessions.archivedAt)))
     .returning({ id: chatSessions.id });
   return archived.length;
 }

@@ -4,15 +4,17 @@ import { listSessionMessages, type ChatSession } from './chat';
 import { chatCopySchema, importChats } from './chat-import';
 import { pathTo } from './chat-thread';
 import { InvalidInputError, NotFoundError } from './errors';
+import { requireSavedChat } from './temporary-chats';
 
 /**
  * A new chat of the session's owner holding the conversation from its first message down to
  * `messageId` (the branch that leads there, whichever is shown), to go another way from there
  * without touching this one. It keeps what a shared chat's copy keeps (text, reasoning, ended tool
  * calls and the questions' files, copied), under the same title, at the top of the list.
- * @throws {NotFoundError} for a message that is not in the session.
+ * @throws {NotFoundError} for a message that is not in the session; TemporaryChatError for a temporary chat.
  */
 export async function forkChat(db: Database, session: ChatSession, messageId: string): Promise<{ id: string; title: string }> {
+  requireSavedChat(session, 'forked');
   const path = pathTo(await listSessionMessages(db, session.id), messageId);
   if (path.length === 0) throw new NotFoundError('Message', messageId);
   const chat = chatCopySchema.parse({

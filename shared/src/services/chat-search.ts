@@ -31,7 +31,7 @@ const messageText = sql`jsonb_path_query_array(${messages.parts}, 'strict $[*] ?
 /**
  * The user's sessions whose title or message text match `q`, best first: English full-text search
  * (stemmed, ranked) together with substring matching of every term, which finds CJK words inside
- * sentences on PostgreSQL and PGlite alike. Another user's sessions are never searched.
+ * sentences on PostgreSQL and PGlite alike. Another user's sessions, and temporary chats, are never searched.
  */
 export async function searchChatSessions(db: Database, userId: string, input: z.input<typeof searchSessionsQuerySchema>): Promise<SessionSearchHit[]> {
   const { q, limit } = searchSessionsQuerySchema.parse(input);
@@ -42,7 +42,7 @@ export async function searchChatSessions(db: Database, userId: string, input: z.
   const titleHits = await db
     .select()
     .from(chatSessions)
-    .where(and(eq(chatSessions.userId, userId), or(englishMatch(titleVector, q), containsAllTerms(chatSessions.title, terms))))
+    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), or(englishMatch(titleVector, q), containsAllTerms(chatSessions.title, terms))))
     .orderBy(desc(chatSessions.updatedAt))
     .limit(200);
 
@@ -57,7 +57,7 @@ export async function searchChatSessions(db: Database, userId: string, input: z.
     })
     .from(messages)
     .innerJoin(chatSessions, eq(chatSessions.id, messages.sessionId))
-    .where(and(eq(chatSessions.userId, userId), or(englishMatch(messages.searchVector, q), substring)))
+    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), or(englishMatch(messages.searchVector, q), substring)))
     .orderBy(sql`rank desc`, desc(messages.createdAt))
     .limit(MESSAGE_CANDIDATES);
 

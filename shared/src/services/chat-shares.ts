@@ -7,6 +7,7 @@ import { listThreadMessages, type ChatSession } from './chat';
 import { chatFileIdOf, chatFileUrl, type ChatFileWithData } from './chat-files';
 import { chatCopySchema, importChats } from './chat-import';
 import { InvalidInputError, NotFoundError } from './errors';
+import { requireSavedChat } from './temporary-chats';
 
 /**
  * Chats shared by link: the owner makes (or updates) a copy of the branch the chat shows, and anyone
@@ -54,8 +55,9 @@ async function storedFileUrls(db: Database, sessionId: string, urls: string[]): 
   return new Set(rows.map((row) => chatFileUrl(row.id)));
 }
 
-/** Shares the chat as it is now, or brings its link up to date (the link stays the same). */
+/** Shares the chat as it is now, or brings its link up to date (the link stays the same); a temporary chat is refused (409). */
 export async function shareChat(db: Database, session: ChatSession): Promise<{ share: ChatShareSummary; created: boolean }> {
+  requireSavedChat(session, 'shared');
   const messages = await snapshot(db, session);
   const id = newShareId();
   const [share] = await db

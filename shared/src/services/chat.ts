@@ -15,6 +15,7 @@ import { claimReturning, claimRun, claimUpdate, sourcesOf, unclaimedRun, type Ru
 import type { Run } from './runs';
 import { activeBranch, pathTo, type MessageVersions } from './chat-thread';
 import { DEFAULT_SESSION_TITLE, suggestSessionTitle } from './session-title';
+import { requireSavedChat } from './temporary-chats';
 
 export type ChatSession = typeof chatSessions.$inferSelect;
 /** A stored message as services return it (the generated search vector is never read). */
@@ -25,6 +26,8 @@ export type ThreadMessage = ChatMessage & { versions: MessageVersions };
 export const createSessionInputSchema = z.object({
   title: z.string().trim().min(1).max(200).optional(),
   agentId: z.string().max(100).optional(),
+  /** A temporary chat (temporary-chats.ts): in no list, search or memory, deleted after a day without use. */
+  temporary: z.boolean().optional(),
 });
 
 /** PATCH /api/sessions/:id: a new name, pinning to the top of the list, archiving, filing in a folder, or several. */
@@ -77,6 +80,7 @@ export async function createChatSession(db: Database, userId: string, input: z.i
     agentId: input.agentId ?? null,
     title: input.title ?? DEFAULT_SESSION_TITLE,
     titleSetByUser: input.title !== undefined,
+    temporary: input.temporary ?? false,
   });
   rememberUnusedSession(session!);
   return session!;
@@ -99,7 +103,7 @@ function rememberUnusedSession(session: ChatSession): void {
 const insertChatSession = preparedQuery((db) =>
   db
     .insert(chatSessions)
-    .values({ id: sql.placeholder('id'), userId: sql.placeholder('userId'), agentId: sql.placeholder('agentId'), title: sql.placeholder('title'), titleSetByUser: sql.placeholder('titleSetByUser') })
+    .values({ id: sql.placeholder('id'), userId: sql.placeholder('userId'), agentId: sql.placeholder('agentId'), title: sql.placeholder('title'), titleSetByUser: sql.placeholder('titleSetByUser'), temporary: sql.placeholder('temporary') })
     .returning()
     .prepare('insert_chat_session'),
 );
@@ -114,7 +118,7 @@ export const sessionListQuerySchema = keysetQuerySchema.extend({
 });
 export type SessionListQuery = z.input<typeof sessionListQuerySchema>;
 
-/** The user's sessions, most recently active first, a page at a time (see keyset-page.ts). */
+/** The user's sessions, most recently active first, a page at a time (see keyset-page.ts); temporary chats are never listed. */
 export async function listChatSessions(db: Database, userId: string, query: SessionListQuery = {}): Promise<{ items: ChatSession[]; nextCursor: string | null }> {
   const { limit, cursor, pinned, archived, folder } = sessionListQuerySchema.parse(query);
   const order = newestFirst(chatSessions.updatedAt, chatSessions.id);
@@ -124,7 +128,7 @@ export async function listChatSessions(db: Database, userId: string, query: Sess
   const rows = await db
     .select({ session: chatSessions, position: order.position })
     .from(chatSessions)
-    .where(and(eq(chatSessions.userId, userId), pinnedFilter, archivedFilter, folderFilter, order.after(cursor)))
+    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), pinnedFilter, archivedFilter, folderFilter, order.after(cursor)))
     .orderBy(...order.orderBy)
     .limit(limit + 1);
   return keysetPage(rows, limit, (row) => row.session);
@@ -343,6 +347,10 @@ export function runHistory(rows: ChatMessage[], run: Pick<Run, 'id' | 'sessionId
  */
 export async function updateChatSession(db: Database, session: ChatSession, input: UpdateSessionInput): Promise<ChatSession> {
   const { title, pinned, archived, folderId } = updateSessionInputSchema.parse(input);
+  // A temporary chat is in no list: there is nothing to pin it in, archive it from or file it into.
+  if (pinned !== undefined) requireSavedChat(session, 'pinned');
+  if (archived !== undefined) requireSavedChat(session, 'archived');
+  if (folderId !== undefined) requireSavedChat(session, 'moved to a folder');
   if (folderId) await requireOwnFolder(db, session.userId, folderId);
   const [renamed] = await db
     .update(chatSessions)
@@ -658,6 +666,8 @@ async function createRun(
     maxOutputTokens: input.maxOutputTokens,
     // Left out (undefined is not stored) when the user has none.
     userInstructions: userInstructions || undefined,
+    // A temporary chat's runs neither read nor write memory; the worker reads it here, not from the session.
+    temporary: session.temporary || undefined,
   };
   const values = {
     runId,

@@ -25,6 +25,7 @@ export * from './chat-import';
 export * from './chat-shares';
 export * from './chat-fork';
 export * from './chat-data';
+export * from './temporary-chats';
 export * from './prompts';
 export * from './chat-files';
 export * from './chat-folders';

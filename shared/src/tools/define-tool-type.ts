@@ -115,6 +115,8 @@ export type ToolType<Name extends string = string, Config = any, Input = any> = 
    * executes it inside the transaction that completes its journal row, so the write is exactly-once.
    */
   transactional?: boolean;
+  /** The type reads or writes the user's memory (`document`): a temporary chat's runs are not offered it. */
+  usesMemory?: boolean;
   /** The admin texts in other languages, by locale (`zh`), for the tools page and its config form. */
   translations?: Record<string, ToolTypeText>;
   /** Per-input approval rule, e.g. the document tool's `approvalRequiredActions`. */

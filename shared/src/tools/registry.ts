@@ -29,6 +29,11 @@ export function isToolTypeName(type: string): type is ToolTypeName {
   return byName.has(type);
 }
 
+/** Whether tools of `type` read or write the user's memory (ToolType `usesMemory`); false for an unknown type. */
+export function toolTypeUsesMemory(type: string): boolean {
+  return byName.get(type)?.usesMemory === true;
+}
+
 /**
  * `{ type, config }` validated against the registry: a discriminated union derived from `toolTypes`,
  * so config issues come back with paths under `config`.

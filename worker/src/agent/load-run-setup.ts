@@ -13,6 +13,7 @@ import {
   type LlmModelWithKey,
   type Run,
 } from '@agentq/shared/services';
+import { toolTypeUsesMemory } from '@agentq/shared/tools';
 import type { UIMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
 import { labelAttachedFiles } from './attached-files';
@@ -26,6 +27,8 @@ export type RunOptions = {
   maxOutputTokens?: number;
   /** The user's custom instructions when the run was asked for; absent for a user without any. */
   userInstructions?: string;
+  /** The run is in a temporary chat: it neither reads nor writes memory (no memory in its prompt, no tool that uses memory). */
+  temporary?: boolean;
 };
 
 /** Everything a chat run needs before its first model call. */
@@ -47,12 +50,15 @@ const orNull = <T>(promise: Promise<T>): Promise<T | null> =>
     throw error;
   });
 
-/** The tools a run offers: the agent's associations (with approval overrides), or every enabled tool for the default agent. */
+/**
+ * The tools a run offers: the agent's associations (with approval overrides), or every enabled tool
+ * for the default agent; a temporary chat's run without the tools that use memory.
+ */
 async function offeredTools(deps: WorkerDeps, run: Run): Promise<OfferedTool[]> {
   const resolved = run.agentId ? await orNull(resolveAgentTools(deps.db, run.agentId)) : null;
-  if (resolved) return resolved;
   // No agent, or it was deleted meanwhile: behave like the default agent.
-  return (await listTools(deps.db, { enabled: true })).map((tool) => ({ tool, needsApproval: tool.needsApproval }));
+  const offered = resolved ?? (await listTools(deps.db, { enabled: true })).map((tool) => ({ tool, needsApproval: tool.needsApproval }));
+  return (run.options as RunOptions).temporary ? offered.filter((entry) => !toolTypeUsesMemory(entry.tool.type)) : offered;
 }
 
 /**

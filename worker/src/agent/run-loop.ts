@@ -81,9 +81,9 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   let grants = setup.grants;
   const options_ = run.options as RunOptions;
   const maxSteps = agent?.maxSteps ?? DEFAULT_MAX_STEPS;
-  // The agent's (or the chat's) prompt, then the user's own instructions, then memory.
+  // The agent's (or the chat's) prompt, then the user's own instructions, then memory (none in a temporary chat).
   const prompt = withUserInstructions(options_.systemPrompt ?? agent?.systemPrompt ?? undefined, options_.userInstructions);
-  const instructions = await withMemory(deps.db, agent ?? undefined, run.userId, prompt);
+  const instructions = options_.temporary ? prompt : await withMemory(deps.db, agent ?? undefined, run.userId, prompt);
   const model = createLanguageModel(setup.model);
   // The thinking toggle asks a reasoning-capable model to reason (OpenAI-compatible `reasoning_effort`).
   const providerOptions = options_.enableThinking && setup.model.supportsReasoning ? { agentq: { reasoningEffort: 'medium' } } : undefined;

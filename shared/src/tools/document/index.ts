@@ -61,6 +61,7 @@ export const documentToolType = defineToolType({
     of: (input) => (READ_ONLY_ACTIONS.has((input as { action?: string } | null)?.action ?? '') ? 'none' : 'non-idempotent'),
   },
   transactional: true,
+  usesMemory: true,
   needsApproval: (input, config) => {
     const action = (input as { action?: unknown } | null | undefined)?.action;
     return typeof action === 'string' && config.approvalRequiredActions.includes(action as DocumentAction);

@@ -20,6 +20,8 @@ export class ChatSettings {
   /** Sampling for the next runs; empty (null or undefined, as a number field binds it) leaves it to the model. */
   temperature = $state<number | null | undefined>(null);
   maxOutputTokens = $state<number | null | undefined>(null);
+  /** The next new chat is temporary (in no list, search or memory; deleted after a day without use). */
+  temporary = $state(false);
 
   /** Drops choices that no longer exist (a model or agent deleted meanwhile) and picks the default agent. */
   reconcile(options: ChatOptions): void {

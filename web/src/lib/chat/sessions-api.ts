@@ -44,7 +44,8 @@ export function listSessions(page: { limit?: number; cursor?: string | null; pin
   return apiFetch(`/api/sessions${queryString(page)}`, options);
 }
 
-export function createSession(input: { agentId?: string } = {}): Promise<ChatSession> {
+/** `temporary`: a chat in no list, search or memory, deleted after a day without use. */
+export function createSession(input: { agentId?: string; temporary?: boolean } = {}): Promise<ChatSession> {
   return apiFetch('/api/sessions', { method: 'POST', json: input });
 }
 
