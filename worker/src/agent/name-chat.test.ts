@@ -7,6 +7,7 @@ import {
   createModel,
   getChatSessionFor,
   regenerateAnswer,
+  runOptionsSchema,
   startChatRun,
   startRunInputSchema,
   suggestSessionTitle,
@@ -126,7 +127,7 @@ describe('chat titles named by the model', () => {
     const second = await ask(await getChatSessionFor(harness.db, session.id, harness.userId), 'And why are there two a day?');
     expect(second.run.status).toBe('succeeded');
     const [firstQuestion] = await harness.db.select({ id: messages.id }).from(messages).where(and(eq(messages.sessionId, session.id), eq(messages.role, 'user'))).orderBy(messages.createdAt).limit(1);
-    const regenerated = await regenerateAnswer(harness.db, { userId: harness.userId, session: await getChatSessionFor(harness.db, session.id, harness.userId), messageId: firstQuestion!.id, input: {} });
+    const regenerated = await regenerateAnswer(harness.db, { userId: harness.userId, session: await getChatSessionFor(harness.db, session.id, harness.userId), messageId: firstQuestion!.id, input: runOptionsSchema.parse({}) });
     await harness.enqueueRun(regenerated.run.id);
     await harness.waitForEnd(regenerated.run.id);
 

@@ -153,7 +153,7 @@ export class RunStream {
       return;
     }
     if (chunk.type === 'data-session-title') {
-      this.#options.onSessionTitle?.(chunk.data);
+      this.#options.onSessionTitle?.(chunk.data as SessionTitleData);
       return;
     }
     // Like the worker's assembleMessage: transient parts and the stream's own error/abort
