@@ -61,6 +61,8 @@ describe('admin models and agents', () => {
     expect(await editor.getByTestId('model-api-key').getAttribute('type')).toBe('password');
     await editor.getByTestId('model-api-key').fill(API_KEY);
     await editor.getByTestId('model-supports-reasoning').check();
+    // "Names chats" is off for a new model.
+    expect(await editor.getByTestId('model-names-chats').isChecked()).toBe(false);
     await editor.getByTestId('model-editor-save').click();
     await editor.waitFor({ state: 'detached' });
 
@@ -74,8 +76,25 @@ describe('admin models and agents', () => {
     await editor.getByTestId('model-api-key-set').waitFor();
     expect(await editor.getByTestId('model-api-key').inputValue()).toBe('');
     expect(await page.content()).not.toContain(API_KEY);
-    await editor.getByTestId('model-editor-cancel').click();
+    expect(await row.getByTestId('model-names-chats-badge').count()).toBe(0);
+
+    // "Names chats" saves, shows on the row, reads back in the editor, and turns off again.
+    const namesChats = async () => (await api<{ items: { name: string; namesChats: boolean }[] }>('/api/models')).items.find((model) => model.name === MODEL_NAME)?.namesChats;
+    await editor.getByTestId('model-names-chats').check();
+    await editor.getByTestId('model-editor-save').click();
     await editor.waitFor({ state: 'detached' });
+    await row.getByTestId('model-names-chats-badge').waitFor();
+    expect(await namesChats()).toBe(true);
+    await page.reload();
+    await row.getByTestId('model-edit').click();
+    expect(await editor.getByTestId('model-names-chats').isChecked()).toBe(true);
+    await editor.getByTestId('model-names-chats').uncheck();
+    await editor.getByTestId('model-editor-save').click();
+    await editor.waitFor({ state: 'detached' });
+    await expect.poll(() => row.getByTestId('model-names-chats-badge').count()).toBe(0);
+    expect(await namesChats()).toBe(false);
+    // The key stayed through both saves.
+    expect((await row.getByTestId('model-row-key').textContent())?.trim()).toBe('••• set');
   });
 
   it('creates an agent with that model and two tools, one always needing approval', async () => {

@@ -41,6 +41,8 @@ const SLOW_WORDS = Array.from({ length: 120 }, (_, index) => `w${index + 1}`).jo
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 const SCREENSHOT_DIR = new URL('../../docs/screenshots/', import.meta.url);
 
+const lastUserText = (request: ChatCompletionRequest) => messageText(request.messages.findLast((message) => message.role === 'user')!);
+
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 900 },
   { name: 'phone', width: 390, height: 844 },
@@ -89,6 +91,8 @@ beforeAll(async () => {
     script: (request) => {
       requests.push(request);
       return byLastUserMessage([
+        // The title prompt of a model with "Names chats" on (worker/src/agent/chat-title-prompt.ts), a second after the answer.
+        { match: /^Name this chat:/, reply: (turn) => ({ text: `"Team Offsite Plan ${/offsite (\w+)/.exec(lastUserText(turn))?.[1] ?? ''}."`, latency: { timeToFirstTokenMs: 1000 } }) },
         { match: /^wide/i, reply: [{ toolCalls: [{ name: 'web', input: { url: `${loopback.url}/${LONG_PATH}` } }] }, { text: CODE_ANSWER }] },
         { match: /^joke/i, reply: () => ({ text: `Joke number ${++answerCount}` }) },
         { match: /^make a page/i, reply: () => ({ text: pageAnswer(loopback.url) }) },
@@ -845,6 +849,49 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
       expect(await readerPage.getByTestId('error-message').innerText()).toMatch(/not found/i);
     } finally {
       await reader.close();
+    }
+  });
+
+  it('names a chat with the title its model gives when the model has "Names chats" on: the header and the sidebar row show it without a reload, and after one', async () => {
+    const headers = await logInByApi(stack);
+    const models = (await (await fetch(`${stack.url}/api/models`, { headers })).json()) as { items: { id: string; name: string }[] };
+    const model = models.items.find((candidate) => candidate.name === 'Scripted demo model with a long name')!;
+    const setNamesChats = async (namesChats: boolean) => {
+      const response = await fetch(`${stack.url}/api/models/${model.id}`, { method: 'PUT', headers, body: JSON.stringify({ namesChats }) });
+      expect(response.status, await response.text()).toBe(200);
+    };
+    await setNamesChats(true);
+    try {
+      const title = `Team Offsite Plan ${tag}`;
+      const header = page.getByTestId(viewport.width < 700 ? 'mobile-title' : 'session-title');
+      await page.goto(`${stack.url}/chat`);
+      // Gone if the page reloads.
+      await page.evaluate(() => Object.assign(window, { sameDocument: true }));
+      await page.getByTestId('message-input').fill(`plan the team offsite ${tag}`);
+      await page.getByTestId('message-input').press('Enter');
+      await page.waitForURL(/\/chat\/[^/]+$/);
+      const sessionId = page.url().split('/').at(-1)!;
+      const row = page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
+      await expect.poll(() => header.textContent(), { timeout: 15_000 }).toBe(title);
+      await waitForRunStatus(page, 'succeeded');
+      await showSessions(viewport);
+      await expect.poll(() => row.getByTestId('session-link').textContent()).toContain(title);
+      expect(await page.evaluate(() => (window as { sameDocument?: boolean }).sameDocument)).toBe(true);
+      if (viewport.width < 700) {
+        await page.keyboard.press('Escape');
+        await page.getByTestId('sessions-sidebar').waitFor({ state: 'hidden' });
+      }
+
+      await page.reload();
+      await expect.poll(() => header.textContent()).toBe(title);
+      await showSessions(viewport);
+      expect(await row.getByTestId('session-link').textContent()).toContain(title);
+      if (viewport.width < 700) {
+        await page.keyboard.press('Escape');
+        await page.getByTestId('sessions-sidebar').waitFor({ state: 'hidden' });
+      }
+    } finally {
+      await setNamesChats(false);
     }
   });
 

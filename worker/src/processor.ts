@@ -24,6 +24,8 @@ export type WorkerDeps = {
     approvalTimeoutMs: number;
     /** MODEL_STALL_TIMEOUT_MS: a model call that sends nothing this long fails the run (default 5 minutes). */
     modelStallTimeoutMs?: number;
+    /** How long a chat's model may take to name the chat (default DEFAULT_CHAT_TITLE_TIMEOUT_MS, 10 s). */
+    chatTitleTimeoutMs?: number;
     /** MCP_STDIO_COMMANDS: local commands an MCP tool may start. */
     mcpStdioCommands?: string[];
   };

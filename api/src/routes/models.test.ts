@@ -43,6 +43,34 @@ describe('models API', () => {
     expect((await send('DELETE', `/api/models/${model.id}`)).status).toBe(404);
   });
 
+  it('takes and returns "Names chats" (off unless set), and the worker\'s cached model read follows it', async () => {
+    const plain = await (await send('POST', '/api/models', modelInput)).json();
+    expect(plain.namesChats).toBe(false);
+
+    const created = await send('POST', '/api/models', { ...modelInput, namesChats: true });
+    expect(created.status).toBe(201);
+    const model = await created.json();
+    expect(model.namesChats).toBe(true);
+    expect((await (await send('GET', `/api/models/${model.id}`)).json()).namesChats).toBe(true);
+    expect((await getModelWithKey(t.db, model.id, TEST_APP_SECRET)).namesChats).toBe(true);
+
+    const renamed = await (await send('PUT', `/api/models/${model.id}`, { name: 'Still names chats' })).json();
+    expect(renamed.namesChats).toBe(true);
+    const off = await send('PUT', `/api/models/${model.id}`, { namesChats: false });
+    expect(off.status).toBe(200);
+    expect((await off.json()).namesChats).toBe(false);
+    expect((await (await send('GET', '/api/models')).json()).items.find((item: { id: string }) => item.id === model.id).namesChats).toBe(false);
+    expect((await getModelWithKey(t.db, model.id, TEST_APP_SECRET)).namesChats).toBe(false);
+
+    for (const value of ['yes', 1, null]) {
+      const refused = await send('POST', '/api/models', { ...modelInput, namesChats: value });
+      expect(refused.status, JSON.stringify(value)).toBe(400);
+      expect((await refused.json()).error.issues.map((issue: { path: string[] }) => issue.path.join('.'))).toEqual(['namesChats']);
+      expect((await send('PUT', `/api/models/${model.id}`, { namesChats: value })).status).toBe(400);
+    }
+    expect((await (await send('GET', `/api/models/${model.id}`)).json()).namesChats).toBe(false);
+  });
+
   it('never returns the API key, stores it encrypted, and keeps / replaces / clears it on update', async () => {
     const secret = 'sk-secret-123';
     const bodies: string[] = [];

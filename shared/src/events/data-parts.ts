@@ -36,11 +36,22 @@ export const approvalResponseDataSchema = z.object({
 });
 export type ApprovalResponseData = z.infer<typeof approvalResponseDataSchema>;
 
+/**
+ * The model named the run's chat (its first question's run, when the chat's model has "Names chats"
+ * on): the session's title as stored, sent before the run's final status so a follower can show it.
+ */
+export const sessionTitleDataSchema = z.object({
+  sessionId: z.string(),
+  title: z.string(),
+});
+export type SessionTitleData = z.infer<typeof sessionTitleDataSchema>;
+
 /** Our additions to the AI SDK UI message stream: `data-<noun>-<verb>` parts. */
 export type RunDataChunk =
   | { type: 'data-run-status'; id?: string; data: RunStatusData; transient?: boolean }
   | { type: 'data-approval-request'; id?: string; data: ApprovalRequestData }
   | { type: 'data-approval-response'; id?: string; data: ApprovalResponseData }
-  | { type: 'data-step-retry'; id?: string; data: StepRetryData; transient?: boolean };
+  | { type: 'data-step-retry'; id?: string; data: StepRetryData; transient?: boolean }
+  | { type: 'data-session-title'; id?: string; data: SessionTitleData; transient?: boolean };
 
 export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;

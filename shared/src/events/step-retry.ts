@@ -8,7 +8,7 @@ import type { RunChunk } from './run-event';
 export type StepRetryData = { discardAfterSeq: number; attempt: number };
 
 /** Chunks an abandoned attempt cannot take back: the stream's start and run/approval bookkeeping. */
-const KEPT_TYPES = new Set(['start', 'data-run-status', 'data-approval-request', 'data-approval-response', 'data-step-retry']);
+const KEPT_TYPES = new Set(['start', 'data-run-status', 'data-approval-request', 'data-approval-response', 'data-step-retry', 'data-session-title']);
 
 /** Whether the abandoned attempt's chunk stays (the stream's own bookkeeping) or goes. */
 export function survivesStepRetry(chunk: RunChunk): boolean {

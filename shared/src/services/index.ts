@@ -18,6 +18,7 @@ export * from './chat-export';
 export * from './feedback';
 export * from './chat-thread';
 export * from './session-title';
+export * from './session-naming';
 export * from './text-search';
 export * from './config-cache';
 export * from './agent-config';

@@ -32,6 +32,8 @@ const modelFieldsSchema = z.object({
   modelId: z.string().trim().min(1).max(200),
   supportsReasoning: z.boolean(),
   supportsImages: z.boolean(),
+  /** The model names the chats it answers: a short title from the first question, asked beside the first answer. */
+  namesChats: z.boolean(),
   enabled: z.boolean(),
   /** New chats use the default model unless the chat or its agent names another; setting it takes the flag from the previous one. */
   isDefault: z.boolean(),
@@ -42,6 +44,7 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   apiKey: modelFieldsSchema.shape.apiKey.optional(),
   supportsReasoning: z.boolean().default(false),
   supportsImages: z.boolean().default(true),
+  namesChats: z.boolean().default(false),
   enabled: z.boolean().default(true),
   isDefault: z.boolean().default(false),
 });

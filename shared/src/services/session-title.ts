@@ -28,6 +28,37 @@ export function suggestSessionTitle(question: string): string {
   return title.charAt(0).toUpperCase() + title.slice(1);
 }
 
+/** The longest title a model may give a chat (a longer one is cut at a word boundary). */
+export const MAX_MODEL_TITLE_LENGTH = 80;
+const QUOTES = `"'\`“”‘’«»「」『』`;
+const EDGE_QUOTES = new RegExp(`^[${QUOTES}]+|[${QUOTES}]+$`, 'gu');
+
+/**
+ * A model's answer to "name this chat" as a title: its first line without thinking tags, a "Title:"
+ * label, markdown, wrapping quotes or ending punctuation, at most MAX_MODEL_TITLE_LENGTH characters.
+ * Empty when nothing is left (the chat keeps the title its first question gave it).
+ */
+export function cleanModelTitle(answer: string): string {
+  const line =
+    answer
+      .replace(/<think>[\s\S]*?(<\/think>|$)/gi, '')
+      .split('\n')
+      .map((candidate) => candidate.trim())
+      .find(Boolean) ?? '';
+  let title = line
+    .replace(/^(#{1,6}\s*|[-*>]\s+)/, '')
+    .replace(/^\**\s*(title|标题)\s*\**\s*[:：]\s*/iu, '')
+    .replace(/[*_`]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  // Quotes and ending punctuation can wrap each other ("Title." or "Title".): strip until stable.
+  for (let previous = ''; previous !== title; ) {
+    previous = title;
+    title = title.replace(EDGE_QUOTES, '').replace(/[\s.,;:!?…。，；：！？、]+$/u, '').trim();
+  }
+  return [...title].length > MAX_MODEL_TITLE_LENGTH ? truncate(title, MAX_MODEL_TITLE_LENGTH - 1) : title;
+}
+
 function firstSentence(text: string): string {
   const end = text.search(/[.?!。？！](\s|$)|[。？！]/);
   const sentence = end > 0 ? text.slice(0, end + (/[?？]/.test(text[end]!) ? 1 : 0)) : text;

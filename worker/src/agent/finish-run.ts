@@ -1,3 +1,4 @@
+import type { SessionTitleData } from '@agentq/shared/events';
 import { closeApprovalsOfRun, settleChatRun, toRunErrorText, type Run, type TerminalRunStatus } from '@agentq/shared/services';
 import type { UIMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
@@ -16,7 +17,16 @@ export type RunOutcome = { status: TerminalRunStatus; finishReason?: string; err
  */
 export async function finishRun(
   deps: WorkerDeps,
-  options: { run: Run; stream: RunStream; checkpointer: Checkpointer; progress: RunProgress; outcome: RunOutcome; message?: UIMessage },
+  options: {
+    run: Run;
+    stream: RunStream;
+    checkpointer: Checkpointer;
+    progress: RunProgress;
+    outcome: RunOutcome;
+    message?: UIMessage;
+    /** The chat's model naming the chat (nameChat, which settles within its timeout): its title goes out before the run's end. */
+    naming?: Promise<SessionTitleData | null>;
+  },
 ): Promise<TerminalRunStatus> {
   const { run, stream, checkpointer, progress } = options;
   let outcome: RunOutcome = { ...options.outcome, error: options.outcome.error === undefined ? undefined : toRunErrorText(options.outcome.error) };
@@ -32,6 +42,10 @@ export async function finishRun(
     checkpoint: { ...(checkpointer.current ?? { messages: [], steps: progress.steps }), timeline: stream.timeline.snapshot() },
   });
   const settle = (next: RunOutcome) => settleChatRun(deps.db, run, { status: next.status, fields: fields(next), parts: message.parts });
+  // Only a run whose model names its chat waits here, and at most the naming's own timeout (it
+  // started with the run, so usually it is long done): a follower sees the title before the end.
+  const named = options.naming && (await options.naming);
+  if (named) stream.emit({ type: 'data-session-title', data: named, transient: true });
   const moved = await settle(outcome);
   if (!moved.moved && (moved.status === 'succeeded' || moved.status === 'failed')) {
     // Another attempt finished the run first: its message and outcome stand (nothing of ours was written).

@@ -11,6 +11,7 @@ import { createCheckpointer } from './checkpoint';
 import { finishRun } from './finish-run';
 import { createLanguageModel } from './language-model';
 import { loadRunSetup, type RunOptions, type RunSetup } from './load-run-setup';
+import { DEFAULT_CHAT_TITLE_TIMEOUT_MS, nameChat } from './name-chat';
 import type { RunStream } from './open-run-stream';
 import { parkForApproval, requestApprovals } from './park-for-approval';
 import { RunCancelledError } from './run-control';
@@ -60,9 +61,10 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const checkpoint = checkpointer.current;
   const progress = Object.assign(options.progress, { steps: checkpoint?.steps ?? 0, usage: (checkpoint?.usage as Usage) ?? {} });
   const { ready } = options;
+  let naming: ReturnType<typeof nameChat> | undefined;
   const finish = async (outcome: Parameters<typeof finishRun>[1]['outcome'], message?: UIMessage) => {
     if (ready) await ready;
-    return finishRun(deps, { run, stream, checkpointer, progress, outcome, message });
+    return finishRun(deps, { run, stream, checkpointer, progress, outcome, message, naming });
   };
   const cancelIfFlagged = (cancelled: boolean) => {
     if (cancelled) options.abort(new RunCancelledError());
@@ -77,6 +79,11 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   stream.status({ status: 'running', resumed: stream.resumed || undefined });
 
   if (!setup.model) return { status: await finish({ status: 'failed', error: 'The run has no model (it was deleted); choose another model' }) };
+  // A chat's first question (its branch is the question alone, on a first start): a model that names
+  // chats is asked for a title beside the answer (name-chat.ts checks the rest). Nothing else is.
+  if (setup.model.namesChats && !stream.resumed && !checkpoint && setup.history?.length === 1) {
+    naming = nameChat(deps, { run, model: setup.model, signal, ready, timeoutMs: deps.config.chatTitleTimeoutMs ?? DEFAULT_CHAT_TITLE_TIMEOUT_MS });
+  }
   const { agent, offered } = setup;
   let grants = setup.grants;
   const options_ = run.options as RunOptions;

@@ -3,6 +3,7 @@ import { ApiError } from '../api.ts';
 import { issueText } from '../forms/issue-text.ts';
 import { t } from '../i18n/i18n.svelte.ts';
 import { messageFiles, type AttachedFile } from './attachments.ts';
+import type { SessionTitleData } from '@agentq/shared/events';
 import { RunStream } from './run-stream.svelte.ts';
 import {
   clearAnswerRating,
@@ -44,6 +45,11 @@ export type AssistantEntry = {
 
 export type ChatEntry = UserEntry | AssistantEntry;
 
+export type ConversationOptions = {
+  /** The chat's model named this chat while one of its runs was followed: the title is stored already. */
+  onTitle?: (title: string) => void;
+};
+
 const MAX_REFOLLOWS = 3;
 
 /**
@@ -66,12 +72,18 @@ export class Conversation {
   readonly #runs = new Map<string, RunOutcome>();
   /** The user's ratings of answers, by message id. */
   feedback = $state.raw<ReadonlyMap<string, AnswerFeedback>>(new Map());
+  readonly #options: ConversationOptions;
 
-  constructor(detail: SessionDetail) {
+  constructor(detail: SessionDetail, options: ConversationOptions = {}) {
     this.sessionId = detail.id;
-    this.entries = toEntries(detail, this.#withRuns(detail));
+    this.#options = options;
+    this.entries = toEntries(detail, this.#withRuns(detail), this.#onSessionTitle);
     this.feedback = feedbackByMessage(detail);
   }
+
+  readonly #onSessionTitle = (data: SessionTitleData): void => {
+    if (data.sessionId === this.sessionId) this.#options.onTitle?.(data.title);
+  };
 
   /** Rates answer `messageId` (a blank comment clears the comment); throws what the API said. */
   async rate(messageId: string, rating: FeedbackRating, comment?: string | null): Promise<void> {
@@ -96,7 +108,7 @@ export class Conversation {
   /** Shows the session as `detail` reads, following its active run. */
   #show(detail: SessionDetail): void {
     this.destroy();
-    this.entries = toEntries(detail, this.#withRuns(detail));
+    this.entries = toEntries(detail, this.#withRuns(detail), this.#onSessionTitle);
     this.feedback = feedbackByMessage(detail);
     this.start();
   }
@@ -195,7 +207,7 @@ export class Conversation {
     this.entries = [...this.entries, userEntry];
     try {
       const started = await startRun(this.sessionId, body);
-      const stream = new RunStream(started.runId, { status: started.status, eventsUrl: started.eventsUrl });
+      const stream = new RunStream(started.runId, { status: started.status, eventsUrl: started.eventsUrl, onSessionTitle: this.#onSessionTitle });
       const assistant: AssistantEntry = { kind: 'assistant', id: `run-${started.runId}`, runId: started.runId, message: undefined, run: undefined, stream };
       this.entries = [...this.entries.map((entry) => (entry === userEntry ? { ...userEntry, pending: false } : entry)), assistant];
       stream.start();
@@ -254,12 +266,12 @@ function feedbackByMessage(detail: SessionDetail): Map<string, AnswerFeedback> {
   return new Map((detail.feedback ?? []).map((rating) => [rating.messageId, rating]));
 }
 
-function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>): ChatEntry[] {
+function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>, onSessionTitle: (data: SessionTitleData) => void): ChatEntry[] {
   const entries: ChatEntry[] = [];
   let activeShown = false;
   const liveEntry = (runId: string): AssistantEntry => {
     activeShown = true;
-    return { kind: 'assistant', id: `run-${runId}`, runId, message: undefined, run: undefined, stream: new RunStream(runId) };
+    return { kind: 'assistant', id: `run-${runId}`, runId, message: undefined, run: undefined, stream: new RunStream(runId, { onSessionTitle }) };
   };
 
   const branch = detail.messages;

@@ -1,5 +1,5 @@
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
-import { TERMINAL_STATUSES, withoutRetriedAttempts, type RunChunk, type RunStatusData } from '@agentq/shared/events';
+import { TERMINAL_STATUSES, withoutRetriedAttempts, type RunChunk, type RunStatusData, type SessionTitleData } from '@agentq/shared/events';
 import { ApiError } from '../api.ts';
 import { t } from '../i18n/i18n.svelte.ts';
 import { cancelRun, getRun, runEventsUrl, type RunStatus } from '../runs/runs-api.ts';
@@ -11,6 +11,8 @@ export type RunStreamOptions = {
   /** Where the events are served; defaults to `/api/runs/:id/events`. */
   eventsUrl?: string;
   fetch?: typeof fetch;
+  /** The chat's model named the chat (`data-session-title`, sent before the run's end); a replay sends it again. */
+  onSessionTitle?: (data: SessionTitleData) => void;
 };
 
 /**
@@ -148,6 +150,10 @@ export class RunStream {
       this.status = data.status;
       if (data.hitStepLimit) this.hitStepLimit = true;
       if (data.error) this.error = data.error;
+      return;
+    }
+    if (chunk.type === 'data-session-title') {
+      this.#options.onSessionTitle?.(chunk.data as SessionTitleData);
       return;
     }
     // Like the worker's assembleMessage: transient parts and the stream's own error/abort

@@ -297,6 +297,8 @@ export const en = {
   'models.reasoningHelp': "offers the thinking toggle in chat",
   'models.images': "Sees images",
   'models.imagesHelp': "it takes pictures attached in the chat (vision); off, the chat will not send it one",
+  'models.namesChats': "Names chats",
+  'models.namesChatsHelp': "asks the model for a short title from a chat's first question, beside the first answer; a name you give the chat stays",
   'models.enabledHelp': "selectable in chat and for agents",
   'models.none': "none",
   'common.default': "Default",

@@ -296,6 +296,8 @@ export const zh = {
   'models.reasoningHelp': "在聊天中提供思考开关",
   'models.images': "能看图片",
   'models.imagesHelp': "可接收聊天中附加的图片（视觉）；关闭后聊天不会向它发送图片",
+  'models.namesChats': "为聊天命名",
+  'models.namesChatsHelp': "回答第一个问题的同时，请模型根据该问题为聊天起一个简短的标题；你自己起的名字不会被改动",
   'models.enabledHelp': "可在聊天和智能体中选择",
   'models.none': "无",
   'common.default': "默认",

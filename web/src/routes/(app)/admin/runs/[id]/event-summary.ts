@@ -37,6 +37,8 @@ export function summarizeChunk(seq: number, chunk: Chunk): EventLine {
       return line('denied', 'error');
     case 'data-run-status':
       return line([data.status, data.finishReason, data.error].filter(Boolean).join(' · '), data.status === 'failed' ? 'error' : undefined);
+    case 'data-session-title':
+      return line(clip(String(data.title ?? '')));
     case 'data-approval-request':
       return line(`${String(data.toolName)} waits for approval`);
     case 'data-approval-response':
