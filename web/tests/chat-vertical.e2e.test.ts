@@ -99,6 +99,7 @@ beforeAll(async () => {
         { match: /^math/i, reply: { text: MATH_ANSWER } },
         { match: /^read aloud/i, reply: { text: READ_ANSWER } },
         { match: /^diagram/i, reply: { text: DIAGRAM_ANSWER } },
+        { match: /^tall/i, reply: { text: Array.from({ length: 80 }, (_, index) => `Line ${index + 1} of a long answer.`).join('\n\n') } },
         // A question with files: the model says what reached it (the image's type and size, the text file's words).
         {
           match: /look at these/i,
@@ -958,6 +959,23 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await broken.locator('.diagram-error').textContent()).toMatch(/^This diagram could not be drawn: /);
     expect(await broken.locator('pre code').isVisible()).toBe(true);
     await expectNoHorizontalOverflow();
+  });
+
+  it('offers a way down to the latest message only while the reader is scrolled away from it', async () => {
+    await newChat(`tall ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    await lastAssistant(page).getByText('Line 80 of a long answer.').waitFor();
+    const button = page.getByTestId('scroll-to-latest');
+    const atBottom = () => page.evaluate(() => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 2);
+    await expect.poll(atBottom).toBe(true);
+    expect(await button.count()).toBe(0);
+    await page.evaluate(() => window.scrollTo({ top: 0 }));
+    await button.waitFor();
+    await expectInViewport(button);
+    await button.click();
+    await expect.poll(atBottom).toBe(true);
+    await expect.poll(() => button.count()).toBe(0);
+    await expect.poll(() => lastAssistant(page).getByText('Line 80 of a long answer.').isVisible()).toBe(true);
   });
 
   it("reads an answer aloud with the browser's speech synthesis, without its code, and stops on request or at the end", async () => {

@@ -450,6 +450,7 @@ export const en = {
   'runError.generic': "The model could not answer this time. Try again, or choose another model.",
   'chat.runElsewhere': "A run is already going in this session (started elsewhere); it is shown above. Send your message once it has finished.",
   'chat.conversation': "Conversation",
+  'chat.scrollToLatest': "Go to the latest message",
   'chat.noMessages': "No messages yet. Say hello below.",
   'chat.editMessage': "Edit message",
   'chat.editedMessage': "Edited message",

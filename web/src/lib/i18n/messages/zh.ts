@@ -449,6 +449,7 @@ export const zh = {
   'runError.generic': "模型这次没能回答。请重试，或选择其他模型。",
   'chat.runElsewhere': "此对话中已有一个运行在进行（在别处启动），显示在上方。请等它结束后再发送消息。",
   'chat.conversation': "对话内容",
+  'chat.scrollToLatest': "转到最新消息",
   'chat.noMessages': "还没有消息。在下方打个招呼吧。",
   'chat.editMessage': "编辑消息",
   'chat.editedMessage': "编辑后的消息",
