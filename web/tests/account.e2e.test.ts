@@ -320,6 +320,47 @@ describe('self-service account and admin users', () => {
     }
   }, 120_000);
 
+  it('chooses light, dark or the system theme on the Account page: applied at once, rendered by the server on the next page, white paper when printed', async () => {
+    const user = await stack.createUser();
+    await signOut();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await logInByBrowser(page, stack, user);
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const LIGHT = 'rgb(246, 247, 249)';
+    const DARK = 'rgb(15, 18, 22)';
+    try {
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.goto(`${stack.url}/account`);
+      expect(await page.getByTestId('profile-theme-system').isChecked()).toBe(true);
+      expect(await background()).toBe(LIGHT);
+
+      await page.getByTestId('profile-theme-dark').check();
+      await expect.poll(background).toBe(DARK);
+      // The next page comes dark from the server, before any script runs.
+      const html = await (await page.request.get(`${stack.url}/chat`)).text();
+      expect(html).toMatch(/<html data-theme="dark" /);
+      await page.goto(`${stack.url}/chat`);
+      expect(await background()).toBe(DARK);
+      // Printed, it is on white with dark text.
+      await page.emulateMedia({ media: 'print' });
+      expect(await page.evaluate(() => getComputedStyle(document.body).color)).toBe('rgb(27, 31, 36)');
+      await page.emulateMedia({ media: 'screen' });
+
+      // Light holds against a dark system; the system's choice follows it again.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.goto(`${stack.url}/account`);
+      await page.getByTestId('profile-theme-light').check();
+      await expect.poll(background).toBe(LIGHT);
+      await page.getByTestId('profile-theme-system').check();
+      await expect.poll(background).toBe(DARK);
+      await page.reload();
+      expect(await page.getByTestId('profile-theme-system').isChecked()).toBe(true);
+      expect(await (await page.request.get(`${stack.url}/chat`)).text()).not.toContain('data-theme=');
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light', media: 'screen' });
+    }
+  });
+
   it('a non-admin opening the queue board or an admin page gets the styled 403 page', async () => {
     const user = await stack.createUser();
     await signOut();

@@ -6,18 +6,19 @@
  * streaming is never drawn: it would fail to parse on every frame.
  */
 import { renderReady } from './render-ready.ts';
+import { showsDark } from './theme/theme.svelte.ts';
 
 export type Diagram = { svg: string } | { error: string };
 
-type Theme = 'default' | 'dark';
+type MermaidTheme = 'default' | 'dark';
 
 const CACHE_SIZE = 100;
 const drawn = new Map<string, Diagram>();
 const drawing = new Set<string>();
 let queue: Promise<unknown> = Promise.resolve();
 
-function theme(): Theme {
-  return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'default';
+function theme(): MermaidTheme {
+  return showsDark() ? 'dark' : 'default';
 }
 
 /**
@@ -32,7 +33,7 @@ export function diagramSvg(code: string): Diagram | undefined {
   drawing.add(key);
   queue = queue
     .then(() => import('./diagrams-mermaid.ts'))
-    .then(({ drawDiagram }) => drawDiagram(code, key.slice(0, key.indexOf('\n')) as Theme))
+    .then(({ drawDiagram }) => drawDiagram(code, key.slice(0, key.indexOf('\n')) as MermaidTheme))
     .catch(() => ({ error: 'Mermaid could not be loaded.' }))
     .then((result) => {
       drawing.delete(key);
