@@ -99,6 +99,7 @@ beforeAll(async () => {
         { match: /^math/i, reply: { text: MATH_ANSWER } },
         { match: /^read aloud/i, reply: { text: READ_ANSWER } },
         { match: /^diagram/i, reply: { text: DIAGRAM_ANSWER } },
+        { match: /^background/i, reply: { text: 'Done in the background.', latency: { timeToFirstTokenMs: 800, interTokenMs: 10 } } },
         { match: /^tall/i, reply: { text: Array.from({ length: 80 }, (_, index) => `Line ${index + 1} of a long answer.`).join('\n\n') } },
         // A question with files: the model says what reached it (the image's type and size, the text file's words).
         {
@@ -976,6 +977,53 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await expect.poll(atBottom).toBe(true);
     await expect.poll(() => button.count()).toBe(0);
     await expect.poll(() => lastAssistant(page).getByText('Line 80 of a long answer.').isVisible()).toBe(true);
+  });
+
+  it('notifies a reader whose tab is in the background when the answer is ready, once they turned it on, and not while they watch', async () => {
+    // The browser's notifications and the tab's visibility, recorded and set by the test.
+    await page.addInitScript(() => {
+      const shown: { title: string; body: string }[] = [];
+      class FakeNotification {
+        static get permission() {
+          return localStorage.getItem('fake-notification-permission') ?? 'default';
+        }
+        static async requestPermission() {
+          localStorage.setItem('fake-notification-permission', 'granted');
+          return 'granted';
+        }
+        onclick: (() => void) | null = null;
+        constructor(title: string, options: { body: string }) {
+          shown.push({ title, body: options.body });
+        }
+        close() {}
+      }
+      Object.assign(window, { shown, hidden: false, Notification: FakeNotification });
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => ((window as unknown as { hidden: boolean }).hidden ? 'hidden' : 'visible') });
+    });
+    const shown = () => page.evaluate(() => (window as unknown as { shown: unknown[] }).shown);
+    await page.goto(`${stack.url}/account`);
+    const toggle = page.getByTestId('profile-notices');
+    expect(await toggle.isChecked()).toBe(false);
+    await toggle.check();
+    await expect.poll(() => toggle.isChecked()).toBe(true);
+    await page.reload();
+    expect(await page.getByTestId('profile-notices').isChecked()).toBe(true);
+
+    await page.goto(`${stack.url}/chat`);
+    await page.evaluate(() => Object.assign(window, { hidden: true }));
+    await page.getByTestId('message-input').fill(`background ${tag}`);
+    await page.getByTestId('message-input').press('Enter');
+    await waitForRunStatus(page, 'succeeded');
+    await expect.poll(shown).toEqual([{ title: 'The answer is ready', body: `Background ${tag}` }]);
+
+    // Watching the tab: no notice.
+    await page.evaluate(() => Object.assign(window, { hidden: false }));
+    await sendMessage(page, `background again ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    await lastAssistant(page).getByText('Done in the background.').waitFor();
+    expect(await shown()).toHaveLength(1);
+    await page.goto(`${stack.url}/account`);
+    await page.getByTestId('profile-notices').uncheck();
   });
 
   it("reads an answer aloud with the browser's speech synthesis, without its code, and stops on request or at the end", async () => {
