@@ -1,10 +1,12 @@
 /**
  * A user with more chats than one page: the sidebar lists the 50 most recently active, "Show older
- * chats" lists 50 more, and the list keeps every chat it showed when a send moves one to the top.
+ * chats" lists 50 more, and the list keeps every chat it showed when a send moves one to the top;
+ * it is in sections by last activity (Today, Yesterday, …).
  * (It used to stop at 200 with no way to reach the rest; an API client, or the load harness, makes
  * that many in minutes.)
  */
 import type { Page } from 'playwright-core';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
@@ -111,5 +113,40 @@ describe('a long list of chats', () => {
     expect(await pinnedList.getByTestId('pin-session').innerText()).toBe('Unpin');
     await pinnedList.getByTestId('pin-session').click();
     await pinnedList.waitFor({ state: 'detached', timeout: 15_000 });
+  });
+
+  it('shows the list in sections by last activity: Today, Yesterday, the previous 7 and 30 days, then months', async () => {
+    // Chats 10…13 moved back in time (as days pass), newest first still.
+    const database = postgres(stack.databaseUrl, { max: 1, onnotice: () => {} });
+    const daysAgo = { [titleOf(13)]: 1, [titleOf(12)]: 4, [titleOf(11)]: 20, [titleOf(10)]: 70 };
+    try {
+      for (const [title, days] of Object.entries(daysAgo)) {
+        await database`update chat_sessions set updated_at = now() - make_interval(days => ${days}) where id = ${ids.get(title)!}`;
+      }
+    } finally {
+      await database.end();
+    }
+    const old = new Date(Date.now() - 70 * 24 * 60 * 60 * 1000);
+    const oldMonth = old.toLocaleDateString('en', old.getFullYear() === new Date().getFullYear() ? { month: 'long' } : { month: 'long', year: 'numeric' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${stack.url}/chat`);
+    await page.getByTestId('sessions-more').click();
+    await expect.poll(() => page.getByTestId('session-group').allTextContents(), SLOW).toEqual(['Today', 'Yesterday', 'Previous 7 days', 'Previous 30 days', oldMonth]);
+    // Each chat under its section: the section's heading is the last one above the chat.
+    const sectionOf = (title: string) =>
+      page.getByTestId('session-list').evaluate((list, wanted) => {
+        let heading = '';
+        for (const item of list.children) {
+          const group = item.querySelector('[data-testid="session-group"]');
+          if (group) heading = group.textContent ?? '';
+          else if (item.querySelector('.title')?.textContent === wanted) return heading;
+        }
+        return undefined;
+      }, title);
+    expect(await sectionOf(titleOf(60))).toBe('Today');
+    expect(await sectionOf(titleOf(13))).toBe('Yesterday');
+    expect(await sectionOf(titleOf(12))).toBe('Previous 7 days');
+    expect(await sectionOf(titleOf(11))).toBe('Previous 30 days');
+    expect(await sectionOf(titleOf(10))).toBe(oldMonth);
   });
 });
