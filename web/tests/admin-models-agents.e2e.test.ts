@@ -95,6 +95,23 @@ describe('admin models and agents', () => {
     expect(await namesChats()).toBe(false);
     // The key stayed through both saves.
     expect((await row.getByTestId('model-row-key').textContent())?.trim()).toBe('••• set');
+
+    // "Admins only" saves and shows on the row; with "Default" too, the refusal sits under it and nothing is saved.
+    await row.getByTestId('model-edit').click();
+    await editor.getByTestId('model-admins-only').check();
+    await editor.getByTestId('model-is-default').check();
+    await editor.getByTestId('model-editor-save').click();
+    expect(await editor.getByTestId('model-adminsOnly-issue').textContent()).toBe('The default model cannot be for admins only');
+    await editor.getByTestId('model-is-default').uncheck();
+    await editor.getByTestId('model-editor-save').click();
+    await editor.waitFor({ state: 'detached' });
+    await row.getByTestId('model-admins-only-badge').waitFor();
+    expect((await api<{ items: { name: string; adminsOnly: boolean; isDefault: boolean }[] }>('/api/models')).items.find((model) => model.name === MODEL_NAME)).toMatchObject({ adminsOnly: true, isDefault: false });
+    await row.getByTestId('model-edit').click();
+    await editor.getByTestId('model-admins-only').uncheck();
+    await editor.getByTestId('model-editor-save').click();
+    await editor.waitFor({ state: 'detached' });
+    await expect.poll(() => row.getByTestId('model-admins-only-badge').count()).toBe(0);
   });
 
   it('creates an agent with that model and two tools, one always needing approval', async () => {

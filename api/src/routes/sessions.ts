@@ -73,13 +73,14 @@ const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(20
  */
 export const chatOptionRoutes = new Hono<AppEnv>().get(
   '/',
-  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only) and which model is the default' }),
+  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only; models for admins only to admins) and which model is the default' }),
   requireUser,
   async (c) => {
     const [models, agents, defaultModel] = await Promise.all([listModels(c.get('db'), { enabled: true }), listAgents(c.get('db')), getDefaultModel(c.get('db'))]);
+    const isAdmin = currentUser(c).role === 'admin';
     return c.json({
       defaultModelId: defaultModel?.id ?? null,
-      models: models.map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
+      models: models.filter((model) => isAdmin || !model.adminsOnly).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
       agents: agents.map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
     });
   },
@@ -366,7 +367,7 @@ export const sessionRoutes = new Hono<AppEnv>()
       const { id, messageId } = c.req.valid('param');
       const user = currentUser(c);
       const session = await getChatSessionFor(c.get('db'), id, user.id);
-      const started = await regenerateAnswer(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      const started = await regenerateAnswer(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, isAdmin: user.role === 'admin', session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
     },
   )
@@ -380,7 +381,7 @@ export const sessionRoutes = new Hono<AppEnv>()
       const { id, messageId } = c.req.valid('param');
       const user = currentUser(c);
       const session = await getChatSessionFor(c.get('db'), id, user.id);
-      const started = await editAndResend(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      const started = await editAndResend(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, isAdmin: user.role === 'admin', session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
     },
   )
@@ -398,7 +399,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
       const user = currentUser(c);
-      const started = await askInSession(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
+      const started = await askInSession(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, isAdmin: user.role === 'admin', sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
       return answerStartedRun(c, started);
     },
   );

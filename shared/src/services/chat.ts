@@ -420,12 +420,16 @@ async function resolveAgent(db: Database, requested: string | undefined, session
   return rows.find((agent) => agent.isDefault) ?? rows[0] ?? null;
 }
 
-/** Model for a run: the requested one, the agent's, or the default model (flagged default, else the oldest enabled). Read through the config cache. */
-async function resolveModel(db: Database, requested: string | undefined, agentModelId: string | null | undefined) {
+/**
+ * Model for a run: the requested one, the agent's, or the default model (flagged default, else the
+ * oldest enabled one that is not for admins only). Read through the config cache. A model for admins
+ * only is refused when someone else names it; their agent's model is the admin's choice and stands.
+ */
+async function resolveModel(db: Database, requested: string | undefined, agentModelId: string | null | undefined, asker: Asker) {
   const id = requested ?? agentModelId ?? undefined;
   const model = id
     ? await findInAgentConfig(db, (config) => config.models.find((candidate) => candidate.id === id))
-    : await loadAgentConfig(db).then(({ models }) => models.find((candidate) => candidate.enabled && candidate.isDefault) ?? models.find((candidate) => candidate.enabled));
+    : await loadAgentConfig(db).then(({ models }) => models.find((candidate) => candidate.enabled && candidate.isDefault) ?? models.find((candidate) => candidate.enabled && !candidate.adminsOnly));
   if (!model) {
     throw new InvalidInputError(
       id ? `Model '${id}' does not exist` : 'No model is configured: an admin must add one (or set LLM_BASE_URL and LLM_MODEL)',
@@ -433,6 +437,9 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
     );
   }
   if (!model.enabled) throw new InvalidInputError(`Model '${model.name}' is disabled`, [{ path: ['modelId'], message: 'Model disabled' }]);
+  if (requested && model.adminsOnly && !asker.isAdmin) {
+    throw new InvalidInputError(`Model '${model.name}' is for administrators only: pick another`, [{ path: ['modelId'], message: 'Model for administrators only' }]);
+  }
   return model;
 }
 
@@ -490,10 +497,11 @@ function openingOf(run: Run, question: Question): ChatRunOpening | undefined {
 }
 
 /**
- * Who asks for a run: the user and their custom instructions, which the caller already holds (the
- * API's signed-in user), so starting a run reads no user row; the run carries them to the worker.
+ * Who asks for a run: the user, whether they are an admin (models for admins only) and their custom
+ * instructions, which the caller already holds (the API's signed-in user), so starting a run reads
+ * no user row; the run carries the instructions to the worker.
  */
-type Asker = { userId: string; userInstructions?: string | null };
+type Asker = { userId: string; userInstructions?: string | null; isAdmin?: boolean };
 
 /** Where a run's question comes from: a new message (after `parentId`, null for the first) with the session's files it carries, or an existing one. */
 type Question = { kind: 'new'; content: string; attachments?: string[]; parentId: string | null } | { kind: 'existing'; messageId: string };
@@ -524,20 +532,20 @@ export async function askInSession(
   db: Database,
   options: Asker & { sessionId: string; input: StartRunInput; idempotencyKey?: string },
 ): Promise<StartedRun> {
-  const { userId, userInstructions, sessionId, input, idempotencyKey } = options;
+  const { userId, userInstructions, isAdmin, sessionId, input, idempotencyKey } = options;
   const unused = unusedSessions.get(sessionId);
   // Files were uploaded into the session since it was created: the usual path checks them.
   if (unused?.userId === userId && !input.attachments?.length) {
     unusedSessions.delete(sessionId);
     const question: Question = { kind: 'new', content: input.content, parentId: null };
-    const run = await createRun(db, { userId, userInstructions, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
+    const run = await createRun(db, { userId, userInstructions, isAdmin, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
       if (isUnusedSessionMiss(error)) return undefined;
       throw error;
     });
     if (run) return run;
   }
   const { session, lastShownMessageId } = await getChatSessionWithLastShown(db, sessionId, userId);
-  return startChatRun(db, { userId, userInstructions, session, input, idempotencyKey, parentMessageId: lastShownMessageId });
+  return startChatRun(db, { userId, userInstructions, isAdmin, session, input, idempotencyKey, parentMessageId: lastShownMessageId });
 }
 
 /**
@@ -648,7 +656,7 @@ async function createRun(
   }
   const files = question.kind === 'new' && question.attachments?.length ? await attachmentParts(db, session.id, question.attachments) : [];
   const agent = await resolveAgent(db, input.agentId, session);
-  const model = await resolveModel(db, input.modelId, agent?.modelId);
+  const model = await resolveModel(db, input.modelId, agent?.modelId, options);
   const image = files.findIndex((file) => file.mediaType.startsWith('image/'));
   if (image !== -1 && !model.supportsImages) {
     throw new InvalidInputError(`${model.name} cannot see images: pick a model that can, or leave the images out`, [{ path: ['attachments', image], message: 'The model cannot see images' }]);

@@ -5,7 +5,7 @@ import { llmModels } from '../db/schema';
 import { newId } from '../ids';
 import { findInAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
-import { NotFoundError } from './errors';
+import { InvalidInputError, NotFoundError } from './errors';
 import { decryptSecret, encryptSecret } from './secrets';
 
 type LlmModelRow = typeof llmModels.$inferSelect;
@@ -34,6 +34,8 @@ const modelFieldsSchema = z.object({
   supportsImages: z.boolean(),
   /** The model names the chats it answers: a short title from the first question, asked beside the first answer. */
   namesChats: z.boolean(),
+  /** Only admins may pick it for a chat (an agent an admin set to use it still does); never the default. */
+  adminsOnly: z.boolean(),
   enabled: z.boolean(),
   /** New chats use the default model unless the chat or its agent names another; setting it takes the flag from the previous one. */
   isDefault: z.boolean(),
@@ -45,6 +47,7 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   supportsReasoning: z.boolean().default(false),
   supportsImages: z.boolean().default(true),
   namesChats: z.boolean().default(false),
+  adminsOnly: z.boolean().default(false),
   enabled: z.boolean().default(true),
   isDefault: z.boolean().default(false),
 });
@@ -53,6 +56,13 @@ export type CreateModelInput = z.input<typeof createModelInputSchema>;
 /** PUT /api/models/:id: any subset; `apiKey` left out keeps the stored key, `null` clears it. */
 export const updateModelInputSchema = modelFieldsSchema.partial();
 export type UpdateModelInput = z.input<typeof updateModelInputSchema>;
+
+/** The default model is every user's: one for admins only cannot be it. */
+function refuseAdminsOnlyDefault(model: { adminsOnly: boolean; isDefault: boolean }): void {
+  if (model.adminsOnly && model.isDefault) {
+    throw new InvalidInputError('The default model is used by everyone: it cannot be for admins only', [{ path: ['adminsOnly'], message: 'The default model cannot be for admins only' }]);
+  }
+}
 
 function toModelView({ apiKeyEncrypted, ...row }: LlmModelRow): LlmModel {
   return { ...row, hasApiKey: apiKeyEncrypted !== null };
@@ -86,6 +96,7 @@ export async function getModel(db: Database, id: string): Promise<LlmModel> {
 /** Creates a model; a given `apiKey` is encrypted with `appSecret` before it is stored. */
 export async function createModel(db: Database, input: CreateModelInput, appSecret: string): Promise<LlmModel> {
   const { apiKey, ...fields } = createModelInputSchema.parse(input);
+  refuseAdminsOnlyDefault(fields);
   const row = await db.transaction(async (tx) => {
     if (fields.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(eq(llmModels.isDefault, true));
     const [inserted] = await tx
@@ -107,6 +118,7 @@ export async function updateModel(db: Database, id: string, input: UpdateModelIn
   const row = await db.transaction(async (tx) => {
     if (changes.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(and(eq(llmModels.isDefault, true), ne(llmModels.id, id)));
     const [updated] = await tx.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
+    if (updated) refuseAdminsOnlyDefault(updated);
     return updated;
   });
   if (!row) throw new NotFoundError('Model', id);
@@ -142,7 +154,7 @@ export async function getDefaultModel(db: Database): Promise<LlmModelRow | null>
   const [row] = await db
     .select()
     .from(llmModels)
-    .where(eq(llmModels.enabled, true))
+    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false)))
     .orderBy(desc(llmModels.isDefault), asc(llmModels.createdAt))
     .limit(1);
   return row ?? null;

@@ -14,6 +14,8 @@ export const llmModels = pgTable('llm_models', {
   supportsImages: boolean('supports_images').notNull().default(true),
   /** The model names the chats it answers: a short title from the first question, made beside the first answer. */
   namesChats: boolean('names_chats').notNull().default(false),
+  /** Only admins may pick it for a chat; an agent an admin set to use it still does (that is how it is shared). Never the default. */
+  adminsOnly: boolean('admins_only').notNull().default(false),
   enabled: boolean('enabled').notNull().default(true),
   /** The model new chats use when neither the request nor the agent names one; at most one row has it. */
   isDefault: boolean('is_default').notNull().default(false),

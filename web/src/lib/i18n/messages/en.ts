@@ -312,6 +312,8 @@ export const en = {
   'models.imagesHelp': "it takes pictures attached in the chat (vision); off, the chat will not send it one",
   'models.namesChats': "Names chats",
   'models.namesChatsHelp': "asks the model for a short title from a chat's first question, beside the first answer; a name you give the chat stays",
+  'models.adminsOnly': "Admins only",
+  'models.adminsOnlyHelp': "only admins can pick it in a chat; an agent you set to use it still does, for everyone; never the default",
   'models.enabledHelp': "selectable in chat and for agents",
   'models.none': "none",
   'common.default': "Default",

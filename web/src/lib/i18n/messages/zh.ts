@@ -311,6 +311,8 @@ export const zh = {
   'models.imagesHelp': "可接收聊天中附加的图片（视觉）；关闭后聊天不会向它发送图片",
   'models.namesChats': "为聊天命名",
   'models.namesChatsHelp': "回答第一个问题的同时，请模型根据该问题为聊天起一个简短的标题；你自己起的名字不会被改动",
+  'models.adminsOnly': "仅限管理员",
+  'models.adminsOnlyHelp': "只有管理员能在对话中选择它；你设为使用它的智能体仍对所有人使用它；不能设为默认模型",
   'models.enabledHelp': "可在聊天和智能体中选择",
   'models.none': "无",
   'common.default': "默认",

@@ -1,0 +1,1 @@
+ALTER TABLE "llm_models" ADD COLUMN "admins_only" boolean DEFAULT false NOT NULL;
