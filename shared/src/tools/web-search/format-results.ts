@@ -67,7 +67,7 @@ export function fenceSearchResults(details: { providerLabel: string; query: stri
   const content = details.hits.length > 0 ? resultsMarkdown(details.hits) : `No results.${details.note ? ` ${details.note}` : ''}`;
   return fenceToolContent({
     source: `a web search (${details.providerLabel})`,
-    header: { query: details.query, results: details.hits.length },
+    header: { query: details.query.replace(/\s+/g, ' '), results: details.hits.length },
     content,
   });
 }

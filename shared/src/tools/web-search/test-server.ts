@@ -52,7 +52,9 @@ export async function startFakeSearchProvider(): Promise<FakeSearchProvider> {
 
 function answer(request: IncomingMessage, response: ServerResponse, body: string, results: FakeResult[]): void {
   const url = new URL(request.url ?? '/', 'http://fake.test');
-  const json = (status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+  const json = (status: number, value: unknown): void => {
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+  };
   if (url.pathname === '/searxng/search' && request.method === 'GET') {
     if (url.searchParams.get('format') !== 'json') return void response.writeHead(403).end('Forbidden');
     return json(200, {

@@ -9,6 +9,8 @@ import { guardNonLoopbackConnections } from '../fetch/test-server';
 import { webSearchToolType } from './index';
 import { FAKE_SEARCH_KEY, startFakeSearchProvider, type FakeSearchProvider } from './test-server';
 
+type Issue = { path: PropertyKey[]; message: string };
+
 const config = (overrides: Record<string, unknown>) => webSearchToolType.configSchema.parse(overrides);
 const context = (overrides: Partial<ToolContext> = {}): ToolContext => ({
   userId: null,
@@ -249,7 +251,7 @@ describe('web-search configuration', () => {
         return [];
       } catch (error) {
         expect(error).toBeInstanceOf(InvalidInputError);
-        return (error as InvalidInputError).issues.map((issue) => issue.path.join('.'));
+        return ((error as InvalidInputError).issues as Issue[]).map((issue) => issue.path.join('.'));
       }
     };
     expect(issues({ provider: 'bing' })).toEqual(['config.provider']);
@@ -265,7 +267,7 @@ describe('web-search configuration', () => {
         checkToolSecrets('web-search', validateToolConfig('web-search', value), secrets);
         return [];
       } catch (error) {
-        return (error as InvalidInputError).issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+        return ((error as InvalidInputError).issues as Issue[]).map((issue) => `${issue.path.join('.')}: ${issue.message}`);
       }
     };
     expect(secretIssues({ provider: 'brave' }, {})).toEqual(['secrets.apiKey: Brave Search needs an API key: send it as the secret "apiKey"']);
