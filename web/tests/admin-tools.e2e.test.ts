@@ -3,6 +3,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { FAKE_SEARCH_KEY, startFakeSearchProvider } from '../../shared/src/tools/web-search/test-server.ts';
 import { logInByBrowser, startLoopback } from './fixtures.ts';
 
 const LOOPBACK_HTML =
@@ -353,5 +354,62 @@ describe('admin tools UI', () => {
     await page.reload();
     await row('calculator').waitFor();
     expect(await row('clock').count()).toBe(0);
+  });
+
+  it('creates a web-search tool with the form: Brave asks for its key, SearXNG for its address, and a search shows the results', async () => {
+    // A fake Brave on loopback, which the stack allows (FETCH_ALLOW_PRIVATE_NETWORKS=1); the real one is never asked.
+    const provider = await startFakeSearchProvider();
+    try {
+      await openTools();
+      await page.getByTestId('tool-new').click();
+      const editor = page.getByTestId('tool-editor');
+      await editor.waitFor();
+      await page.getByTestId('tool-name').fill('Web search');
+      await page.getByTestId('tool-type').selectOption('web-search');
+      expect(await page.getByTestId('config-field-provider').locator('option:checked').textContent()).toBe('brave');
+      expect(await page.getByTestId('config-field-maxResults').inputValue()).toBe('5');
+      expect(await editor.textContent()).toContain('Who answers the searches');
+      expect(await page.getByTestId('tool-input-schema').textContent()).toContain('"query"');
+
+      // Brave without its key: the API's issue names the secret.
+      await page.getByTestId('tool-editor-save').click();
+      const summary = page.getByTestId('tool-editor-summary');
+      await summary.waitFor();
+      expect(await summary.textContent()).toContain('secrets.apiKey: Brave Search needs an API key');
+      // SearXNG without an address: the issue sits beside baseUrl.
+      await page.getByTestId('config-field-provider').selectOption({ label: 'searxng' });
+      await page.getByTestId('tool-editor-save').click();
+      await page.getByTestId('config-field-baseUrl-issue').waitFor();
+      expect(await page.getByTestId('config-field-baseUrl-issue').textContent()).toContain('SearXNG needs baseUrl');
+
+      await page.getByTestId('config-field-provider').selectOption({ label: 'brave' });
+      await page.getByTestId('config-field-baseUrl').fill(provider.baseUrls.brave);
+      await page.getByTestId('config-field-maxResults').fill('2');
+      await page.getByTestId('tool-secrets-raw').fill(JSON.stringify({ apiKey: FAKE_SEARCH_KEY }));
+      await page.getByTestId('tool-editor-save').click();
+      await editor.waitFor({ state: 'detached' });
+      await row('web_search').waitFor();
+      expect(await row('web_search').textContent()).toContain('Web search');
+      expect((await apiTool('web_search')).config).toEqual({ provider: 'brave', baseUrl: provider.baseUrls.brave, maxResults: 2, safeSearch: 'moderate', language: '', timeout: 10000 });
+
+      // The key is write-only: its name shows, never its value.
+      await openEditor('web_search');
+      expect(await page.getByTestId('tool-secrets-set').textContent()).toContain('Set: apiKey');
+      expect(await page.content()).not.toContain(FAKE_SEARCH_KEY);
+      await page.getByTestId('tool-editor-cancel').click();
+
+      await row('web_search').getByTestId('tool-action-execute').click();
+      await page.getByTestId('execute-dialog').waitFor();
+      await page.getByTestId('input-field-query').fill('agentq');
+      await runExecution();
+      expect(await page.getByTestId('execute-result-status').textContent()).toContain('Success');
+      const data = await page.getByTestId('execute-result-data').textContent();
+      expect(data).toContain('agentq 2.0 released');
+      expect(data).toContain('https://docs.example.org/agentq');
+      expect(data).not.toContain('Forum thread');
+      expect(provider.requests.at(-1)!.headers['x-subscription-token']).toBe(FAKE_SEARCH_KEY);
+    } finally {
+      await provider.close();
+    }
   });
 });

@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
-import { agentToolLogs, runs } from '@agentq/shared/db';
+import { agentToolLogs, agentTools, runs } from '@agentq/shared/db';
+import { decryptSecret } from '@agentq/shared/services';
+import { FAKE_SEARCH_KEY, startFakeSearchProvider } from '@agentq/shared/testing';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type startWorkerProcess } from '../testing';
+import { createTestApp, TEST_APP_SECRET, type startWorkerProcess } from '../testing';
 
 let t: Awaited<ReturnType<typeof createTestApp>>;
 let worker: Awaited<ReturnType<typeof startWorkerProcess>>;
@@ -320,5 +322,64 @@ describe('execution through the queue', () => {
     const stranger = await t.signUp('user');
     expect((await t.app.request(`/api/runs/${runs[0]}`, { headers: stranger.headers })).status).toBe(404);
     expect((await t.app.request('/api/tool-logs?from=not-a-date', { headers: admin.headers })).status).toBe(400);
+  });
+});
+
+describe('web-search tools', () => {
+  it('keeps the API key write-only: required for Brave (400 at secrets.apiKey), encrypted, never in any answer or log, and used by the worker', async () => {
+    const provider = await startFakeSearchProvider();
+    try {
+      const missingKey = await post('/api/agent-tools', { name: 'Search', slug: slug('search'), type: 'web-search', config: { provider: 'brave' } });
+      expect(missingKey.status).toBe(400);
+      expect((await missingKey.json()).error.issues.map((issue: { path: string[] }) => issue.path.join('.'))).toEqual(['secrets.apiKey']);
+      const badConfig = await post('/api/agent-tools', { name: 'Search', slug: slug('search'), type: 'web-search', config: { provider: 'bing' } });
+      expect(badConfig.status).toBe(400);
+      expect((await badConfig.json()).error.issues.map((issue: { path: string[] }) => issue.path.join('.'))).toContain('config.provider');
+      const noBaseUrl = await post('/api/agent-tools', { name: 'Search', slug: slug('search'), type: 'web-search', config: { provider: 'searxng' } });
+      expect((await noBaseUrl.json()).error.issues.map((issue: { path: string[] }) => issue.path.join('.'))).toEqual(['config.baseUrl']);
+
+      const created = await post('/api/agent-tools', {
+        name: 'Search',
+        slug: slug('search'),
+        type: 'web-search',
+        config: { provider: 'brave', baseUrl: provider.baseUrls.brave },
+        secrets: { apiKey: FAKE_SEARCH_KEY },
+      });
+      expect(created.status).toBe(201);
+      const createdText = await created.text();
+      expect(createdText).not.toContain(FAKE_SEARCH_KEY);
+      const tool = JSON.parse(createdText);
+      expect(tool).toMatchObject({ type: 'web-search', config: { provider: 'brave', maxResults: 5 }, secretsSet: ['apiKey'] });
+      expect(tool.secretsEncrypted).toBeUndefined();
+      const [row] = await t.db.select().from(agentTools).where(eq(agentTools.id, tool.id));
+      expect(row!.secretsEncrypted).not.toContain(FAKE_SEARCH_KEY);
+      expect(JSON.parse(decryptSecret(row!.secretsEncrypted!, TEST_APP_SECRET))).toEqual({ apiKey: FAKE_SEARCH_KEY });
+
+      const executed = await post(`/api/agent-tools/${tool.id}/execute`, { input: { query: 'agentq', count: 2 } });
+      expect(executed.status).toBe(200);
+      const { result, runId } = await executed.json();
+      expect(result).toMatchObject({ success: true, metadata: { provider: 'brave', resultCount: 2 } });
+      expect(result.data).toContain('[agentq 2.0 released](https://example.com/news/agentq-2)');
+      expect(provider.requests.at(-1)!.headers['x-subscription-token']).toBe(FAKE_SEARCH_KEY);
+
+      // Switching to a provider that needs no key is fine; back to Tavily with the key cleared is not.
+      expect((await put(`/api/agent-tools/${tool.id}`, { config: { provider: 'searxng', baseUrl: provider.baseUrls.searxng } })).status).toBe(200);
+      const cleared = await put(`/api/agent-tools/${tool.id}`, { config: { provider: 'tavily' }, secrets: {} });
+      expect(cleared.status).toBe(400);
+      expect((await cleared.json()).error.issues[0].path).toEqual(['secrets', 'apiKey']);
+
+      // Nothing an admin can read carries the key: the tool, the list, the run and its log.
+      const readable = await Promise.all(
+        [`/api/agent-tools/${tool.id}`, '/api/agent-tools', `/api/runs/${runId}`, `/api/tool-logs?toolId=${tool.id}`].map(async (path) => {
+          const response = await t.app.request(path, { headers: admin.headers });
+          expect(response.status, path).toBe(200);
+          return response.text();
+        }),
+      );
+      for (const text of readable) expect(text).not.toContain(FAKE_SEARCH_KEY);
+      expect(JSON.parse(readable[3]!).items[0]).toMatchObject({ status: 'success' });
+    } finally {
+      await provider.close();
+    }
   });
 });

@@ -20,6 +20,20 @@ export function validateToolSecrets(type: string, secrets: unknown): Record<stri
   return parsed.data as Record<string, unknown>;
 }
 
+/**
+ * Checks what the instance's config requires of its secrets (ToolType `checkSecrets`), e.g. an API key
+ * for a provider that needs one; issues carry paths under `secrets`.
+ */
+export function checkToolSecrets(type: string, config: Record<string, unknown>, secrets: Record<string, unknown>): void {
+  const issues = getToolType(type).checkSecrets?.(config, secrets) ?? [];
+  if (issues.length > 0) {
+    throw new InvalidInputError(
+      `Missing secrets for tool type '${type}'`,
+      issues.map((issue) => ({ path: ['secrets', ...issue.path], message: issue.message })),
+    );
+  }
+}
+
 /** Encrypts an instance's secrets as one value; null when there is nothing to keep. */
 export function sealToolSecrets(secrets: Record<string, unknown>, appSecret: string | undefined): string | null {
   if (secretPaths(secrets).length === 0) return null;

@@ -7,7 +7,7 @@ import { agentToolLogs, agentTools, auditEvents, RETRY_INTERRUPTED, runs, TOOL_L
 import { newId } from '../ids';
 import { effectOf, type ExpandedTool, type ToolContext, type ToolEffect, type ToolResult } from '../tools/define-tool-type';
 import { discoveryOf, expandToolRows } from '../tools/model-tools';
-import { openToolSecrets, sealToolSecrets, secretPaths, validateToolSecrets } from './tool-secrets';
+import { checkToolSecrets, openToolSecrets, sealToolSecrets, secretPaths, validateToolSecrets } from './tool-secrets';
 import { InvalidToolConfigError } from '../tools/errors';
 import { executionTimeoutMs, getToolType, inputJsonSchema, toolTypeConfigSchema } from '../tools/registry';
 import { findInAgentConfig } from './agent-config';
@@ -126,7 +126,9 @@ export type ToolWriteOptions = { appSecret?: string };
 export async function createTool(db: Database, input: Omit<CreateToolInput, 'retryInterrupted'> & { retryInterrupted?: CreateToolInput['retryInterrupted'] }, options: ToolWriteOptions = {}): Promise<AgentTool> {
   const { secrets, ...fields } = input;
   const config = validateToolConfig(input.type, input.config);
-  const secretsEncrypted = sealToolSecrets(validateToolSecrets(input.type, secrets), options.appSecret);
+  const validSecrets = validateToolSecrets(input.type, secrets);
+  checkToolSecrets(input.type, config, validSecrets);
+  const secretsEncrypted = sealToolSecrets(validSecrets, options.appSecret);
   try {
     const [tool] = await db
       .insert(agentTools)
@@ -144,8 +146,10 @@ export async function updateTool(db: Database, id: string, input: UpdateToolInpu
   const existing = await getTool(db, id);
   const { secrets, ...fields } = input;
   const changes: Partial<typeof agentTools.$inferInsert> = { ...fields };
-  if (secrets !== undefined) changes.secretsEncrypted = sealToolSecrets(validateToolSecrets(existing.type, secrets), options.appSecret);
+  const validSecrets = secrets !== undefined ? validateToolSecrets(existing.type, secrets) : undefined;
   if (input.config !== undefined) changes.config = validateToolConfig(existing.type, input.config);
+  if (validSecrets !== undefined || input.config !== undefined) checkUpdatedSecrets(existing, changes.config, validSecrets, options);
+  if (validSecrets !== undefined) changes.secretsEncrypted = sealToolSecrets(validSecrets, options.appSecret);
   if (Object.keys(changes).length === 0) return existing;
   try {
     const [tool] = await db.update(agentTools).set(changes).where(eq(agentTools.id, id)).returning();
@@ -156,6 +160,26 @@ export async function updateTool(db: Database, id: string, input: UpdateToolInpu
     if (isUniqueViolation(error)) throw slugTaken(input.slug ?? existing.slug);
     throw error;
   }
+}
+
+/**
+ * The config and secrets an update leaves the instance with, checked together (checkToolSecrets). Stored
+ * secrets this process cannot decrypt are not judged here: the call reports them when it runs.
+ */
+function checkUpdatedSecrets(existing: AgentTool, config: Record<string, unknown> | undefined, secrets: Record<string, unknown> | undefined, options: ToolWriteOptions): void {
+  const toolType = getToolType(existing.type);
+  if (!toolType.checkSecrets) return;
+  const effectiveConfig = config ?? (toolType.configSchema as z.ZodType).safeParse(existing.config ?? {}).data;
+  if (effectiveConfig === undefined) return;
+  let effectiveSecrets = secrets;
+  if (effectiveSecrets === undefined) {
+    try {
+      effectiveSecrets = openToolSecrets(existing, options.appSecret);
+    } catch {
+      return;
+    }
+  }
+  checkToolSecrets(existing.type, effectiveConfig as Record<string, unknown>, effectiveSecrets);
 }
 
 export async function deleteTool(db: Database, id: string): Promise<void> {

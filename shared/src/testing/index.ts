@@ -54,5 +54,6 @@ export function uniqueEmail(label = 'user'): string {
 }
 export { startTestMcpServer, type TestMcpServer } from '../tools/mcp/test-server';
 export { startPetstoreServer, petstoreSpec, type PetstoreServer } from '../tools/openapi/test-server';
+export { FAKE_SEARCH_KEY, startFakeSearchProvider, type FakeSearchProvider } from '../tools/web-search/test-server';
 export * from './redis-server';
 export { pdfWithPages } from './pdf';

@@ -127,6 +127,12 @@ export type ToolType<Name extends string = string, Config = any, Input = any> = 
    */
   secretsSchema?: z.ZodType<Record<string, unknown>, any>;
   /**
+   * What an instance's config requires of its secrets (a provider that needs an API key), checked on create
+   * and update once both parsed. Paths are relative to the secrets: the API answers 400 with `secrets.<path>`.
+   * @example checkSecrets: (config, secrets) => (config.auth === 'bearer' && !secrets.token ? [{ path: ['token'], message: 'Bearer auth needs a token' }] : [])
+   */
+  checkSecrets?: (config: Config, secrets: Record<string, unknown>) => { path: PropertyKey[]; message: string }[];
+  /**
    * Asks the instance's server what it offers (MCP `tools/list`, an OpenAPI document). The API stores the
    * result on the row on create, update and refresh; a failure keeps the previous snapshot.
    */
