@@ -9,6 +9,7 @@ import {
   type ResolveHostname,
 } from './assert-safe-url';
 import { checkDomainAccess } from './domain-access';
+import { errorCode } from './error-code';
 import { fenceUntrustedContent } from './fence-untrusted-content';
 import type { FetchConfig, FetchInput, HttpMethod } from './fetch-schemas';
 import { parseBody } from './parse-body';
@@ -219,16 +220,6 @@ function describeFailure(
   }
   const message = error instanceof Error ? error.message : String(error);
   return context.fail(`Request failed: ${message}${code ? ` (${code})` : ''}.`, { ...(code && { errorCode: code }) });
-}
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 function parseHttpUrl(url: string): URL | string {

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { fetch as undiciFetch, type Agent } from 'undici';
 import { assertSafeUrl, findBlockedDestinationError, type ResolveHostname } from '../fetch/assert-safe-url';
+import { errorCode } from '../fetch/error-code';
 import { createSafeAgent } from '../fetch/safe-connect';
 import type { McpConfig, McpSecrets } from './mcp-schemas';
 
@@ -119,14 +120,4 @@ export function describeConnectError(error: unknown): Error {
   if (error instanceof StreamableHTTPError) return new McpConnectError(`The MCP server answered HTTP ${error.code ?? '?'}: ${error.message}`);
   const message = error instanceof Error ? error.message : String(error);
   return new McpConnectError(`Could not talk to the MCP server: ${message}${code ? ` (${code})` : ''}`);
-}
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

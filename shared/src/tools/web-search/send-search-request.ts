@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { assertSafeUrl, findBlockedDestinationError, type ResolveHostname } from '../fetch/assert-safe-url';
 import { decodeText, readBodyCapped } from '../fetch/read-body';
+import { errorCode } from '../fetch/error-code';
 import { createSafeAgent } from '../fetch/safe-connect';
 import type { ProviderRequest } from './search-provider';
 
@@ -83,16 +84,6 @@ export async function sendSearchRequest(providerRequest: ProviderRequest, option
 
 function failure(error: string, metadata: Record<string, unknown>): SendFailure {
   return { kind: 'failure', error, metadata };
-}
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
