@@ -334,7 +334,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('error-panel').textContent()).toMatch(/not found|404/i);
   });
 
-  it('starts a temporary chat: a banner says so, the answer streams, the sidebar and search never list it, a reload keeps the banner, and it has no Share or Fork', async () => {
+  it('starts a temporary chat: a banner says so, the answer streams, the sidebar and search never list it, a reload keeps the banner, it has no Share or Fork until it is kept', async () => {
     const question = `Temporary whisper ${tag}`;
     await page.goto(`${stack.url}/chat`);
     const toggle = page.getByTestId('temporary-chat-toggle');
@@ -380,6 +380,16 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('chat-share').count()).toBe(0);
     expect(await page.getByTestId('fork-message').count()).toBe(0);
     expect(await page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`).count()).toBe(0);
+
+    // Kept after all: the banner goes, Share and Fork come, the list has it; a reload agrees.
+    await page.getByTestId('temporary-chat-keep').click();
+    await page.getByTestId('temporary-chat-banner').waitFor({ state: 'detached' });
+    await page.getByTestId('chat-share').waitFor({ state: 'attached' });
+    expect(await page.getByTestId('fork-message').count()).toBeGreaterThan(0);
+    await page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`).waitFor({ state: 'attached' });
+    await page.reload();
+    await page.getByTestId('chat-share').waitFor({ state: 'attached' });
+    expect(await page.getByTestId('temporary-chat-banner').count()).toBe(0);
 
     // Loading the new-chat page afresh starts a regular chat again.
     await page.goto(`${stack.url}/chat`);

@@ -159,4 +159,24 @@ describe('temporary chats', () => {
     }
     expect(await listed(me)).toEqual([]);
   });
+
+  it('is kept on request: it becomes a chat like any other (listed, its next run uses memory), and no chat becomes temporary', async () => {
+    const me = await t.signUp('user');
+    const temporary = await newSession(me, { temporary: true });
+    await ask(me, temporary.id, 'Worth keeping after all', 'Glad to hear.');
+    const regular = await newSession(me);
+
+    expect((await request('PATCH', `/api/sessions/${regular.id}`, me, { temporary: true })).status).toBe(400);
+    expect(((await (await request('GET', `/api/sessions/${regular.id}`, me)).json()) as Session).temporary).toBe(false);
+    const other = await t.signUp('user');
+    expect((await request('PATCH', `/api/sessions/${temporary.id}`, other, { temporary: false })).status).toBe(404);
+
+    const kept = await request('PATCH', `/api/sessions/${temporary.id}`, me, { temporary: false, pinned: true });
+    expect(kept.status).toBe(200);
+    expect((await kept.json()) as Session).toMatchObject({ id: temporary.id, temporary: false });
+    expect(await listed(me, '?pinned=true')).toEqual([temporary.id]);
+    await ask(me, temporary.id, 'And now?', 'Now it is kept.');
+    const chatRuns = await t.db.select({ options: runs.options }).from(runs).where(eq(runs.sessionId, temporary.id)).orderBy(runs.createdAt);
+    expect(chatRuns.map((run) => (run.options as { temporary?: boolean }).temporary ?? false)).toEqual([true, false]);
+  });
 });

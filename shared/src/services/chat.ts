@@ -38,9 +38,14 @@ export const updateSessionInputSchema = z
     archived: z.boolean(),
     /** The user's folder to file the chat in; null takes it out of its folder. */
     folderId: z.string().min(1).max(100).nullable(),
+    /** false keeps a temporary chat: it becomes a chat like any other (a chat cannot become temporary). */
+    temporary: z.literal(false, { error: 'A chat can only stop being temporary (send false)' }),
   })
   .partial()
-  .refine((input) => input.title !== undefined || input.pinned !== undefined || input.archived !== undefined || input.folderId !== undefined, 'Send a title, pinned, archived or folderId');
+  .refine(
+    (input) => input.title !== undefined || input.pinned !== undefined || input.archived !== undefined || input.folderId !== undefined || input.temporary !== undefined,
+    'Send a title, pinned, archived, folderId or temporary',
+  );
 export type UpdateSessionInput = z.infer<typeof updateSessionInputSchema>;
 
 /** Sampling settings a chat may set for its runs (the model's own defaults when left out). */
@@ -342,15 +347,17 @@ export function runHistory(rows: ChatMessage[], run: Pick<Run, 'id' | 'sessionId
 
 /**
  * Renames the session (the user's choice: automatic titles no longer change it), pins or unpins it,
- * archives or restores it, files it in one of the user's folders or takes it out. None is activity: the chat keeps its place among the most recently
+ * archives or restores it, files it in one of the user's folders or takes it out, keeps a temporary chat. None is activity: the chat keeps its place among the most recently
  * active. An archived chat is out of the lists, pinned ones too: archiving unpins it.
  */
 export async function updateChatSession(db: Database, session: ChatSession, input: UpdateSessionInput): Promise<ChatSession> {
-  const { title, pinned, archived, folderId } = updateSessionInputSchema.parse(input);
-  // A temporary chat is in no list: there is nothing to pin it in, archive it from or file it into.
-  if (pinned !== undefined) requireSavedChat(session, 'pinned');
-  if (archived !== undefined) requireSavedChat(session, 'archived');
-  if (folderId !== undefined) requireSavedChat(session, 'moved to a folder');
+  const { title, pinned, archived, folderId, temporary } = updateSessionInputSchema.parse(input);
+  // A temporary chat is in no list: there is nothing to pin it in, archive it from or file it into
+  // (unless the same request keeps it).
+  const kept = { id: session.id, temporary: temporary ?? session.temporary };
+  if (pinned !== undefined) requireSavedChat(kept, 'pinned');
+  if (archived !== undefined) requireSavedChat(kept, 'archived');
+  if (folderId !== undefined) requireSavedChat(kept, 'moved to a folder');
   if (folderId) await requireOwnFolder(db, session.userId, folderId);
   const [renamed] = await db
     .update(chatSessions)
@@ -359,6 +366,7 @@ export async function updateChatSession(db: Database, session: ChatSession, inpu
       ...(pinned === undefined ? {} : { pinnedAt: pinned ? (session.pinnedAt ?? new Date()) : null }),
       ...(archived === undefined ? {} : { archivedAt: archived ? (session.archivedAt ?? new Date()) : null, ...(archived ? { pinnedAt: null } : {}) }),
       ...(folderId === undefined ? {} : { folderId }),
+      ...(temporary === undefined ? {} : { temporary }),
       updatedAt: session.updatedAt,
     })
     .where(eq(chatSessions.id, session.id))

@@ -72,6 +72,11 @@ export function setSessionFolder(id: string, folderId: string | null): Promise<C
   return apiFetch(sessionPath(id), { method: 'PATCH', json: { folderId } });
 }
 
+/** Keeps a temporary chat: from now on it is a chat like any other, in the lists and memory. */
+export function keepTemporarySession(id: string): Promise<ChatSession> {
+  return apiFetch(sessionPath(id), { method: 'PATCH', json: { temporary: false } });
+}
+
 /** Archives the chat out of the lists (it stays whole, and is unpinned), or restores it. */
 export function setSessionArchived(id: string, archived: boolean): Promise<ChatSession> {
   return apiFetch(sessionPath(id), { method: 'PATCH', json: { archived } });

@@ -424,6 +424,7 @@ export const en = {
   'chat.temporaryExplain': "Not saved in your chats, not used for memory, and deleted after 24 hours without use.",
   'chat.temporaryBanner': "Temporary chat — not saved to your chats",
   'chat.temporaryBannerDetail': "It is not used for memory, cannot be shared or forked, and is deleted after 24 hours without use.",
+  'chat.temporaryKeep': "Keep this chat",
   'chat.share': "Share",
   'chat.shareTitle': "Share this chat",
   'chat.shareExplain': "Anyone signed in to agentq who has the link can read this chat as it is now and save a copy to go on with it. Messages sent later are not shared until you update the link.",

@@ -423,6 +423,7 @@ export const zh = {
   'chat.temporaryExplain': "不会保存到你的对话列表，也不用于记忆；闲置 24 小时后自动删除。",
   'chat.temporaryBanner': "临时对话 — 不会保存到你的对话列表",
   'chat.temporaryBannerDetail': "它不用于记忆，不能分享或分叉，闲置 24 小时后自动删除。",
+  'chat.temporaryKeep': "保留此对话",
   'chat.share': "分享",
   'chat.shareTitle': "分享此对话",
   'chat.shareExplain': "已登录 agentq 且拥有链接的任何人都可以阅读此对话的当前内容，并保存副本继续对话。之后发送的消息不会被分享，除非你更新链接。",
