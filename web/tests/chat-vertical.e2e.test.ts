@@ -611,7 +611,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await actions.getByTestId('answer-details-toggle').click();
     expect(await actions.getByTestId('answer-details-toggle').getAttribute('aria-expanded')).toBe('true');
     // Two steps: the tool call, then the answer; the fake model counts the tokens it streamed.
-    expect(await actions.getByTestId('answer-details').textContent()).toMatch(/^Scripted demo model with a long name · [\d,]+ in · [1-9]\d* out tokens · \d+(\.\d)? m?s · 2 steps$/);
+    expect(await actions.getByTestId('answer-details').textContent()).toMatch(/^Scripted demo model with a long name · [\d,]+ in · [1-9]\d* out tokens · \d+(\.\d)? m?s · [\d,.]+ tokens\/s · 2 steps$/);
     await expectInViewport(actions.getByTestId('answer-details'));
     await actions.getByTestId('answer-details-toggle').click();
     expect(await actions.getByTestId('answer-details').count()).toBe(0);

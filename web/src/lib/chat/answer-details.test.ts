@@ -19,11 +19,12 @@ const run: RunOutcome = {
 afterEach(() => setLocale('en'));
 
 describe('answerDetails', () => {
-  it('names the model, the tokens in and out (and reasoning), the time the run took and its steps', () => {
+  it('names the model, the tokens in and out (and reasoning), the time the run took, its output speed and its steps', () => {
     setLocale('en');
-    expect(answerDetails(run, 'Scripted model')).toEqual(['Scripted model', '6,816 in · 28 out tokens', '17 reasoning tokens', '1.2 s', '2 steps']);
+    // 28 tokens in 1.211 s.
+    expect(answerDetails(run, 'Scripted model')).toEqual(['Scripted model', '6,816 in · 28 out tokens', '17 reasoning tokens', '1.2 s', '23.1 tokens/s', '2 steps']);
     setLocale('zh');
-    expect(answerDetails({ ...run, steps: 1 }, undefined)).toEqual(['输入 6,816 · 输出 28 tokens', '推理 17 tokens', '1.2 s', '1 步']);
+    expect(answerDetails({ ...run, steps: 1 }, undefined)).toEqual(['输入 6,816 · 输出 28 tokens', '推理 17 tokens', '1.2 s', '23.1 tokens/秒', '1 步']);
   });
 
   it('leaves out what the run did not report', () => {

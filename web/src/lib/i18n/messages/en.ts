@@ -587,6 +587,7 @@ export const en = {
   'chat.answerDetails': "Answer details",
   'chat.details': "Details",
   'chat.tokensInOut': "{input} in · {output} out tokens",
+  'chat.tokensPerSecond': "{rate} tokens/s",
   'chat.reasoningTokens': "{count} reasoning tokens",
   'chat.oneStep': "1 step",
   'chat.steps': "{count} steps",

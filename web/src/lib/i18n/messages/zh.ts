@@ -586,6 +586,7 @@ export const zh = {
   'chat.answerDetails': "回答详情",
   'chat.details': "详情",
   'chat.tokensInOut': "输入 {input} · 输出 {output} tokens",
+  'chat.tokensPerSecond': "{rate} tokens/秒",
   'chat.reasoningTokens': "推理 {count} tokens",
   'chat.oneStep': "1 步",
   'chat.steps': "{count} 步",
