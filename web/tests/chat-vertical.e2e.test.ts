@@ -601,7 +601,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     for (const key of ['temperature', 'max_tokens']) expect(requests.slice(cleared).at(-1)).not.toHaveProperty(key);
   });
 
-  it("shows an answer's details on request: the model, its tokens in and out, how long it took, its steps", async () => {
+  it("shows an answer's details on request: the model, its tokens in and out, how long it took, its speed, its steps", async () => {
     await newChat(`details ${tag}`);
     await sendMessage(page, 'missing page');
     await waitForRunStatus(page, 'succeeded');
