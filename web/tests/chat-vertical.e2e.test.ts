@@ -972,21 +972,34 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await expectNoHorizontalOverflow();
   });
 
-  it('offers a way down to the latest message only while the reader is scrolled away from it', async () => {
+  it('opens a chat at its latest message, and offers a way down to it only while the reader is scrolled away', async () => {
     await newChat(`tall ${tag}`);
     await waitForRunStatus(page, 'succeeded');
+    const sessionUrl = page.url();
     await lastAssistant(page).getByText('Line 80 of a long answer.').waitFor();
     const button = page.getByTestId('scroll-to-latest');
-    const atBottom = () => page.evaluate(() => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 2);
-    await expect.poll(atBottom).toBe(true);
-    expect(await button.count()).toBe(0);
+    // The end of the answer is on screen (not under the composer docked at the bottom).
+    const lastLineShown = () =>
+      lastAssistant(page)
+        .getByText('Line 80 of a long answer.')
+        .evaluate((line) => {
+          const box = line.getBoundingClientRect();
+          const dock = document.querySelector('.composer-dock')?.getBoundingClientRect();
+          return box.top >= 0 && box.bottom <= (dock?.top ?? window.innerHeight);
+        });
+    await expect.poll(lastLineShown).toBe(true);
+    await expect.poll(() => button.count()).toBe(0);
     await page.evaluate(() => window.scrollTo({ top: 0 }));
     await button.waitFor();
     await expectInViewport(button);
+    expect(await lastLineShown()).toBe(false);
     await button.click();
-    await expect.poll(atBottom).toBe(true);
+    await expect.poll(lastLineShown).toBe(true);
     await expect.poll(() => button.count()).toBe(0);
-    await expect.poll(() => lastAssistant(page).getByText('Line 80 of a long answer.').isVisible()).toBe(true);
+    // Opened again, the chat shows its latest message.
+    await page.goto(`${stack.url}/chat`);
+    await page.goto(sessionUrl);
+    await expect.poll(lastLineShown).toBe(true);
   });
 
   it('notifies a reader whose tab is in the background when the answer is ready, once they turned it on, and not while they watch', async () => {
