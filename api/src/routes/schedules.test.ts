@@ -1,5 +1,5 @@
-import { runs } from '@agentq/shared/db';
-import { eq } from 'drizzle-orm';
+import { runs, schedules } from '@agentq/shared/db';
+import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, insertBackgroundModel } from '../testing';
 
@@ -10,7 +10,18 @@ beforeAll(async () => {
   t = await createTestApp();
   modelId = await insertBackgroundModel(t.db, 'Schedules model');
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  // The test database is shared with other files: leave no enabled schedule behind for their reconcilers.
+  if (userIds.length) await t.db.delete(schedules).where(inArray(schedules.userId, userIds));
+  await t.close();
+});
+
+const userIds: string[] = [];
+async function signUp(role: 'admin' | 'user') {
+  const account = await t.signUp(role);
+  userIds.push(account.user.id);
+  return account;
+}
 
 type Account = { headers: Record<string, string> };
 const request = (method: string, path: string, account: Account, body?: unknown, headers: Record<string, string> = {}) =>
@@ -19,7 +30,7 @@ const daily = { name: 'Morning brief', prompt: 'Summarise the news', cron: '0 9 
 
 describe('schedules', () => {
   it('refuses a bad cron or time zone with a 400 naming the field, and never answers 500', async () => {
-    const user = await t.signUp('user');
+    const user = await signUp('user');
     for (const [body, field] of [
       [{ ...daily, cron: 'every morning' }, 'cron'],
       [{ ...daily, cron: '61 * * * *' }, 'cron'],
@@ -45,7 +56,7 @@ describe('schedules', () => {
   });
 
   it('shows the next fire computed in the schedule\'s time zone: 09:00 in Shanghai is 01:00 UTC', async () => {
-    const user = await t.signUp('user');
+    const user = await signUp('user');
     const response = await request('POST', '/api/schedules', user, { ...daily, timezone: 'Asia/Shanghai' });
     expect(response.status).toBe(201);
     const created = await response.json();
@@ -62,8 +73,8 @@ describe('schedules', () => {
   });
 
   it('refuses a user a cron firing more often than once a minute; an admin may', async () => {
-    const user = await t.signUp('user');
-    const admin = await t.signUp('admin');
+    const user = await signUp('user');
+    const admin = await signUp('admin');
     for (const cron of ['* * * * * *', '*/30 * * * * *', '0,30 * * * * *']) {
       const refused = await request('POST', '/api/schedules', user, { ...daily, cron });
       expect(refused.status, cron).toBe(400);
@@ -78,8 +89,8 @@ describe('schedules', () => {
   });
 
   it('checks the agent and model as a send does: a model for admins only is refused to a user', async () => {
-    const user = await t.signUp('user');
-    const admin = await t.signUp('admin');
+    const user = await signUp('user');
+    const admin = await signUp('admin');
     const premium = await (await request('POST', '/api/models', admin, { name: 'Premium sched', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'premium', adminsOnly: true })).json();
     const refused = await request('POST', '/api/schedules', user, { ...daily, modelId: premium.id });
     expect(refused.status).toBe(400);
@@ -92,8 +103,8 @@ describe('schedules', () => {
   });
 
   it('keeps each user to their own schedules (404 for another\'s) and to 20 of them', async () => {
-    const alice = await t.signUp('user');
-    const bob = await t.signUp('user');
+    const alice = await signUp('user');
+    const bob = await signUp('user');
     const mine = await (await request('POST', '/api/schedules', alice, daily)).json();
     for (const [method, path, body] of [
       ['GET', `/api/schedules/${mine.id}`, undefined],
@@ -114,7 +125,7 @@ describe('schedules', () => {
   });
 
   it('keeps a Job Scheduler in Redis while enabled, with its cron and zone, and removes it when disabled or deleted', async () => {
-    const user = await t.signUp('user');
+    const user = await signUp('user');
     const created = await (await request('POST', '/api/schedules', user, { ...daily, timezone: 'Europe/Paris' })).json();
     expect(await t.queues.scheduleFires.getJobScheduler(created.id)).toMatchObject({ pattern: '0 9 * * *', tz: 'Europe/Paris', template: { data: { scheduleId: created.id } } });
     const edited = await (await request('PATCH', `/api/schedules/${created.id}`, user, { cron: '30 7 * * 1-5' })).json();
@@ -131,7 +142,7 @@ describe('schedules', () => {
   });
 
   it('Run now starts a run in the schedule\'s chat (202 with the run and chat), records it, and refuses while that chat is busy', async () => {
-    const user = await t.signUp('user');
+    const user = await signUp('user');
     const schedule = await (await request('POST', '/api/schedules', user, { ...daily, modelId, target: 'same-chat', enabled: false })).json();
     const response = await request('POST', `/api/schedules/${schedule.id}/run`, user, undefined, { 'idempotency-key': 'first' });
     expect(response.status).toBe(202);
