@@ -22,8 +22,8 @@ beforeAll(async () => {
   const crashing: ProcessorMap = {
     ...processors,
     scheduleFires: {
-      'schedule-fire': async (job, deps, token) => {
-        const outcome = await processors.scheduleFires['schedule-fire'](job, deps, token);
+      'schedule-fire': async (job, deps) => {
+        const outcome = await processors.scheduleFires['schedule-fire'](job, deps);
         if (crashAfterStart.has(job.data.scheduleId) && job.attemptsMade === 0) throw new Error('worker died after starting the run');
         return outcome;
       },
