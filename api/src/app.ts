@@ -28,6 +28,7 @@ import { CHAT_FILE_UPLOAD_PATH, chatFileRoutes } from './routes/chat-files';
 import { chatFolderRoutes } from './routes/chat-folders';
 import { sharedChatRoutes } from './routes/shared-chats';
 import { promptRoutes } from './routes/prompts';
+import { scheduleRoutes } from './routes/schedules';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { usageRoutes } from './routes/usage';
 import { userRoutes } from './routes/users';
@@ -52,6 +53,7 @@ function apiRoutes() {
     .route('/sessions', sessionRoutes)
     .route('/shared', sharedChatRoutes)
     .route('/prompts', promptRoutes)
+    .route('/schedules', scheduleRoutes)
     .route('/folders', chatFolderRoutes)
     .route('/runs', runRoutes)
     .route('/approvals', approvalRoutes)

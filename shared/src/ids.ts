@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   prompt: 'prm',
   file: 'fil',
   folder: 'fld',
+  schedule: 'sch',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,8 +1,8 @@
 import { approvals, runs, type Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
-import { enqueueRunJob, findRunJob, runsWithLiveJobs, wakeRunJob, type Queues } from '@agentq/shared/queues';
-import { deleteIdleTemporaryChats, deleteUnsentUploads, runsReadyToWake, setRunJobId } from '@agentq/shared/services';
+import { enqueueRunJob, findRunJob, listScheduleJobs, removeScheduleJob, runsWithLiveJobs, upsertScheduleJob, wakeRunJob, type Queues } from '@agentq/shared/queues';
+import { deleteIdleTemporaryChats, deleteUnsentUploads, listEnabledSchedules, runsReadyToWake, setRunJobId } from '@agentq/shared/services';
 import { and, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import { RUN_LEASE_MS } from './run-lease';
@@ -61,6 +61,32 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
 }
 
 /**
+ * PostgreSQL is the source of truth for schedules too: every enabled schedule (of an enabled user)
+ * gets its BullMQ Job Scheduler back if Redis lost it (a restart without persistence, a wipe) or
+ * fires on another cron or zone than its row says (an edit saved while Redis was down), and a
+ * scheduler whose schedule is gone or disabled is removed. Returns the ids it restored and removed.
+ */
+export async function reconcileSchedules(db: Database, queues: Queues, logger: Logger): Promise<{ restored: string[]; removed: string[] }> {
+  const [enabled, existing] = await Promise.all([listEnabledSchedules(db), listScheduleJobs(queues)]);
+  const restored: string[] = [];
+  for (const schedule of enabled) {
+    const scheduler = existing.get(schedule.id);
+    existing.delete(schedule.id);
+    if (scheduler && scheduler.cron === schedule.cron && (scheduler.timezone ?? 'UTC') === schedule.timezone) continue;
+    await upsertScheduleJob(queues, schedule);
+    restored.push(schedule.id);
+    logger.warn({ scheduleId: schedule.id }, scheduler ? 'schedule fired on an outdated cron; scheduler updated' : 'schedule had no scheduler in Redis; restored');
+  }
+  const removed: string[] = [];
+  for (const id of existing.keys()) {
+    await removeScheduleJob(queues, id);
+    removed.push(id);
+    logger.info({ scheduleId: id }, 'removed the scheduler of a schedule that is gone or disabled');
+  }
+  return { restored, removed };
+}
+
+/**
  * Promotes every parked run that has nothing left to wait for (all approvals decided or expired, or
  * the run cancelled): a decision stored while Redis was down resumes within seconds of its return.
  * Returns the ids of the runs it woke.
@@ -77,7 +103,7 @@ export async function wakeDecidedRuns(db: Database, queues: Queues, logger: Logg
 }
 
 /**
- * Reconciles now and then every `intervalMs`, wakes decided parked runs every `wakeIntervalMs`, and
+ * Reconciles runs and schedules now and then every `intervalMs`, wakes decided parked runs every `wakeIntervalMs`, and
  * does both at once whenever `redis` reconnects (what was decided during an outage resumes then).
  * With its first reconcile and then hourly, it deletes uploads left behind (a send given up on) and
  * temporary chats unused for a day.
@@ -99,6 +125,7 @@ export function startReconciler(
       if (full || Date.now() - lastFull >= intervalMs) {
         lastFull = Date.now();
         await reconcileRuns(db, queues, logger);
+        await reconcileSchedules(db, queues, logger);
       }
       if (Date.now() - lastSweep >= UPLOAD_SWEEP_INTERVAL_MS) {
         lastSweep = Date.now();

@@ -33,6 +33,7 @@ describe('worker pool', () => {
           return { ran: job.data.runId };
         },
       },
+      scheduleFires: { 'schedule-fire': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
     const events = new QueueEvents(queueCatalog.toolExecutions.name, { connection: createWorkerRedis(testRedisUrl()), prefix });
@@ -67,6 +68,7 @@ describe('worker pool', () => {
           throw job.data.runId === 'run_refused' ? queryError('53300', 'sorry, too many clients already') : queryError('23505', 'duplicate key value violates unique constraint "runs_pkey"');
         },
       },
+      scheduleFires: { 'schedule-fire': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
     try {
@@ -106,6 +108,7 @@ describe('shutdown deadline', () => {
           return never;
         },
       },
+      scheduleFires: { 'schedule-fire': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 1 });
     try {

@@ -2,8 +2,8 @@ import { runs, type Database } from '@agentq/shared/db';
 import { queueCatalog, type QueueKey, type Queues } from '@agentq/shared/queues';
 import { count, eq } from 'drizzle-orm';
 
-/** Which run kind each queue's jobs belong to (a job id is its run id). */
-const RUN_KIND_OF_QUEUE = { chatTurns: 'chat', toolExecutions: 'tool' } as const satisfies { [K in QueueKey]: 'chat' | 'tool' };
+/** Which run kind each queue's jobs belong to (a job id is its run id); a schedule's fires are no run's and never park. */
+const RUN_KIND_OF_QUEUE = { chatTurns: 'chat', toolExecutions: 'tool', scheduleFires: null } as const satisfies { [K in QueueKey]: 'chat' | 'tool' | null };
 
 /** Job states as operators read them; together they partition a queue's jobs. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'parked', 'failed', 'completed', 'prioritized', 'waiting-children'] as const;
@@ -36,7 +36,8 @@ export async function queueOverview(db: Database, queues: Queues): Promise<Queue
         queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized', 'waiting-children'),
         queue.isPaused(),
       ]);
-      const parked = parkedByKind.get(RUN_KIND_OF_QUEUE[key]) ?? 0;
+      const kind = RUN_KIND_OF_QUEUE[key];
+      const parked = (kind && parkedByKind.get(kind)) ?? 0;
       const delayed = raw.delayed ?? 0;
       return {
         key,

@@ -1,4 +1,4 @@
-import { enqueue, type ChatRunOpening } from '@agentq/shared/queues';
+import { enqueueChatTurn as addChatTurn, type ChatRunOpening } from '@agentq/shared/queues';
 import {
   askInSession,
   attachmentDisposition,
@@ -139,8 +139,18 @@ async function startOrAbandon<T>(c: Context<AppEnv>, run: Run, start: () => Prom
 }
 
 /** A session's first question carries its opening (ChatRunOpening): its worker sends the model call beside its claim. */
-const enqueueChatTurn = (c: Context<AppEnv>, run: Run, opening?: ChatRunOpening) =>
-  enqueue(c.get('queues'), 'chatTurns', 'chat-turn', { runId: run.id, opening }, { jobId: run.id });
+const enqueueChatTurn = (c: Context<AppEnv>, run: Run, opening?: ChatRunOpening) => addChatTurn(c.get('queues'), run, opening);
+
+/**
+ * Enqueues a run started outside a send (a schedule's Run now) once it is on disk, as a send with
+ * Redis down does: if the add fails the run ends failed and the caller gets a 503. A run that was
+ * not created (an Idempotency-Key seen before) only waits for its flush.
+ */
+export async function enqueueStartedRun(c: Context<AppEnv>, { run, created, durable, opening }: StartedRun): Promise<void> {
+  if (!created) return durable;
+  await startOrAbandon(c, run, async () => void (await Promise.all([durable, enqueueChatTurn(c, run, opening)])));
+  c.var.createdRuns.remember(run);
+}
 
 /**
  * Adds a created run's job once its 202 is written: the answer leaves before the worker the add

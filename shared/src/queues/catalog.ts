@@ -47,8 +47,19 @@ export const toolExecutions = defineQueue({
   defaultJobOptions: { attempts: 2, backoff: { type: 'exponential', delay: 1000 }, ...keepForAudit },
 });
 
+/**
+ * One fire of a user's schedule (shared/src/services/schedules.ts): added by the schedule's BullMQ Job
+ * Scheduler (id = the schedule's id), whose fires each get a job id of their own; the processor uses
+ * it as the run's idempotency key, so a retried fire starts no second run.
+ */
+export const scheduleFires = defineQueue({
+  name: 'schedule-fires',
+  jobs: { 'schedule-fire': z.object({ scheduleId: z.string().min(1) }) },
+  defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, ...keepForAudit },
+});
+
 /** Every queue the worker serves; adding one here makes a missing processor a compile error. */
-export const queueCatalog = { chatTurns, toolExecutions } as const;
+export const queueCatalog = { chatTurns, toolExecutions, scheduleFires } as const;
 
 /** The queue and job that run each kind of run (under the run's id), so nothing branches on the kind. */
 export const RUN_KIND_JOBS = {

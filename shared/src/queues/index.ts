@@ -4,3 +4,4 @@ export * from './queues';
 export * from './job-waiter';
 export * from './worker-heartbeat';
 export * from './run-jobs';
+export * from './schedule-jobs';

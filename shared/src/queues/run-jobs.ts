@@ -1,5 +1,5 @@
 import { ErrorCode, Job, type JobsOptions, type JobType } from 'bullmq';
-import { RUN_KIND_JOBS, type RunJob, type RunKind } from './catalog';
+import { RUN_KIND_JOBS, type ChatRunOpening, type RunJob, type RunKind } from './catalog';
 import { enqueue, type Queues } from './queues';
 import { isDependencyDown } from '../services/errors';
 
@@ -79,4 +79,14 @@ export function isJobGone(error: unknown): boolean {
 export async function enqueueRunJob(queues: Queues, run: Pick<RunRef, 'id' | 'kind'>, options: JobsOptions = {}) {
   const { queue, job } = runJobFor(run);
   return enqueue(queues, queue, job as never, { runId: run.id } as never, { jobId: run.id, ...options });
+}
+
+/**
+ * Adds a created chat run's turn under the run's id; a session's first question carries its opening
+ * (ChatRunOpening) so the worker sends the model call beside its claim. Call it once the run is
+ * durable (StartedRun.durable): a duplicate add is a no-op, and a failed one leaves the run queued
+ * for the reconciler.
+ */
+export function enqueueChatTurn(queues: Queues, run: Pick<RunRef, 'id'>, opening?: ChatRunOpening) {
+  return enqueue(queues, 'chatTurns', 'chat-turn', { runId: run.id, opening }, { jobId: run.id });
 }

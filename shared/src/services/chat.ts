@@ -452,6 +452,15 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
 }
 
 /**
+ * Checks an agent and a model a run will be asked for later (a schedule's) as a send checks them now:
+ * the agent exists; the model exists, is enabled and, for admins only, is not named by anyone else.
+ */
+export async function checkRunChoices(db: Database, asker: Asker, choices: { agentId?: string | null; modelId?: string | null }): Promise<void> {
+  if (choices.agentId) await requireAgent(db, choices.agentId);
+  if (choices.modelId) await resolveModel(db, choices.modelId, undefined, asker);
+}
+
+/**
  * The fields of a PostgreSQL error, thrown by the driver itself or wrapped by drizzle (as `cause`):
  * postgres.js names them `constraint_name` and `column_name`, PGlite `constraint` and `column`.
  */
@@ -509,7 +518,7 @@ function openingOf(run: Run, question: Question): ChatRunOpening | undefined {
  * instructions, which the caller already holds (the API's signed-in user), so starting a run reads
  * no user row; the run carries the instructions to the worker.
  */
-type Asker = { userId: string; userInstructions?: string | null; isAdmin?: boolean };
+export type Asker = { userId: string; userInstructions?: string | null; isAdmin?: boolean };
 
 /** Where a run's question comes from: a new message (after `parentId`, null for the first) with the session's files it carries, or an existing one. */
 type Question = { kind: 'new'; content: string; attachments?: string[]; parentId: string | null } | { kind: 'existing'; messageId: string };

@@ -31,3 +31,4 @@ export * from './prompts';
 export * from './chat-files';
 export * from './chat-folders';
 export * from './usage';
+export * from './schedules';

@@ -10,3 +10,4 @@ export * from './documents';
 export * from './tool-calls';
 export * from './prompts';
 export * from './chat-files';
+export * from './schedules';
