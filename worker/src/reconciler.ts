@@ -60,19 +60,25 @@ export async function reconcileRuns(db: Database, queues: Queues, logger: Logger
   return restored;
 }
 
+/** How long a saved schedule is left to the request that saved it before the reconciler corrects its scheduler. */
+export const SCHEDULE_SETTLE_MS = 60_000;
+
 /**
  * PostgreSQL is the source of truth for schedules too: every enabled schedule (of an enabled user)
  * gets its BullMQ Job Scheduler back if Redis lost it (a restart without persistence, a wipe) or
  * fires on another cron or zone than its row says (an edit saved while Redis was down), and a
  * scheduler whose schedule is gone or disabled is removed. Returns the ids it restored and removed.
  */
-export async function reconcileSchedules(db: Database, queues: Queues, logger: Logger): Promise<{ restored: string[]; removed: string[] }> {
+export async function reconcileSchedules(db: Database, queues: Queues, logger: Logger, now = Date.now()): Promise<{ restored: string[]; removed: string[] }> {
   const [enabled, existing] = await Promise.all([listEnabledSchedules(db), listScheduleJobs(queues)]);
   const restored: string[] = [];
   for (const schedule of enabled) {
     const scheduler = existing.get(schedule.id);
     existing.delete(schedule.id);
     if (scheduler && scheduler.cron === schedule.cron && (scheduler.timezone ?? 'UTC') === schedule.timezone) continue;
+    // A schedule saved a moment ago has its scheduler set by the request that saved it; only one
+    // left out of step for a while is the reconciler's (and a test's fresh schedule is its own file's).
+    if (now - schedule.updatedAt.getTime() < SCHEDULE_SETTLE_MS) continue;
     await upsertScheduleJob(queues, schedule);
     restored.push(schedule.id);
     logger.warn({ scheduleId: schedule.id }, scheduler ? 'schedule fired on an outdated cron; scheduler updated' : 'schedule had no scheduler in Redis; restored');

@@ -83,9 +83,9 @@ export async function enqueueRunJob(queues: Queues, run: Pick<RunRef, 'id' | 'ki
 
 /**
  * Adds a created chat run's turn under the run's id; a session's first question carries its opening
- * (ChatRunOpening) so the worker sends the model call beside its claim. Call it once the run is
- * durable (StartedRun.durable): a duplicate add is a no-op, and a failed one leaves the run queued
- * for the reconciler.
+ * (ChatRunOpening) so the worker sends the model call beside its claim. The add may overlap the
+ * run's flush (StartedRun.durable), but nobody may hear of the run before both are done. A duplicate
+ * add is a no-op, and a failed one leaves the run queued for the reconciler.
  */
 export function enqueueChatTurn(queues: Queues, run: Pick<RunRef, 'id'>, opening?: ChatRunOpening) {
   return enqueue(queues, 'chatTurns', 'chat-turn', { runId: run.id, opening }, { jobId: run.id });

@@ -189,9 +189,9 @@ export async function deleteSchedule(db: Database, userId: string, id: string): 
 }
 
 /** Every enabled schedule of an enabled user: what the reconciler keeps a Job Scheduler for. */
-export function listEnabledSchedules(db: Database): Promise<Pick<Schedule, 'id' | 'cron' | 'timezone'>[]> {
+export function listEnabledSchedules(db: Database): Promise<Pick<Schedule, 'id' | 'cron' | 'timezone' | 'updatedAt'>[]> {
   return db
-    .select({ id: schedules.id, cron: schedules.cron, timezone: schedules.timezone })
+    .select({ id: schedules.id, cron: schedules.cron, timezone: schedules.timezone, updatedAt: schedules.updatedAt })
     .from(schedules)
     .innerJoin(users, eq(users.id, schedules.userId))
     .where(and(eq(schedules.enabled, true), isNull(users.disabledAt)));

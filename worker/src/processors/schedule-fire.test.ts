@@ -7,7 +7,7 @@ import { and, eq, inArray, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentHarness, type AgentHarness } from '../agent/testing';
 import type { ProcessorMap } from '../processor';
-import { reconcileSchedules } from '../reconciler';
+import { reconcileSchedules, SCHEDULE_SETTLE_MS } from '../reconciler';
 import { processors } from '.';
 
 let harness: AgentHarness;
@@ -135,15 +135,19 @@ describe('scheduled prompts fire through the worker', () => {
     await harness.deps.queues.scheduleFires.removeJobScheduler(lost.id);
     expect(await harness.deps.queues.scheduleFires.getJobScheduler(lost.id)).toBeUndefined();
 
-    const { restored, removed } = await reconcileSchedules(harness.db, harness.deps.queues, silentLogger);
+    // Saved a moment ago, a schedule is left to the request that saved it; a disabled one's scheduler goes at once.
+    const first = await reconcileSchedules(harness.db, harness.deps.queues, silentLogger);
+    expect(first.restored).not.toContain(lost.id);
+    expect(first.removed).toContain(stale.id);
+    expect(await harness.deps.queues.scheduleFires.getJobScheduler(stale.id)).toBeUndefined();
+    const later = Date.now() + SCHEDULE_SETTLE_MS + 1000;
+    const { restored } = await reconcileSchedules(harness.db, harness.deps.queues, silentLogger, later);
     // Other files' enabled schedules (the shared test database) are restored here too: drop them at once.
     for (const id of restored) if (!created.includes(id)) await removeScheduleJob(harness.deps.queues, id);
     expect(restored).toContain(lost.id);
-    expect(removed).toContain(stale.id);
     expect(await harness.deps.queues.scheduleFires.getJobScheduler(lost.id)).toMatchObject({ pattern: '0 9 * * *', tz: 'Asia/Tokyo' });
-    expect(await harness.deps.queues.scheduleFires.getJobScheduler(stale.id)).toBeUndefined();
     // In step now: a second pass changes nothing of ours.
-    const again = await reconcileSchedules(harness.db, harness.deps.queues, silentLogger);
+    const again = await reconcileSchedules(harness.db, harness.deps.queues, silentLogger, later);
     expect(again.restored).not.toContain(lost.id);
   });
 });
