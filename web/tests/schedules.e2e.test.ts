@@ -83,6 +83,8 @@ describe('Account → Schedules', () => {
       // Pause it: no next run; then delete it (after confirming).
       await page.goto(`${stack.url}/account/schedules`);
       await row.waitFor(SLOW);
+      // The last run's outcome, in words.
+      expect(await row.getByTestId('schedule-last-status').textContent()).toBe('· succeeded');
       await row.getByTestId('schedule-enabled').click();
       await expect.poll(async () => (await row.getByTestId('schedule-next').textContent())?.trim(), SLOW).toBe('Paused');
       expect(await row.getByTestId('schedule-enabled').isChecked()).toBe(false);
