@@ -27,7 +27,7 @@ describe('log redaction', () => {
     const { logger, lines, raw } = capture();
     logger.info({ model: { name: 'Prod', baseUrl: 'https://llm.example/v1', apiKey: API_KEY } }, 'model seeded');
     logger.info({ apiKey: API_KEY, password: 'hunter2-hunter2', token: 'aq_tok_secret' }, 'top level');
-    logger.warn({ request: { headers: { authorization: `Bearer ${API_KEY}`, cookie: 'aq_session=abc', 'x-api-key': API_KEY, accept: 'text/html' } } }, 'upstream call');
+    logger.warn({ request: { headers: { authorization: `Bearer ${API_KEY}`, cookie: 'aq_session=abc', 'x-api-key': API_KEY, 'X-Subscription-Token': API_KEY, accept: 'text/html' } } }, 'upstream call');
     logger.error({ err: Object.assign(new Error('boom'), { config: { headers: { Authorization: `Bearer ${API_KEY}` } } }) }, 'failed');
     logger.info({ tool: { slug: 'crm', config: { defaultHeaders: { 'X-Token': API_KEY }, timeout: 1000 } } }, 'tool created');
     logger.info({ env: { LLM_API_KEY: API_KEY, METRICS_TOKEN: 'metrics-token-0123456789', APP_SECRET: 'app-secret-0123456789' } }, 'env');

@@ -27,7 +27,8 @@ const SECRET_KEYS = new Set([
 ]);
 
 /** Header names (lower-cased) whose values are credentials, inside any object logged under `headers`. */
-const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization']);
+// x-subscription-token: Brave Search's API key (the web-search tool).
+const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-subscription-token', 'proxy-authorization']);
 
 const CENSOR = '[redacted]';
 /** Deeper than anything we log; below it a value is cut rather than walked (cycles included). */
