@@ -53,6 +53,9 @@ describe('Account → Schedules', () => {
       expect(await page.getByTestId('schedule-cron-preview').textContent()).toBe('30 7 * * 1-5');
       await page.getByTestId('schedule-timezone').fill('Asia/Tokyo');
       await page.getByTestId('schedule-target-same').check();
+      // A model of the user's list (the chat page's): the fake one.
+      const chosenModel = await page.getByTestId('schedule-model').locator('option').nth(1).getAttribute('value');
+      await page.getByTestId('schedule-model').selectOption(chosenModel!);
       await expectNoHorizontalOverflow(page, `schedule form (${viewport.name})`);
       // A bad custom cron is refused next to the field.
       await page.getByTestId('schedule-kind').selectOption('custom');
@@ -70,6 +73,11 @@ describe('Account → Schedules', () => {
       expect(await row.getByTestId('schedule-next').textContent()).toMatch(/^\s*Next: .*\d/);
       expect(await row.getByTestId('schedule-enabled').isChecked()).toBe(true);
       await expectNoHorizontalOverflow(page, `schedules, listed (${viewport.name})`);
+      // The model chosen reads back in the editor.
+      await row.getByTestId('schedule-edit').click();
+      expect(await page.getByTestId('schedule-model').inputValue()).toBe(chosenModel);
+      await page.getByTestId('schedule-form').getByRole('button', { name: 'Save' }).click();
+      await page.getByTestId('schedule-form').waitFor({ state: 'detached', ...SLOW });
 
       // Run now: the answer appears in the linked chat.
       await row.getByTestId('schedule-run-now').click();

@@ -113,6 +113,8 @@ export const en = {
   'schedules.prompt': "Prompt",
   'schedules.agent': "Agent",
   'schedules.agentDefault': "Default agent",
+  'schedules.model': "Model",
+  'schedules.modelDefault': "The agent's model, else the default",
   'schedules.when': "When",
   'schedules.schedule': "Schedule",
   'schedules.time': "Time",

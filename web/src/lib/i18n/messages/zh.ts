@@ -112,6 +112,8 @@ export const zh = {
   'schedules.prompt': "提示词",
   'schedules.agent': "智能体",
   'schedules.agentDefault': "默认智能体",
+  'schedules.model': "模型",
+  'schedules.modelDefault': "智能体的模型，否则为默认模型",
   'schedules.when': "时间",
   'schedules.schedule': "计划",
   'schedules.time': "时刻",

@@ -7,7 +7,7 @@ export const load: PageLoad = async ({ fetch, url, depends }) => {
   depends('app:schedules');
   try {
     const [schedules, options] = await Promise.all([listSchedules({ fetch }), getChatOptions({ fetch })]);
-    return { schedules, agents: options.agents };
+    return { schedules, agents: options.agents, models: options.models };
   } catch (caught) {
     throwPageError(caught, url);
   }
