@@ -1,23 +1,18 @@
 import { newId } from '@agentq/shared/ids';
 import { removeScheduleJob, upsertScheduleJob } from '@agentq/shared/queues';
-import { createSchedule, createScheduleInputSchema, deleteSchedule, fireSchedule, getSchedule, listSchedules, updateSchedule, updateScheduleInputSchema, type Asker, type ScheduleView } from '@agentq/shared/services';
+import { createSchedule, createScheduleInputSchema, deleteSchedule, fireSchedule, getSchedule, listSchedules, updateSchedule, updateScheduleInputSchema, type ScheduleView } from '@agentq/shared/services';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
-import { currentUser, requireUser } from '../middleware/auth';
+import { currentAsker, currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
 import { enqueueStartedRun } from './sessions';
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
 const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(200).optional() });
-
-function askerOf(c: Context<AppEnv>): Asker {
-  const user = currentUser(c);
-  return { userId: user.id, userInstructions: user.customInstructions, isAdmin: user.role === 'admin' };
-}
 
 /**
  * Keeps the schedule's BullMQ Job Scheduler in step with its row: there while enabled, gone
@@ -49,7 +44,7 @@ export const scheduleRoutes = new Hono<AppEnv>()
     }),
     validate('json', createScheduleInputSchema),
     async (c) => {
-      const schedule = await createSchedule(c.get('db'), askerOf(c), c.req.valid('json'));
+      const schedule = await createSchedule(c.get('db'), currentAsker(c), c.req.valid('json'));
       await syncScheduler(c, schedule);
       return c.json(schedule, 201);
     },
@@ -63,7 +58,7 @@ export const scheduleRoutes = new Hono<AppEnv>()
     validate('param', idParam),
     validate('json', updateScheduleInputSchema),
     async (c) => {
-      const schedule = await updateSchedule(c.get('db'), askerOf(c), c.req.valid('param').id, c.req.valid('json'));
+      const schedule = await updateSchedule(c.get('db'), currentAsker(c), c.req.valid('param').id, c.req.valid('json'));
       await syncScheduler(c, schedule);
       return c.json(schedule);
     },

@@ -53,7 +53,7 @@ import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
-import { currentUser, requireUser } from '../middleware/auth';
+import { currentAsker, currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
 import { streamNewRun, streamRunEvents } from './run-events';
 
@@ -375,9 +375,9 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('json', runOptionsSchema),
     async (c) => {
       const { id, messageId } = c.req.valid('param');
-      const user = currentUser(c);
-      const session = await getChatSessionFor(c.get('db'), id, user.id);
-      const started = await regenerateAnswer(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, isAdmin: user.role === 'admin', session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      const asker = currentAsker(c);
+      const session = await getChatSessionFor(c.get('db'), id, asker.userId);
+      const started = await regenerateAnswer(c.get('db'), { ...asker, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
     },
   )
@@ -389,9 +389,9 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('json', startRunInputSchema),
     async (c) => {
       const { id, messageId } = c.req.valid('param');
-      const user = currentUser(c);
-      const session = await getChatSessionFor(c.get('db'), id, user.id);
-      const started = await editAndResend(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, isAdmin: user.role === 'admin', session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
+      const asker = currentAsker(c);
+      const session = await getChatSessionFor(c.get('db'), id, asker.userId);
+      const started = await editAndResend(c.get('db'), { ...asker, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
     },
   )
@@ -408,8 +408,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('json', startRunInputSchema),
     async (c) => {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      const user = currentUser(c);
-      const started = await askInSession(c.get('db'), { userId: user.id, userInstructions: user.customInstructions, isAdmin: user.role === 'admin', sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
+      const started = await askInSession(c.get('db'), { ...currentAsker(c), sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
       return answerStartedRun(c, started);
     },
   );

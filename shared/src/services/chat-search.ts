@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Database } from '../db/client';
 import { chatSessions, messages } from '../db/schema';
 import type { ChatSession } from './chat';
+import { messageText } from './message-text';
 import { containsAllTerms, englishMatch, englishRank, highlightSegments, highlightSnippet, searchTerms, type TextSegment } from './text-search';
 
 export const searchSessionsQuerySchema = z.object({
@@ -26,7 +27,7 @@ const TITLE_WEIGHT = 1;
 const SUBSTRING_WEIGHT = 0.5;
 
 /** The text parts of a message as one string (JSON array text: what ILIKE looks in). */
-const messageText = sql`jsonb_path_query_array(${messages.parts}, 'strict $[*] ? (@.type == "text").text')::text`;
+const messageTextSql = sql`jsonb_path_query_array(${messages.parts}, 'strict $[*] ? (@.type == "text").text')::text`;
 
 /**
  * The user's sessions whose title or message text match `q`, best first: English full-text search
@@ -46,7 +47,7 @@ export async function searchChatSessions(db: Database, userId: string, input: z.
     .orderBy(desc(chatSessions.updatedAt))
     .limit(200);
 
-  const substring = containsAllTerms(messageText, terms);
+  const substring = containsAllTerms(messageTextSql, terms);
   const messageHits = await db
     .select({
       id: messages.id,
@@ -74,21 +75,15 @@ export async function searchChatSessions(db: Database, userId: string, input: z.
 
   const hits: SessionSearchHit[] = [...sessions.values()].map((session) => {
     const best = bestMessage.get(session.id);
-    const snippet = best ? highlightSnippet(textOf(best.parts), terms) : undefined;
+    const snippet = best ? highlightSnippet(messageText(best.parts), terms) : undefined;
     return {
       session,
       rank: (titled.has(session.id) ? TITLE_WEIGHT : 0) + Number(best?.rank ?? 0),
       title: highlightSegments(session.title, terms),
-      message: best ? { id: best.id, role: best.role, snippet: snippet ?? [{ text: textOf(best.parts).slice(0, 160), match: false }] } : null,
+      message: best ? { id: best.id, role: best.role, snippet: snippet ?? [{ text: messageText(best.parts).slice(0, 160), match: false }] } : null,
     };
   });
   hits.sort((a, b) => b.rank - a.rank || b.session.updatedAt.getTime() - a.session.updatedAt.getTime());
   return hits.slice(0, limit);
 }
 
-function textOf(parts: unknown[]): string {
-  return parts
-    .map((part) => (part && typeof part === 'object' && (part as { type?: unknown }).type === 'text' ? String((part as { text?: unknown }).text ?? '') : ''))
-    .filter(Boolean)
-    .join('\n');
-}

@@ -5,6 +5,7 @@ import { agents, answerFeedback, chatSessions, FEEDBACK_RATINGS, llmModels, mess
 import type { ChatSession } from './chat';
 import { InvalidInputError, NotFoundError } from './errors';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
+import { messageText } from './message-text';
 
 /**
  * Ratings of answers (👍/👎 with an optional comment): the user rates an answer of their own chat,
@@ -84,12 +85,7 @@ export type FeedbackListQuery = z.input<typeof feedbackListQuerySchema>;
 const EXCERPT_CHARS = 240;
 
 function excerptOf(parts: unknown): string {
-  const text = (Array.isArray(parts) ? parts : [])
-    .filter((part): part is { type: 'text'; text: string } => (part as { type?: unknown })?.type === 'text' && typeof (part as { text?: unknown }).text === 'string')
-    .map((part) => part.text)
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const text = messageText(parts).replace(/\s+/g, ' ').trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS - 1)}…` : text;
 }
 

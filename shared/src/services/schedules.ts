@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Database } from '../db/client';
 import { chatSessions, runs, schedules, SCHEDULE_TARGETS, users, type RunStatus } from '../db/schema';
 import { newId } from '../ids';
-import { ActiveRunConflictError, askInSession, checkRunChoices, createChatSession, getActiveRun, startRunInputSchema, type Asker, type StartedRun } from './chat';
+import { ActiveRunConflictError, askInSession, checkRunChoices, createChatSession, startRunInputSchema, type Asker, type StartedRun } from './chat';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 
 /**
@@ -230,12 +230,12 @@ export async function fireSchedule(db: Database, scheduleId: string, options: { 
   if (earlier) return { status: 'started', sessionId: earlier.sessionId!, run: earlier, created: false, durable: Promise.resolve() };
 
   const sessionId = await targetChat(db, schedule);
-  if (await getActiveRun(db, sessionId)) return skip(db, schedule.id, 'The chat\'s previous run was still going');
   const input = startRunInputSchema.parse({ content: schedule.prompt, ...(schedule.agentId && { agentId: schedule.agentId }), ...(schedule.modelId && { modelId: schedule.modelId }) });
   let started: StartedRun;
   try {
     started = await askInSession(db, { ...asker, sessionId, input, idempotencyKey });
   } catch (error) {
+    // The database allows one active run per chat: a busy chat refuses the run.
     if (error instanceof ActiveRunConflictError) return skip(db, schedule.id, 'The chat\'s previous run was still going');
     // The model or agent is gone, disabled or no longer the user's to pick: retrying will not help.
     if (error instanceof InvalidInputError) return skip(db, schedule.id, error.message);

@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { chatSessions, messages } from '../db/schema';
+import { messageText } from './message-text';
 
 /** The run of a chat's first question, as the worker holds it. */
 type NamingRun = { id: string; sessionId: string | null; replyToMessageId: string | null };
@@ -18,11 +19,7 @@ export async function questionToName(db: Database, run: NamingRun): Promise<stri
     .innerJoin(chatSessions, eq(chatSessions.id, messages.sessionId))
     .where(and(eq(messages.id, run.replyToMessageId), eq(messages.sessionId, run.sessionId), eq(messages.runId, run.id), isNull(messages.parentId), eq(chatSessions.titleSetByUser, false)));
   if (!row) return null;
-  const text = (row.parts as { type: string; text?: string }[])
-    .map((part) => (part.type === 'text' ? (part.text ?? '') : ''))
-    .join('\n')
-    .trim();
-  return text || null;
+  return messageText(row.parts).trim() || null;
 }
 
 /**

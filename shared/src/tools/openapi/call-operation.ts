@@ -2,6 +2,7 @@ import type { ToolResult } from '../define-tool-type';
 import type { ResolveHostname } from '../fetch/assert-safe-url';
 import { fetchUrl } from '../fetch/fetch-url';
 import type { FetchConfig } from '../fetch/fetch-schemas';
+import { maskSecret } from '../mask-secret';
 import type { OpenApiConfig, OperationCall } from './openapi-schemas';
 
 export type CallOperationOptions = { signal: AbortSignal; allowPrivateNetworks: boolean; resolve?: ResolveHostname; token?: string };
@@ -63,12 +64,6 @@ export async function callOperation(operation: OperationCall, input: Record<stri
     allowPrivateNetworks: options.allowPrivateNetworks,
     resolve: options.resolve,
   });
-  return token ? mask(result, token) : result;
-}
-
-/** Replaces every occurrence of the secret (e.g. an API key sent in the query string) in the result. */
-function mask(result: ToolResult, secret: string): ToolResult {
-  const variants = [...new Set([secret, encodeURIComponent(secret)])];
-  const masked = variants.reduce((text, variant) => text.split(variant).join('***'), JSON.stringify(result));
-  return JSON.parse(masked) as ToolResult;
+  // The secret (e.g. an API key sent in the query string) never comes back in the result.
+  return maskSecret(result, token);
 }

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ToolResult } from '../define-tool-type';
 import type { ResolveHostname } from '../fetch/assert-safe-url';
 import { mediaTypeOf } from '../fetch/read-body';
+import { maskSecret } from '../mask-secret';
 import { cleanHits, fenceSearchResults } from './format-results';
 import { SEARCH_PROVIDER_MODULES } from './providers';
 import { MAX_ANSWER_BYTES, sendSearchRequest } from './send-search-request';
@@ -33,7 +34,7 @@ export async function searchWeb(input: WebSearchInput, config: WebSearchConfig, 
   const count = Math.min(input.count ?? config.maxResults, config.maxResults);
   const base = { provider: provider.name, query: input.query };
   const result = (success: boolean, content: { data?: string; error?: string }, metadata: Record<string, unknown> = {}): ToolResult =>
-    mask({ success, ...content, metadata: { durationMs: Math.round(performance.now() - started), ...base, ...metadata } }, options.apiKey);
+    maskSecret({ success, ...content, metadata: { durationMs: Math.round(performance.now() - started), ...base, ...metadata } }, options.apiKey);
 
   const baseUrl = searchEndpoint(config);
   if (!baseUrl) return result(false, { error: `The web-search tool has no baseUrl for ${provider.label}; an admin must set it.` });
@@ -79,18 +80,4 @@ export async function searchWeb(input: WebSearchInput, config: WebSearchConfig, 
 function errorExcerpt(body: string): string {
   const line = body.replace(/\s+/g, ' ').trim();
   return line.length > MAX_ERROR_ECHO_CHARS ? `${line.slice(0, MAX_ERROR_ECHO_CHARS)}…` : line;
-}
-
-/** Replaces every occurrence of the key (as sent, or URL-encoded) in the texts the model and the logs will see. */
-function mask(result: ToolResult, apiKey: string | undefined): ToolResult {
-  if (!apiKey) return result;
-  const variants = [...new Set([apiKey, encodeURIComponent(apiKey)])];
-  const hide = (value: string) => variants.reduce((text, variant) => text.split(variant).join('***'), value);
-  const metadata = Object.fromEntries(Object.entries(result.metadata).map(([name, value]) => [name, typeof value === 'string' ? hide(value) : value]));
-  return {
-    ...result,
-    ...(typeof result.data === 'string' && { data: hide(result.data) }),
-    ...(result.error !== undefined && { error: hide(result.error) }),
-    metadata: metadata as ToolResult['metadata'],
-  };
 }

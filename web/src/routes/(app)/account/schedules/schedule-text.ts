@@ -1,4 +1,4 @@
-import { formatDateTime, intlLocale, t } from '#lib/i18n/i18n.svelte.ts';
+import { intlLocale, t } from '#lib/i18n/i18n.svelte.ts';
 import { presetOf } from '#lib/schedules/schedule-presets.ts';
 
 /** A weekday's name in the UI language (0 = Sunday, as cron counts). */
@@ -24,4 +24,3 @@ export function describeCron(cron: string): string {
   }
 }
 
-export { formatDateTime };
