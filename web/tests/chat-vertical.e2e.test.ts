@@ -357,6 +357,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(`You said: ${question}`);
     expect(await page.getByTestId('chat-share').count()).toBe(0);
     expect(await page.getByTestId('fork-message').count()).toBe(0);
+    expect(await page.getByTestId('feedback-up').count()).toBe(0);
     expect(await page.getByTestId('chat-export').count()).toBe(1);
     await expectNoHorizontalOverflow();
 
@@ -381,11 +382,12 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('fork-message').count()).toBe(0);
     expect(await page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`).count()).toBe(0);
 
-    // Kept after all: the banner goes, Share and Fork come, the list has it; a reload agrees.
+    // Kept after all: the banner goes, Share, Fork and the thumbs come, the list has it; a reload agrees.
     await page.getByTestId('temporary-chat-keep').click();
     await page.getByTestId('temporary-chat-banner').waitFor({ state: 'detached' });
     await page.getByTestId('chat-share').waitFor({ state: 'attached' });
     expect(await page.getByTestId('fork-message').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('feedback-up').count()).toBeGreaterThan(0);
     await page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`).waitFor({ state: 'attached' });
     await page.reload();
     await page.getByTestId('chat-share').waitFor({ state: 'attached' });

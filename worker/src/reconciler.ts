@@ -1,8 +1,8 @@
 import { approvals, runs, type Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
-import { enqueueRunJob, findRunJob, listScheduleJobs, removeScheduleJob, runsWithLiveJobs, upsertScheduleJob, wakeRunJob, type Queues } from '@agentq/shared/queues';
-import { deleteIdleTemporaryChats, deleteUnsentUploads, listEnabledSchedules, runsReadyToWake, setRunJobId } from '@agentq/shared/services';
+import { addMissedFire, enqueueRunJob, findRunJob, listScheduleJobs, removeScheduleJob, runsWithLiveJobs, upsertScheduleJob, wakeRunJob, type Queues } from '@agentq/shared/queues';
+import { deleteIdleTemporaryChats, deleteUnsentUploads, listEnabledSchedules, missedFire, runsReadyToWake, setRunJobId } from '@agentq/shared/services';
 import { and, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import { RUN_LEASE_MS } from './run-lease';
@@ -67,11 +67,13 @@ export const SCHEDULE_SETTLE_MS = 60_000;
  * PostgreSQL is the source of truth for schedules too: every enabled schedule (of an enabled user)
  * gets its BullMQ Job Scheduler back if Redis lost it (a restart without persistence, a wipe) or
  * fires on another cron or zone than its row says (an edit saved while Redis was down), and a
- * scheduler whose schedule is gone or disabled is removed. Returns the ids it restored and removed.
+ * scheduler whose schedule is gone or disabled is removed. A lost scheduler's last missed fire is
+ * made up once (missedFire). Returns the ids it restored, removed and fired to make up.
  */
-export async function reconcileSchedules(db: Database, queues: Queues, logger: Logger, now = Date.now()): Promise<{ restored: string[]; removed: string[] }> {
+export async function reconcileSchedules(db: Database, queues: Queues, logger: Logger, now = Date.now()): Promise<{ restored: string[]; removed: string[]; madeUp: string[] }> {
   const [enabled, existing] = await Promise.all([listEnabledSchedules(db), listScheduleJobs(queues)]);
   const restored: string[] = [];
+  const madeUp: string[] = [];
   for (const schedule of enabled) {
     const scheduler = existing.get(schedule.id);
     existing.delete(schedule.id);
@@ -82,6 +84,13 @@ export async function reconcileSchedules(db: Database, queues: Queues, logger: L
     await upsertScheduleJob(queues, schedule);
     restored.push(schedule.id);
     logger.warn({ scheduleId: schedule.id }, scheduler ? 'schedule fired on an outdated cron; scheduler updated' : 'schedule had no scheduler in Redis; restored');
+    // Lost with Redis's data, the scheduler missed its fires meanwhile: the last one is made up once.
+    const missed = scheduler ? null : missedFire(schedule, new Date(now));
+    if (missed) {
+      await addMissedFire(queues, schedule.id, missed);
+      madeUp.push(schedule.id);
+      logger.warn({ scheduleId: schedule.id, dueAt: missed.toISOString() }, 'schedule missed a fire while its scheduler was lost; fired once now');
+    }
   }
   const removed: string[] = [];
   for (const id of existing.keys()) {
@@ -89,7 +98,7 @@ export async function reconcileSchedules(db: Database, queues: Queues, logger: L
     removed.push(id);
     logger.info({ scheduleId: id }, 'removed the scheduler of a schedule that is gone or disabled');
   }
-  return { restored, removed };
+  return { restored, removed, madeUp };
 }
 
 /**

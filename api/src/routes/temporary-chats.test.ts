@@ -94,7 +94,7 @@ describe('temporary chats', () => {
     expect(await own.text()).toContain('Temporary answer about the budget.');
   });
 
-  it('refuses to be shared, forked, pinned, archived or filed in a folder (409 saying why), but can be renamed and deleted', async () => {
+  it('refuses to be shared, forked, rated, pinned, archived or filed in a folder (409 saying why), but can be renamed and deleted', async () => {
     const me = await t.signUp('user');
     const temporary = await newSession(me, { temporary: true });
     const answerId = await ask(me, temporary.id, 'Just between us', 'Of course.');
@@ -103,6 +103,7 @@ describe('temporary chats', () => {
     const refusals: [string, string, unknown?][] = [
       ['PUT', `/api/sessions/${temporary.id}/share`],
       ['POST', `/api/sessions/${temporary.id}/messages/${answerId}/fork`],
+      ['PUT', `/api/sessions/${temporary.id}/messages/${answerId}/feedback`, { rating: 'up' }],
       ['PATCH', `/api/sessions/${temporary.id}`, { pinned: true }],
       ['PATCH', `/api/sessions/${temporary.id}`, { archived: true }],
       ['PATCH', `/api/sessions/${temporary.id}`, { folderId: folder.id }],
@@ -112,11 +113,12 @@ describe('temporary chats', () => {
       expect(response.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(409);
       const { error } = (await response.json()) as { error: { code: string; message: string; details: Record<string, unknown> } };
       expect(error.code).toBe('conflict');
-      expect(error.message).toMatch(/^This is a temporary chat: it cannot be (shared|forked|pinned|archived|moved to a folder)\./);
+      expect(error.message).toMatch(/^This is a temporary chat: it cannot be (shared|forked|rated|pinned|archived|moved to a folder)\./);
       expect(error.details).toMatchObject({ temporary: true });
     }
-    // Nothing changed: no link, no fork, not pinned, archived or filed.
+    // Nothing changed: no link, no fork, no rating, not pinned, archived or filed.
     expect((await request('GET', `/api/sessions/${temporary.id}/share`, me)).status).toBe(404);
+    expect(((await (await request('GET', `/api/sessions/${temporary.id}`, me)).json()) as { feedback: unknown[] }).feedback).toEqual([]);
     expect(await listed(me)).toEqual([]);
     expect(await listed(me, `?folder=${folder.id}`)).toEqual([]);
     const detail = (await (await request('GET', `/api/sessions/${temporary.id}`, me)).json()) as { pinnedAt: string | null; archivedAt: string | null; folderId: string | null };

@@ -17,6 +17,15 @@ export async function removeScheduleJob(queues: Queues, scheduleId: string): Pro
   await queues.scheduleFires.removeJobScheduler(scheduleId);
 }
 
+/**
+ * Adds the one fire of a schedule that was due at `due` but never happened (its scheduler was lost
+ * with Redis's data). The job id names the due time, so reconcilers racing add it once; it is also
+ * the fire's run's idempotency key.
+ */
+export async function addMissedFire(queues: Queues, scheduleId: string, due: Date): Promise<void> {
+  await queues.scheduleFires.add('schedule-fire', { scheduleId }, { jobId: `missed:${scheduleId}:${due.getTime()}` });
+}
+
 /** Schedulers per read: the reconciler reads them all, page by page. */
 const SCHEDULER_PAGE = 1_000;
 

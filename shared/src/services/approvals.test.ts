@@ -1,11 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../db/client';
-import { agentTools, approvalGrants, approvals, auditEvents, llmModels, users } from '../db/schema';
+import { agentTools, approvalGrants, approvals, auditEvents, llmModels, runs, users } from '../db/schema';
 import { newId } from '../ids';
 import { bothTestDatabases } from '../testing';
 import { approvalQuerySchema, createApproval, decideApproval, getApprovalFor, listApprovals } from './approvals';
-import { createChatSession, startChatRun } from './chat';
+import { createChatSession, deleteChatSession, startChatRun } from './chat';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 
 // A decision is one statement: the approval, its audit line and its session grant (POST /api/approvals/:id).
@@ -60,6 +60,11 @@ describe.each(bothTestDatabases)('approval decisions on %s', (_name, open) => {
     // Not edited is SQL NULL, not a JSON null.
     const [{ notEdited }] = (await database.db.select({ notEdited: sql<boolean>`${approvals.editedInput} is null` }).from(approvals).where(eq(approvals.id, approval.id))) as [{ notEdited: boolean }];
     expect(notEdited).toBe(true);
+
+    // The grant goes with its chat.
+    await database.db.update(runs).set({ status: 'succeeded' }).where(eq(runs.id, run.id));
+    await deleteChatSession(database.db, session);
+    expect(await grantsOf(session.id)).toEqual([]);
   });
 
   it('denies with a reason and grants nothing; the same decision again answers the stored one, a contrary one conflicts', async () => {

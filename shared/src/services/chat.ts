@@ -77,10 +77,11 @@ export const startRunInputSchema = runOptionsSchema
   .refine((input) => input.content.length > 0 || (input.attachments?.length ?? 0) > 0, { message: 'Write a message', path: ['content'] });
 export type StartRunInput = z.infer<typeof startRunInputSchema>;
 
-export async function createChatSession(db: Database, userId: string, input: z.infer<typeof createSessionInputSchema>): Promise<ChatSession> {
+/** `id`: a caller that must find its chat again after a crash (a schedule's fire) names it itself. */
+export async function createChatSession(db: Database, userId: string, input: z.infer<typeof createSessionInputSchema>, id = newId('chatSession')): Promise<ChatSession> {
   if (input.agentId) await requireAgent(db, input.agentId);
   const [session] = await insertChatSession(db).execute({
-    id: newId('chatSession'),
+    id,
     userId,
     agentId: input.agentId ?? null,
     title: input.title ?? DEFAULT_SESSION_TITLE,

@@ -6,6 +6,7 @@ import type { ChatSession } from './chat';
 import { InvalidInputError, NotFoundError } from './errors';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
 import { messageText } from './message-text';
+import { requireSavedChat } from './temporary-chats';
 
 /**
  * Ratings of answers (👍/👎 with an optional comment): the user rates an answer of their own chat,
@@ -28,9 +29,13 @@ export type AnswerFeedback = { messageId: string; rating: (typeof FEEDBACK_RATIN
 
 const feedbackColumns = { messageId: answerFeedback.messageId, rating: answerFeedback.rating, comment: answerFeedback.comment, updatedAt: answerFeedback.updatedAt };
 
-/** Rates an answer of the session (again: the new rating replaces the old). Only answers are rated. */
+/**
+ * Rates an answer of the session (again: the new rating replaces the old). Only answers are rated,
+ * and not in a temporary chat: a rating shows its answer's excerpt to admins (listFeedback).
+ */
 export async function rateAnswer(db: Database, session: ChatSession, messageId: string, input: FeedbackInput): Promise<AnswerFeedback> {
   const { rating, comment } = feedbackInputSchema.parse(input);
+  requireSavedChat(session, 'rated');
   const [message] = await db
     .select({ role: messages.role, runId: messages.runId })
     .from(messages)

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { CronExpressionParser } from 'cron-parser';
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { chatSessions, runs, schedules, SCHEDULE_TARGETS, users, type RunStatus } from '../db/schema';
-import { newId } from '../ids';
+import { ID_PREFIXES, newId } from '../ids';
 import { ActiveRunConflictError, askInSession, checkRunChoices, createChatSession, startRunInputSchema, type Asker, type StartedRun } from './chat';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 
@@ -41,6 +42,17 @@ export function isTimeZone(timezone: string): boolean {
 export function nextFireTimes(cron: string, timezone: string, count = 1, from = new Date()): Date[] {
   const interval = CronExpressionParser.parse(cron, { tz: timezone, currentDate: from });
   return Array.from({ length: count }, () => interval.next().toDate());
+}
+
+/**
+ * The fire of `schedule` that was due last before `now` and never happened (no run or skip recorded
+ * since it was due, and the schedule unchanged since), or null: what to make up once for a schedule
+ * whose Job Scheduler Redis lost (as systemd's `Persistent=` timers do, one fire, not every one missed).
+ */
+export function missedFire(schedule: Pick<Schedule, 'cron' | 'timezone' | 'updatedAt' | 'lastRunAt' | 'lastSkippedAt'>, now = new Date()): Date | null {
+  const due = CronExpressionParser.parse(schedule.cron, { tz: schedule.timezone, currentDate: now }).prev().toDate();
+  const lastSeen = Math.max(schedule.updatedAt.getTime(), schedule.lastRunAt?.getTime() ?? 0, schedule.lastSkippedAt?.getTime() ?? 0);
+  return due.getTime() > lastSeen ? due : null;
 }
 
 /** Why `cron` cannot be a schedule's (5 or 6 fields, parsable, firing at least once), or null. */
@@ -189,9 +201,9 @@ export async function deleteSchedule(db: Database, userId: string, id: string): 
 }
 
 /** Every enabled schedule of an enabled user: what the reconciler keeps a Job Scheduler for. */
-export function listEnabledSchedules(db: Database): Promise<Pick<Schedule, 'id' | 'cron' | 'timezone' | 'updatedAt'>[]> {
+export function listEnabledSchedules(db: Database): Promise<Pick<Schedule, 'id' | 'cron' | 'timezone' | 'updatedAt' | 'lastRunAt' | 'lastSkippedAt'>[]> {
   return db
-    .select({ id: schedules.id, cron: schedules.cron, timezone: schedules.timezone, updatedAt: schedules.updatedAt })
+    .select({ id: schedules.id, cron: schedules.cron, timezone: schedules.timezone, updatedAt: schedules.updatedAt, lastRunAt: schedules.lastRunAt, lastSkippedAt: schedules.lastSkippedAt })
     .from(schedules)
     .innerJoin(users, eq(users.id, schedules.userId))
     .where(and(eq(schedules.enabled, true), isNull(users.disabledAt)));
@@ -229,12 +241,14 @@ export async function fireSchedule(db: Database, scheduleId: string, options: { 
   const [earlier] = await db.select().from(runs).where(and(eq(runs.userId, schedule.userId), eq(runs.idempotencyKey, idempotencyKey)));
   if (earlier) return { status: 'started', sessionId: earlier.sessionId!, run: earlier, created: false, durable: Promise.resolve() };
 
-  const sessionId = await targetChat(db, schedule);
+  const { sessionId, createdForFire } = await targetChat(db, schedule, options.fireId);
   const input = startRunInputSchema.parse({ content: schedule.prompt, ...(schedule.agentId && { agentId: schedule.agentId }), ...(schedule.modelId && { modelId: schedule.modelId }) });
   let started: StartedRun;
   try {
     started = await askInSession(db, { ...asker, sessionId, input, idempotencyKey });
   } catch (error) {
+    // A fire that starts nothing leaves no empty chat behind (a retry makes it again).
+    if (createdForFire) await db.delete(chatSessions).where(and(eq(chatSessions.id, sessionId), eq(chatSessions.userId, schedule.userId)));
     // The database allows one active run per chat: a busy chat refuses the run.
     if (error instanceof ActiveRunConflictError) return skip(db, schedule.id, 'The chat\'s previous run was still going');
     // The model or agent is gone, disabled or no longer the user's to pick: retrying will not help.
@@ -251,28 +265,43 @@ async function skip(db: Database, scheduleId: string, reason: string): Promise<S
   return { status: 'skipped', reason };
 }
 
-/** The chat a fire asks in: a new one titled "<name> · <date>", or the schedule's own (created once, kept in the row). */
-async function targetChat(db: Database, schedule: Schedule): Promise<string> {
+/**
+ * The chat a fire asks in: a new one titled "<name> · <date>", or the schedule's own (created once,
+ * kept in the row). A new chat's id is derived from the fire, so a fire retried after a crash
+ * between the chat's insert and the run's finds the chat it made instead of leaving it empty.
+ * `createdForFire`: the chat exists for this fire only.
+ */
+async function targetChat(db: Database, schedule: Schedule, fireId: string): Promise<{ sessionId: string; createdForFire: boolean }> {
   if (schedule.target === 'same-chat' && schedule.sessionId) {
     const [kept] = await db.select({ id: chatSessions.id }).from(chatSessions).where(and(eq(chatSessions.id, schedule.sessionId), eq(chatSessions.userId, schedule.userId)));
-    if (kept) return kept.id;
+    if (kept) return { sessionId: kept.id, createdForFire: false };
   }
-  const title = schedule.target === 'same-chat' ? schedule.name : `${schedule.name} · ${fireDate(new Date(), schedule.timezone)}`;
-  const session = await createChatSession(db, schedule.userId, { title, ...(schedule.agentId && { agentId: schedule.agentId }) });
-  if (schedule.target === 'same-chat') {
-    // Two fires racing for the first chat: the first one stored wins, the other's chat is dropped.
-    const [claimed] = await db
-      .update(schedules)
-      .set({ sessionId: session.id, updatedAt: sql`${schedules.updatedAt}` })
-      .where(and(eq(schedules.id, schedule.id), schedule.sessionId ? eq(schedules.sessionId, schedule.sessionId) : isNull(schedules.sessionId)))
-      .returning({ sessionId: schedules.sessionId });
-    if (!claimed) {
-      await db.delete(chatSessions).where(eq(chatSessions.id, session.id));
-      const [winner] = await db.select({ sessionId: schedules.sessionId }).from(schedules).where(eq(schedules.id, schedule.id));
-      if (winner?.sessionId) return winner.sessionId;
-    }
+  if (schedule.target === 'new-chat') {
+    const id = fireChatId(schedule.id, fireId);
+    const [made] = await db.select({ id: chatSessions.id }).from(chatSessions).where(and(eq(chatSessions.id, id), eq(chatSessions.userId, schedule.userId)));
+    if (made) return { sessionId: made.id, createdForFire: true };
+    const session = await createChatSession(db, schedule.userId, { title: `${schedule.name} · ${fireDate(new Date(), schedule.timezone)}`, ...(schedule.agentId && { agentId: schedule.agentId }) }, id);
+    return { sessionId: session.id, createdForFire: true };
   }
-  return session.id;
+  const session = await createChatSession(db, schedule.userId, { title: schedule.name, ...(schedule.agentId && { agentId: schedule.agentId }) });
+  // Two fires racing for the first chat: the first one stored wins, the other's chat is dropped.
+  const [claimed] = await db
+    .update(schedules)
+    .set({ sessionId: session.id, updatedAt: sql`${schedules.updatedAt}` })
+    .where(and(eq(schedules.id, schedule.id), schedule.sessionId ? eq(schedules.sessionId, schedule.sessionId) : isNull(schedules.sessionId)))
+    .returning({ sessionId: schedules.sessionId });
+  if (!claimed) {
+    await db.delete(chatSessions).where(eq(chatSessions.id, session.id));
+    const [winner] = await db.select({ sessionId: schedules.sessionId }).from(schedules).where(eq(schedules.id, schedule.id));
+    if (winner?.sessionId) return { sessionId: winner.sessionId, createdForFire: false };
+  }
+  return { sessionId: session.id, createdForFire: false };
+}
+
+/** The id of the chat fire `fireId` of schedule `scheduleId` makes: an id's shape, unguessable as the schedule's id is. */
+export function fireChatId(scheduleId: string, fireId: string): string {
+  const digest = createHash('sha256').update(`${scheduleId}\n${fireId}`).digest();
+  return `${ID_PREFIXES.chatSession}_${digest.readUIntBE(0, 5).toString(36)}_${digest.toString('hex', 5, 11)}`;
 }
 
 /** "2025-03-14 09:00" in the schedule's zone: a fire's chat title tells the fires apart. */

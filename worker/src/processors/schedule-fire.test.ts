@@ -1,6 +1,6 @@
-import { messages, runs, schedules } from '@agentq/shared/db';
+import { chatSessions, llmModels, messages, runs, schedules } from '@agentq/shared/db';
 import { enqueue, removeScheduleJob, upsertScheduleJob } from '@agentq/shared/queues';
-import { createChatSession, createModel, createSchedule, getSchedule, markRunRunning, startChatRun, startRunInputSchema, transitionRun, type CreateScheduleInput, type ScheduleView } from '@agentq/shared/services';
+import { createChatSession, createModel, createSchedule, fireChatId, getSchedule, markRunRunning, startChatRun, startRunInputSchema, transitionRun, type CreateScheduleInput, type ScheduleView } from '@agentq/shared/services';
 import { silentLogger } from '@agentq/shared/testing';
 import { Job } from 'bullmq';
 import { and, eq, inArray, like } from 'drizzle-orm';
@@ -52,8 +52,8 @@ const runsOf = (scheduleId: string) => harness.db.select().from(runs).where(like
 async function fire(scheduleId: string, jobId: string): Promise<{ status: string; runId?: string; reason?: string }> {
   await enqueue(harness.deps.queues, 'scheduleFires', 'schedule-fire', { scheduleId }, { jobId, backoff: { type: 'fixed', delay: 100 } });
   for (const deadline = Date.now() + 15_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
-    const job = await Job.fromId(harness.deps.queues.scheduleFires, jobId);
-    if (job && (await job.getState()) === 'completed') return job.returnvalue;
+    // The state first, then the job: a job read before it completed has no return value yet.
+    if ((await harness.deps.queues.scheduleFires.getJobState(jobId)) === 'completed') return (await Job.fromId(harness.deps.queues.scheduleFires, jobId))!.returnvalue;
   }
   throw new Error(`fire ${jobId} did not complete`);
 }
@@ -66,6 +66,8 @@ describe('scheduled prompts fire through the worker', () => {
     await removeScheduleJob(harness.deps.queues, digest.id);
     await harness.db.update(schedules).set({ enabled: false }).where(eq(schedules.id, digest.id));
     expect(await harness.deps.queues.scheduleFires.getJobScheduler(digest.id)).toBeUndefined();
+    // A fire taken just before the scheduler went may still be starting its run: read once none is active.
+    await expect.poll(async () => Object.values(await harness.deps.queues.scheduleFires.getJobCounts('active', 'wait')).reduce((sum, count) => sum + count, 0), { timeout: 10_000, interval: 50 }).toBe(0);
 
     const fired = await runsOf(digest.id);
     for (const run of fired) expect((await harness.waitForEnd(run.id)).status).toBe('succeeded');
@@ -125,6 +127,46 @@ describe('scheduled prompts fire through the worker', () => {
     const fired = await runsOf(retried.id);
     expect(fired.map((run) => run.id)).toEqual([outcome.runId]);
     expect((await harness.waitForEnd(outcome.runId!)).status).toBe('succeeded');
+  });
+
+  it('a fire that starts nothing leaves no empty chat, and a fire retried after its chat was made (a crash before the run) asks there', async () => {
+    const gone = await createModel(harness.db, { name: `Gone ${Date.now()}`, baseUrl: harness.llm.url, modelId: 'fake-model' }, harness.deps.config.appSecret);
+    const orphaned = await schedule({ name: 'Orphaned', modelId: gone.id });
+    await harness.db.update(llmModels).set({ enabled: false }).where(eq(llmModels.id, gone.id));
+    const chatsBefore = await harness.db.select({ id: chatSessions.id }).from(chatSessions).where(eq(chatSessions.userId, harness.userId));
+    const outcome = await fire(orphaned.id, `repeat:${orphaned.id}:1`);
+    expect(outcome.status).toBe('skipped');
+    expect(await harness.db.select({ id: chatSessions.id }).from(chatSessions).where(eq(chatSessions.userId, harness.userId))).toHaveLength(chatsBefore.length);
+
+    // The chat the crashed attempt made (its id is the fire's): the retry's run lands in it, and no second chat appears.
+    const crashed = await schedule({ name: 'Crashed' });
+    const fireId = `repeat:${crashed.id}:1`;
+    const leftBehind = await createChatSession(harness.db, harness.userId, { title: 'Crashed · earlier' }, fireChatId(crashed.id, fireId));
+    const retried = await fire(crashed.id, fireId);
+    const [run] = await runsOf(crashed.id);
+    expect(run).toMatchObject({ id: retried.runId, sessionId: leftBehind.id });
+    expect((await harness.waitForEnd(run!.id)).status).toBe('succeeded');
+  });
+
+  it('a scheduler Redis lost is restored with its last missed fire made up once, not again on the next pass', async () => {
+    // Saved two hours ago, hourly, never fired: the last hour's fire was missed.
+    const missed = await schedule({ cron: '0 * * * *', name: 'Missed' });
+    await harness.db.update(schedules).set({ updatedAt: new Date(Date.now() - 2 * 3600_000) }).where(eq(schedules.id, missed.id));
+    const first = await reconcileSchedules(harness.db, harness.deps.queues, silentLogger);
+    for (const id of first.restored) await removeScheduleJob(harness.deps.queues, id);
+    expect(first.madeUp).toContain(missed.id);
+    const madeUp = () => harness.db.select().from(runs).where(like(runs.idempotencyKey, `schedule:missed:${missed.id}:%`));
+    await expect.poll(async () => (await madeUp()).length, { timeout: 15_000, interval: 100 }).toBe(1);
+    const [run] = await madeUp();
+    expect((await harness.waitForEnd(run!.id)).status).toBe('succeeded');
+    expect(await getSchedule(harness.db, harness.userId, missed.id)).toMatchObject({ lastRunId: run!.id });
+
+    // Lost again: the made-up run is the last fire now, so nothing is due to make up.
+    const second = await reconcileSchedules(harness.db, harness.deps.queues, silentLogger);
+    for (const id of second.restored) await removeScheduleJob(harness.deps.queues, id);
+    expect(second.restored).toContain(missed.id);
+    expect(second.madeUp).not.toContain(missed.id);
+    expect(await madeUp()).toHaveLength(1);
   });
 
   it('the reconcile step restores a Job Scheduler Redis lost, and removes one whose schedule is disabled', async () => {

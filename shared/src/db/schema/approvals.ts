@@ -1,4 +1,5 @@
 import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { chatSessions } from './chat';
 import { createdAt } from './columns';
 import { runs } from './runs';
 
@@ -33,11 +34,13 @@ export const approvals = pgTable(
   ],
 );
 
-/** "Remember for this session": later calls of the tool in the session need no approval. */
+/** "Remember for this session": later calls of the tool in the session need no approval. Gone with the chat. */
 export const approvalGrants = pgTable(
   'approval_grants',
   {
-    sessionId: text('session_id').notNull(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => chatSessions.id, { onDelete: 'cascade' }),
     toolName: text('tool_name').notNull(),
     grantedBy: text('granted_by').notNull(),
     createdAt,

@@ -470,7 +470,7 @@ export const en = {
   'chat.temporaryToggle': "Temporary chat",
   'chat.temporaryExplain': "Not saved in your chats, not used for memory, and deleted after 24 hours without use.",
   'chat.temporaryBanner': "Temporary chat — not saved to your chats",
-  'chat.temporaryBannerDetail': "It is not used for memory, cannot be shared or forked, and is deleted after 24 hours without use.",
+  'chat.temporaryBannerDetail': "It is not used for memory, cannot be shared, forked or rated, and is deleted after 24 hours without use.",
   'chat.temporaryKeep': "Keep this chat",
   'chat.share': "Share",
   'chat.shareTitle': "Share this chat",

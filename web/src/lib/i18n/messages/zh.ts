@@ -469,7 +469,7 @@ export const zh = {
   'chat.temporaryToggle': "临时对话",
   'chat.temporaryExplain': "不会保存到你的对话列表，也不用于记忆；闲置 24 小时后自动删除。",
   'chat.temporaryBanner': "临时对话 — 不会保存到你的对话列表",
-  'chat.temporaryBannerDetail': "它不用于记忆，不能分享或分叉，闲置 24 小时后自动删除。",
+  'chat.temporaryBannerDetail': "它不用于记忆，不能分享、分叉或评分，闲置 24 小时后自动删除。",
   'chat.temporaryKeep': "保留此对话",
   'chat.share': "分享",
   'chat.shareTitle': "分享此对话",

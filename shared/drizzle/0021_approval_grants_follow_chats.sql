@@ -1,0 +1,3 @@
+-- Grants of chats deleted before this constraint existed go first.
+DELETE FROM "approval_grants" g WHERE NOT EXISTS (SELECT 1 FROM "chat_sessions" s WHERE s."id" = g."session_id");--> statement-breakpoint
+ALTER TABLE "approval_grants" ADD CONSTRAINT "approval_grants_session_id_chat_sessions_id_fk" FOREIGN KEY ("session_id") REFERENCES "public"."chat_sessions"("id") ON DELETE cascade ON UPDATE no action;
