@@ -334,7 +334,7 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     expect(await page.getByTestId('error-panel').textContent()).toMatch(/not found|404/i);
   });
 
-  it('starts a temporary chat: a banner says so, the answer streams, the sidebar and search never list it, a reload keeps the banner, it has no Share or Fork until it is kept', async () => {
+  it('starts a temporary chat: a banner says so, the answer streams, the sidebar and search never list it, a reload keeps the banner, it has no Share, Fork or thumbs until it is kept', async () => {
     const question = `Temporary whisper ${tag}`;
     await page.goto(`${stack.url}/chat`);
     const toggle = page.getByTestId('temporary-chat-toggle');
