@@ -105,12 +105,11 @@ export const UNSENT_UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
 export async function deleteUnsentUploads(db: Database, options: { olderThanMs?: number; limit?: number } = {}): Promise<number> {
   const { olderThanMs = UNSENT_UPLOAD_TTL_MS, limit = 500 } = options;
   const carried = sql`exists (select 1 from ${messages} where ${messages.sessionId} = ${chatFiles.sessionId} and ${messages.parts} @> jsonb_build_array(jsonb_build_object('url', ${chatFileUrl('')} || ${chatFiles.id})))`;
-  const stale = db
-    .select({ id: chatFiles.id })
-    .from(chatFiles)
-    .where(and(lt(chatFiles.createdAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`), not(carried)))
-    .limit(limit);
-  const deleted = await db.delete(chatFiles).where(inArray(chatFiles.id, stale)).returning({ id: chatFiles.id });
+  const isStale = and(lt(chatFiles.createdAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`), not(carried));
+  const stale = db.select({ id: chatFiles.id }).from(chatFiles).where(isStale).limit(limit);
+  // The test again on the deleted rows themselves, not only in the subquery: a row a send renewed
+  // meanwhile (attachmentParts) is read again at its new version, fails it and stays.
+  const deleted = await db.delete(chatFiles).where(and(inArray(chatFiles.id, stale), isStale)).returning({ id: chatFiles.id });
   return deleted.length;
 }
 
@@ -123,7 +122,10 @@ export const attachmentIdsSchema = z.array(z.string().min(1).max(100)).max(MAX_A
 export async function attachmentParts(db: Database, sessionId: string, ids: readonly string[]): Promise<ChatFilePart[]> {
   if (ids.length === 0) return [];
   const unique = [...new Set(ids)];
-  const rows = await db.select(metadata).from(chatFiles).where(and(eq(chatFiles.sessionId, sessionId), inArray(chatFiles.id, unique)));
+  // Renewed, not only read (its time becomes the send's): an upload nearly a day old, sent just as
+  // the sweep (deleteUnsentUploads) runs, is either kept (renewed first) or refused here (deleted
+  // first), never named by a question while missing.
+  const rows = await db.update(chatFiles).set({ createdAt: sql`now()` }).where(and(eq(chatFiles.sessionId, sessionId), inArray(chatFiles.id, unique))).returning(metadata);
   const byId = new Map(rows.map((row) => [row.id, row]));
   const missing = unique.flatMap((id) => (byId.has(id) ? [] : [{ path: ['attachments', ids.indexOf(id)], message: `No file ${id} in this chat` }]));
   if (missing.length > 0) throw new InvalidInputError('An attached file is not in this chat; upload it again', missing);

@@ -5,7 +5,8 @@ import { chatFiles, messages, users } from '../../db/schema';
 import { newId } from '../../ids';
 import { bothTestDatabases } from '../../testing';
 import { createChatSession } from '../chat';
-import { acceptUpload, deleteUnsentUploads, UNSENT_UPLOAD_TTL_MS } from './chat-files';
+import { InvalidInputError } from '../errors';
+import { acceptUpload, attachmentParts, deleteUnsentUploads, UNSENT_UPLOAD_TTL_MS } from './chat-files';
 import { chatFileUrl } from './judge-upload';
 
 describe.each(bothTestDatabases)('uploads no message carried, on %s', (_name, open) => {
@@ -47,5 +48,17 @@ describe.each(bothTestDatabases)('uploads no message carried, on %s', (_name, op
     expect(left.map((row) => row.id).sort()).toEqual([sent, recent].sort());
     expect(left.map((row) => row.id)).not.toContain(abandoned);
     expect(await deleteUnsentUploads(database.db)).toBe(0);
+  });
+
+  it('keeps an old upload a send has just checked (its message not written yet), and refuses one the sweep took first', async () => {
+    const session = await createChatSession(database.db, userId, {});
+    const sending = await upload(session.id, 'sending.txt', UNSENT_UPLOAD_TTL_MS + 60_000);
+    const swept = await upload(session.id, 'swept.txt', UNSENT_UPLOAD_TTL_MS + 60_000);
+
+    expect(await attachmentParts(database.db, session.id, [sending])).toEqual([expect.objectContaining({ filename: 'sending.txt', url: chatFileUrl(sending) })]);
+    expect(await deleteUnsentUploads(database.db)).toBe(1);
+    const left = await database.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.sessionId, session.id));
+    expect(left.map((row) => row.id)).toEqual([sending]);
+    await expect(attachmentParts(database.db, session.id, [swept])).rejects.toThrow(InvalidInputError);
   });
 });
