@@ -1,5 +1,5 @@
 import { listWorkerHeartbeats, queueCatalog, type QueueKey } from '@agentq/shared/queues';
-import { feedbackListQuerySchema, feedbackSummary, feedbackWindowSchema, listFeedback, usageQuerySchema, usageReport } from '@agentq/shared/services';
+import { auditQuerySchema, feedbackListQuerySchema, feedbackSummary, feedbackWindowSchema, listAuditEvents, listFeedback, usageQuerySchema, usageReport } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -55,6 +55,17 @@ export const adminRoutes = new Hono<AppEnv>()
       ]);
       return c.json({ queues, throughput, workers, failedJobs, at: new Date().toISOString() });
     },
+  )
+  .get(
+    '/audit',
+    describeRoute({
+      tags: ['operations'],
+      summary: 'The audit log, the latest first: sign-ins, user and token management, approval decisions, changes to models, agents and tools, shared links',
+      description:
+        "`action` filters by a category (`auth`, `user`, `api-token`, `approval`, `model`, `agent`, `tool`, `chat`) or one action (`model.update`); `actorUserId`, `targetId`, `since` and `until` (ISO 8601, since inclusive, until exclusive) filter too; `limit` (1-200, default 50) per page, a page's `nextCursor` as `cursor` for the next. `details` names what changed, never a secret's value.",
+    }),
+    validate('query', auditQuerySchema),
+    async (c) => c.json(await listAuditEvents(c.get('db'), c.req.valid('query'))),
   )
   .get(
     '/feedback',

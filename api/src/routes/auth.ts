@@ -7,6 +7,7 @@ import {
   createSession,
   deleteSession,
   listApiTokens,
+  recordAudit,
   revokeApiToken,
   SESSION_TTL_MS,
   updateProfile,
@@ -43,9 +44,11 @@ export const authRoutes = new Hono<AppEnv>()
     if (!user) {
       c.get('metrics').observeLoginFailure('invalid_credentials');
       c.get('logger').warn({ requestId: c.get('requestId'), email, clientAddress: address }, 'sign-in failed: wrong email or password');
+      await recordAudit(c.get('db'), { actorUserId: null, action: 'auth.sign-in-failed', targetType: 'email', targetId: email.toLowerCase(), details: { clientAddress: address } });
       throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect');
     }
     await attempt.succeeded();
+    await recordAudit(c.get('db'), { actorUserId: user.id, action: 'auth.sign-in', targetType: 'user', targetId: user.id, details: { clientAddress: address } });
     const session = await createSession(c.get('db'), user.id);
     setCookie(c, SESSION_COOKIE, session.token, {
       httpOnly: true,

@@ -1,7 +1,8 @@
-import { createModel, createModelInputSchema, deleteModel, getModel, listModels, updateModel, updateModelInputSchema } from '@agentq/shared/services';
+import { changedFields, createModel, createModelInputSchema, deleteModel, getModel, listModels, updateModel, updateModelInputSchema } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
+import { audit } from '../audit';
 import type { AppEnv } from '../deps';
 import { requireAdmin } from '../middleware/auth';
 import { validate } from '../validate';
@@ -14,9 +15,11 @@ export const modelRoutes = new Hono<AppEnv>()
   .get('/', describeRoute({ tags: ['models'], summary: 'List models (the API key is never returned; see hasApiKey)' }), async (c) =>
     c.json({ items: await listModels(c.get('db')) }),
   )
-  .post('/', describeRoute({ tags: ['models'], summary: 'Create a model; apiKey is encrypted at rest with APP_SECRET' }), validate('json', createModelInputSchema), async (c) =>
-    c.json(await createModel(c.get('db'), c.req.valid('json'), c.get('config').appSecret), 201),
-  )
+  .post('/', describeRoute({ tags: ['models'], summary: 'Create a model; apiKey is encrypted at rest with APP_SECRET' }), validate('json', createModelInputSchema), async (c) => {
+    const model = await createModel(c.get('db'), c.req.valid('json'), c.get('config').appSecret);
+    await audit(c, { action: 'model.create', targetType: 'model', targetId: model.id, details: { name: model.name } });
+    return c.json(model, 201);
+  })
   .get('/:id', describeRoute({ tags: ['models'], summary: 'Get a model' }), validate('param', idParam), async (c) =>
     c.json(await getModel(c.get('db'), c.req.valid('param').id)),
   )
@@ -25,9 +28,16 @@ export const modelRoutes = new Hono<AppEnv>()
     describeRoute({ tags: ['models'], summary: 'Update a model; omit apiKey to keep it, send null to clear it' }),
     validate('param', idParam),
     validate('json', updateModelInputSchema),
-    async (c) => c.json(await updateModel(c.get('db'), c.req.valid('param').id, c.req.valid('json'), c.get('config').appSecret)),
+    async (c) => {
+      const input = c.req.valid('json');
+      const model = await updateModel(c.get('db'), c.req.valid('param').id, input, c.get('config').appSecret);
+      await audit(c, { action: 'model.update', targetType: 'model', targetId: model.id, details: { name: model.name, fields: changedFields(input) } });
+      return c.json(model);
+    },
   )
   .delete('/:id', describeRoute({ tags: ['models'], summary: 'Delete a model; agents using it are left without a model' }), validate('param', idParam), async (c) => {
-    await deleteModel(c.get('db'), c.req.valid('param').id);
+    const model = await getModel(c.get('db'), c.req.valid('param').id);
+    await deleteModel(c.get('db'), model.id);
+    await audit(c, { action: 'model.delete', targetType: 'model', targetId: model.id, details: { name: model.name } });
     return c.body(null, 204);
   });

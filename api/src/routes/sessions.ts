@@ -51,6 +51,7 @@ import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
+import { audit } from '../audit';
 import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
 import { currentAsker, currentUser, requireUser } from '../middleware/auth';
@@ -307,12 +308,14 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
       const { share, created } = await shareChat(c.get('db'), session);
+      await audit(c, { action: created ? 'chat.share' : 'chat.share-update', targetType: 'chat', targetId: session.id, details: { shareId: share.id } });
       return c.json(share, created ? 201 : 200);
     },
   )
   .delete('/:id/share', describeRoute({ tags: ['chat'], summary: "Take the chat's shared link down (404 when it has none)" }), validate('param', idParam), async (c) => {
     const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
     if (!(await unshareChat(c.get('db'), session))) throw new NotFoundError('Shared link');
+    await audit(c, { action: 'chat.unshare', targetType: 'chat', targetId: session.id });
     return c.body(null, 204);
   })
   .put(

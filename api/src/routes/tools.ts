@@ -1,6 +1,7 @@
 import { enqueue, JobWaitTimeoutError } from '@agentq/shared/queues';
 import {
   callsHaveNoEffect,
+  changedFields,
   createTool,
   createToolInputSchema,
   createToolRun,
@@ -26,6 +27,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
+import { audit } from '../audit';
 import type { AppEnv } from '../deps';
 import { ApiError, validationFailed } from '../errors';
 import { currentUser, requireAdmin } from '../middleware/auth';
@@ -70,6 +72,7 @@ export const agentToolRoutes = new Hono<AppEnv>()
     validate('json', createToolInputSchema),
     async (c) => {
       let tool = await createTool(c.get('db'), c.req.valid('json'), { appSecret: c.get('config').appSecret });
+      await audit(c, { action: 'tool.create', targetType: 'tool', targetId: tool.id, details: { slug: tool.slug, type: tool.type } });
       if (discoversTools(tool.type)) tool = (await refreshToolDiscovery(c.get('db'), tool, discoveryOptions(c))).tool;
       return c.json(view(c, tool), 201);
     },
@@ -85,6 +88,8 @@ export const agentToolRoutes = new Hono<AppEnv>()
     async (c) => {
       const input = c.req.valid('json');
       let tool = await updateTool(c.get('db'), c.req.valid('param').id, input, { appSecret: c.get('config').appSecret });
+      // `secrets` names its keys only: their values never reach the log.
+      await audit(c, { action: 'tool.update', targetType: 'tool', targetId: tool.id, details: { slug: tool.slug, fields: changedFields(input), ...(input.secrets && { secrets: Object.keys(input.secrets) }) } });
       if (discoversTools(tool.type) && (input.config !== undefined || input.secrets !== undefined)) tool = (await refreshToolDiscovery(c.get('db'), tool, discoveryOptions(c))).tool;
       return c.json(view(c, tool));
     },
@@ -102,7 +107,9 @@ export const agentToolRoutes = new Hono<AppEnv>()
     },
   )
   .delete('/:id', describeRoute({ tags: ['tools'], summary: 'Delete a tool instance' }), validate('param', idParam), async (c) => {
-    await deleteTool(c.get('db'), c.req.valid('param').id);
+    const tool = await getTool(c.get('db'), c.req.valid('param').id);
+    await deleteTool(c.get('db'), tool.id);
+    await audit(c, { action: 'tool.delete', targetType: 'tool', targetId: tool.id, details: { slug: tool.slug, type: tool.type } });
     return c.body(null, 204);
   })
   .post(
