@@ -74,6 +74,8 @@ export type UserView = {
   disabledAt: string | null;
   /** The UI language the user chose; null follows the browser. */
   locale: string | null;
+  /** Signing in takes a code from an authenticator app too. */
+  twoFactor: boolean;
   createdAt: string;
 };
 

@@ -33,3 +33,4 @@ export * from './chat-folders';
 export * from './usage';
 export * from './schedules';
 export * from './audit';
+export * from './two-factor';

@@ -46,6 +46,8 @@ export const publicUserSchema = z.object({
   disabledAt: z.date().nullable(),
   /** The UI language the user picked; null follows the browser. */
   locale: z.string().nullable(),
+  /** Signing in takes a code from an authenticator app too (two-factor.ts). */
+  twoFactor: z.boolean(),
   createdAt: z.date(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
@@ -61,7 +63,7 @@ export const ownUserSchema = publicUserSchema.extend({
 export type OwnUser = z.infer<typeof ownUserSchema>;
 
 function toPublicUser(row: typeof users.$inferSelect): PublicUser {
-  return { id: row.id, email: row.email, name: row.name, role: row.role, disabled: row.disabledAt !== null, disabledAt: row.disabledAt, locale: row.locale, createdAt: row.createdAt };
+  return { id: row.id, email: row.email, name: row.name, role: row.role, disabled: row.disabledAt !== null, disabledAt: row.disabledAt, locale: row.locale, twoFactor: row.twoFactorEnabledAt !== null, createdAt: row.createdAt };
 }
 
 function toOwnUser(row: typeof users.$inferSelect): OwnUser {

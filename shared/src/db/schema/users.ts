@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { createdAt, timestamps } from './columns';
 
 import { USER_ROLES } from '../../api-types/users';
@@ -20,6 +20,15 @@ export const users = pgTable('users', {
    * it in each run's options, the worker into the system prompt. Null: none. Only its owner reads it.
    */
   customInstructions: text('custom_instructions'),
+  /**
+   * Two-factor sign-in (services/two-factor.ts): the TOTP secret, AES-GCM under APP_SECRET, set when
+   * setup starts; on once `twoFactorEnabledAt` is set. `totpLastStep` is the last time step a code
+   * was accepted for (a code works once); `recoveryCodeHashes` the sha256 of each unused recovery code.
+   */
+  totpSecretEncrypted: text('totp_secret_encrypted'),
+  twoFactorEnabledAt: timestamp('two_factor_enabled_at', { withTimezone: true, mode: 'date' }),
+  totpLastStep: integer('totp_last_step'),
+  recoveryCodeHashes: jsonb('recovery_code_hashes').$type<string[]>(),
   ...timestamps,
 });
 
