@@ -1,17 +1,27 @@
 import {
   authenticate,
+  beginTwoFactorInputSchema,
+  beginTwoFactorSetup,
   changeOwnPassword,
   changePasswordInputSchema,
   createApiToken,
   createApiTokenInputSchema,
   createSession,
   deleteSession,
+  disableTwoFactor,
+  disableTwoFactorInputSchema,
+  enableTwoFactor,
+  enableTwoFactorInputSchema,
   listApiTokens,
   recordAudit,
+  recoveryCodesLeft,
+  regenerateRecoveryCodes,
   revokeApiToken,
   SESSION_TTL_MS,
   updateProfile,
   updateProfileInputSchema,
+  verifySecondFactor,
+  secondFactorCodeSchema,
 } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -24,7 +34,12 @@ import { clientAddress } from '../security/client-address';
 import { beginLoginAttempt } from '../security/login-throttle';
 import { validate } from '../validate';
 
-const loginSchema = z.object({ email: z.string().trim().min(1).max(320), password: z.string().min(1).max(200) });
+const loginSchema = z.object({
+  email: z.string().trim().min(1).max(320),
+  password: z.string().min(1).max(200),
+  /** With two-factor sign-in on: the authenticator app's code, or a recovery code. */
+  code: secondFactorCodeSchema.optional(),
+});
 const tokenIdSchema = z.object({ id: z.string().min(1).max(100) });
 
 export const authRoutes = new Hono<AppEnv>()
@@ -47,8 +62,24 @@ export const authRoutes = new Hono<AppEnv>()
       await recordAudit(c.get('db'), { actorUserId: null, action: 'auth.sign-in-failed', targetType: 'email', targetId: email.toLowerCase(), details: { clientAddress: address } });
       throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect');
     }
+    if (user.twoFactor) {
+      const { code } = c.req.valid('json');
+      if (!code) {
+        // The password was right: asking for the code is a step, not a failed attempt.
+        await attempt.succeeded();
+        throw new ApiError(401, 'two_factor_required', 'Enter the code from your authenticator app (or a recovery code)');
+      }
+      const factor = await verifySecondFactor(c.get('db'), user.id, code, c.get('config').appSecret);
+      if (!factor) {
+        c.get('metrics').observeLoginFailure('invalid_credentials');
+        c.get('logger').warn({ requestId: c.get('requestId'), email, clientAddress: address }, 'sign-in failed: wrong two-factor code');
+        await recordAudit(c.get('db'), { actorUserId: null, action: 'auth.sign-in-failed', targetType: 'email', targetId: email.toLowerCase(), details: { clientAddress: address, reason: 'two-factor code' } });
+        throw new ApiError(401, 'invalid_two_factor_code', 'That code is not right, or was used already: enter the current one');
+      }
+      if (factor === 'recovery') c.get('logger').info({ requestId: c.get('requestId'), userId: user.id }, 'signed in with a recovery code');
+    }
     await attempt.succeeded();
-    await recordAudit(c.get('db'), { actorUserId: user.id, action: 'auth.sign-in', targetType: 'user', targetId: user.id, details: { clientAddress: address } });
+    await recordAudit(c.get('db'), { actorUserId: user.id, action: 'auth.sign-in', targetType: 'user', targetId: user.id, details: { clientAddress: address, ...(user.twoFactor && { twoFactor: true }) } });
     const session = await createSession(c.get('db'), user.id);
     setCookie(c, SESSION_COOKIE, session.token, {
       httpOnly: true,
@@ -89,6 +120,41 @@ export const authRoutes = new Hono<AppEnv>()
   .patch('/me', describeRoute({ tags: ['auth'], summary: 'Change your own name, UI language or custom instructions (`customInstructions`, up to 4,000 characters, reach every chat run of yours; empty or null clears them)' }), requireUser, validate('json', updateProfileInputSchema), async (c) => {
     return c.json({ user: await updateProfile(c.get('db'), currentUser(c).id, c.req.valid('json')) });
   })
+  .get('/two-factor', describeRoute({ tags: ['auth'], summary: 'Your two-factor sign-in: whether it is on, and how many recovery codes are left' }), requireUser, async (c) => {
+    const user = currentUser(c);
+    return c.json({ enabled: user.twoFactor, recoveryCodesLeft: user.twoFactor ? await recoveryCodesLeft(c.get('db'), user.id) : 0 });
+  })
+  .post(
+    '/two-factor/setup',
+    describeRoute({ tags: ['auth'], summary: 'Start setting up two-factor sign-in (your password again): a new secret, as text and as the `otpauth://` URI an authenticator app scans; not in force until enabled' }),
+    requireUser,
+    validate('json', beginTwoFactorInputSchema),
+    async (c) => c.json(await beginTwoFactorSetup(c.get('db'), currentUser(c).id, c.req.valid('json').password, c.get('config').appSecret)),
+  )
+  .post(
+    '/two-factor/enable',
+    describeRoute({ tags: ['auth'], summary: "Turn two-factor sign-in on with a first code from the app; answers ten recovery codes, shown this once" }),
+    requireUser,
+    validate('json', enableTwoFactorInputSchema),
+    async (c) => c.json(await enableTwoFactor(c.get('db'), currentUser(c).id, c.req.valid('json').code, c.get('config').appSecret)),
+  )
+  .post(
+    '/two-factor/recovery-codes',
+    describeRoute({ tags: ['auth'], summary: 'New recovery codes in place of the old (a code from the app or a recovery code); shown this once' }),
+    requireUser,
+    validate('json', enableTwoFactorInputSchema),
+    async (c) => c.json(await regenerateRecoveryCodes(c.get('db'), currentUser(c).id, c.req.valid('json').code, c.get('config').appSecret)),
+  )
+  .post(
+    '/two-factor/disable',
+    describeRoute({ tags: ['auth'], summary: 'Turn two-factor sign-in off: your password and a code (or a recovery code)' }),
+    requireUser,
+    validate('json', disableTwoFactorInputSchema),
+    async (c) => {
+      await disableTwoFactor(c.get('db'), currentUser(c).id, c.req.valid('json'), c.get('config').appSecret);
+      return c.body(null, 204);
+    },
+  )
   .post('/tokens', describeRoute({ tags: ['auth'], summary: 'Create an API token (the secret is shown once)' }), requireUser, validate('json', createApiTokenInputSchema), async (c) => {
     const token = await createApiToken(c.get('db'), currentUser(c).id, c.req.valid('json'));
     return c.json(token, 201);

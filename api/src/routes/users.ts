@@ -1,4 +1,4 @@
-import { createUser, createUserInputSchema, deleteUser, getUser, listUsers, updateUser, updateUserInputSchema, userListQuerySchema } from '@agentq/shared/services';
+import { createUser, createUserInputSchema, deleteUser, getUser, listUsers, resetTwoFactor, updateUser, updateUserInputSchema, userListQuerySchema } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -30,6 +30,10 @@ export const userRoutes = new Hono<AppEnv>()
   .patch('/:id', describeRoute({ tags: ['users'], summary: 'Change name, role or password' }), validate('param', idParam), validate('json', updateUserInputSchema), async (c) => {
     const credential = c.get('credential');
     return c.json(await updateUser(c.get('db'), c.req.valid('param').id, c.req.valid('json'), currentUser(c).id, credential?.kind === 'session' ? credential.token : undefined));
+  })
+  .delete('/:id/two-factor', describeRoute({ tags: ['users'], summary: "Reset a user's two-factor sign-in (a lost phone and lost recovery codes): they sign in with their password alone until they set it up again; audited" }), validate('param', idParam), async (c) => {
+    await resetTwoFactor(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+    return c.body(null, 204);
   })
   .delete('/:id', describeRoute({ tags: ['users'], summary: 'Delete a user' }), validate('param', idParam), async (c) => {
     await deleteUser(c.get('db'), c.req.valid('param').id, currentUser(c).id);
