@@ -1,5 +1,5 @@
 /**
- * The signed-in user's own account: profile, password, API tokens. Types and request schemas come
+ * The signed-in user's own account: profile, password, two-factor sign-in, API tokens. Types and request schemas come
  * from @agentq/shared/api-types, the ones the API validates with.
  */
 import type { ApiTokenView, ChangePasswordInput, CreateApiTokenInput, CreatedApiToken, OwnUserView, UpdateProfileInput } from '@agentq/shared/api-types';
@@ -37,9 +37,35 @@ export function revokeToken(id: string): Promise<void> {
   return apiFetch(`/api/auth/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
 }
 
-/** Signs in with a session cookie. @throws {ApiError} 401 for a wrong email or password, 429 when throttled. */
-export function login(input: { email: string; password: string }): Promise<{ user: OwnUserView }> {
+/**
+ * Signs in with a session cookie. @throws {ApiError} 401 for a wrong email or password
+ * (`invalid_credentials`), for a missing or wrong two-factor code (`two_factor_required`,
+ * `invalid_two_factor_code`), 429 when throttled.
+ */
+export function login(input: { email: string; password: string; code?: string }): Promise<{ user: OwnUserView }> {
   return apiFetch('/api/auth/login', { method: 'POST', json: input });
+}
+
+/** Two-factor sign-in (an authenticator app's codes) of the signed-in user. */
+export function getTwoFactor(fetchImpl?: Fetch): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
+  return apiFetch('/api/auth/two-factor', { fetch: fetchImpl });
+}
+
+/** A new secret to scan (not in force until `enableTwoFactor`). */
+export function beginTwoFactorSetup(password: string): Promise<{ secret: string; uri: string }> {
+  return apiFetch('/api/auth/two-factor/setup', { method: 'POST', json: { password } });
+}
+
+export function enableTwoFactor(code: string): Promise<{ recoveryCodes: string[] }> {
+  return apiFetch('/api/auth/two-factor/enable', { method: 'POST', json: { code } });
+}
+
+export function regenerateRecoveryCodes(code: string): Promise<{ recoveryCodes: string[] }> {
+  return apiFetch('/api/auth/two-factor/recovery-codes', { method: 'POST', json: { code } });
+}
+
+export function disableTwoFactor(input: { password: string; code: string }): Promise<void> {
+  return apiFetch('/api/auth/two-factor/disable', { method: 'POST', json: input });
 }
 
 export async function logout(): Promise<void> {

@@ -30,3 +30,8 @@ export function updateUser(id: string, input: UpdateUserInput): Promise<UserView
 export function deleteUser(id: string): Promise<void> {
   return apiFetch(`/api/users/${encodeURIComponent(id)}`, { method: 'DELETE' });
 }
+
+/** Turns a user's two-factor sign-in off (they lost the phone and the recovery codes); audited. */
+export function resetTwoFactor(id: string): Promise<void> {
+  return apiFetch(`/api/users/${encodeURIComponent(id)}/two-factor`, { method: 'DELETE' });
+}

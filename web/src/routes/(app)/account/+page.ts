@@ -1,0 +1,5 @@
+import { getTwoFactor } from '#lib/account/account-api.ts';
+import type { PageLoad } from './$types';
+
+/** The profile page's two-factor section starts from whether it is on (the user comes from the app layout). */
+export const load: PageLoad = async ({ fetch }) => ({ twoFactor: await getTwoFactor(fetch) });
