@@ -32,3 +32,5 @@ export * from './chat-files';
 export * from './chat-folders';
 export * from './usage';
 export * from './schedules';
+export * from './webhooks';
+export { messageText } from './message-text';
