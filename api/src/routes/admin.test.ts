@@ -169,7 +169,7 @@ describe('failed jobs, throughput and workers', () => {
     const response = await get('/api/admin/overview?minutes=10&failedLimit=5');
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body.queues).toHaveLength(3);
+    expect(body.queues).toHaveLength(4);
     expect(body.throughput.items[0].completed).toHaveLength(10);
     expect(body.workers).toHaveProperty('items');
     expect(body.failedJobs).toHaveProperty('items');
