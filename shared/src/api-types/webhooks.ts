@@ -40,39 +40,3 @@ export const updateWebhookInputSchema = z
   .partial()
   .refine((input) => Object.keys(input).length > 0, 'Send a url, events, description or enabled');
 export type UpdateWebhookInput = z.input<typeof updateWebhookInputSchema>;
-
-/** An endpoint as the API shows it: never its secret. */
-export type WebhookEndpointView = {
-  id: string;
-  url: string;
-  description: string;
-  events: WebhookEventType[];
-  enabled: boolean;
-  /** Why it was switched off automatically (consecutive failed deliveries), or null. */
-  disabledReason: string | null;
-  disabledAt: string | null;
-  consecutiveFailures: number;
-  lastDeliveryAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
-
-/** The create and rotate answers: the signing secret, shown this once. */
-export type WebhookEndpointWithSecret = WebhookEndpointView & { secret: string };
-
-/** One delivery of one event to one endpoint, with its latest attempt. */
-export type WebhookDeliveryView = {
-  id: string;
-  endpointId: string;
-  eventId: string;
-  eventType: WebhookDeliveryEventType;
-  status: WebhookDeliveryStatus;
-  attempts: number;
-  responseStatus: number | null;
-  /** The start of the receiver's answer (at most 500 characters), for debugging. */
-  responseExcerpt: string | null;
-  error: string | null;
-  durationMs: number | null;
-  lastAttemptAt: string | null;
-  createdAt: string;
-};

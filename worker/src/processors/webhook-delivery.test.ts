@@ -163,6 +163,14 @@ describe('webhook deliveries through the worker', () => {
     expect(received.some((request) => request.path === '/rebound')).toBe(false);
   });
 
+  it('a secret that no longer decrypts (APP_SECRET changed) fails the delivery with a hint, without retries or a crash', async () => {
+    const endpoint = await subscribe('/rekeyed', ['run.completed']);
+    const job = { data: { deliveryId: `whd_rekeyed_${Date.now()}`, endpointId: endpoint.id, event: pingEvent(endpoint.id), manual: true }, attemptsMade: 0, opts: { attempts: 5 } } as unknown as Job<JobPayload<'webhookDeliveries', 'webhook-delivery'>>;
+    const deps = { ...harness.deps, config: { ...harness.deps.config, appSecret: 'another-app-secret-0123456789' } };
+    expect(await processWebhookDelivery(job, deps)).toMatchObject({ status: 'failed', retry: false, error: expect.stringMatching(/APP_SECRET changed\?\); rotate the secret/) });
+    expect(to('/rekeyed')).toHaveLength(0);
+  });
+
   it('a user without webhooks costs a run no query and no Redis call once the snapshot is cached; any endpoint change drops it everywhere', async () => {
     const database = await openTestDb();
     const subscriber = createWorkerRedis(testRedisUrl());

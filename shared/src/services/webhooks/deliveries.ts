@@ -7,7 +7,7 @@ import { newId } from '../../ids';
 import type { JobPayload, WebhookEvent } from '../../queues/catalog';
 import { invalidateConfig } from '../config-cache';
 import { NotFoundError } from '../errors';
-import { decryptSecret } from '../secrets';
+import { decryptSecret, SecretDecryptionError } from '../secrets';
 import type { WebhookNetworkOptions } from './check-url';
 import { getWebhookEndpoint } from './endpoints';
 import { pingEvent } from './events';
@@ -82,7 +82,8 @@ export async function attemptWebhookDelivery(
   if (!endpoint.enabled && !job.manual) {
     outcome = { ok: false, status: null, excerpt: null, error: 'Not sent: the endpoint is disabled', durationMs: 0, retryable: false };
   } else {
-    outcome = await sendWebhook(endpoint.url, decryptSecret(endpoint.secretEncrypted, options.appSecret), job.event, options);
+    const secret = openSecret(endpoint.secretEncrypted, options.appSecret);
+    outcome = secret.ok ? await sendWebhook(endpoint.url, secret.value, job.event, options) : { ok: false, status: null, excerpt: null, error: secret.error, durationMs: 0, retryable: false };
   }
   const final = outcome.ok || !outcome.retryable || options.attempt >= options.maxAttempts;
   const status: WebhookDeliveryStatus = outcome.ok ? 'succeeded' : final ? 'failed' : 'retrying';
@@ -126,4 +127,14 @@ async function settleEndpoint(db: Database, endpointId: string, delivery: { ok: 
     .returning({ enabled: webhookEndpoints.enabled });
   // Switched off: every process stops queueing events for it.
   if (row && !row.enabled) await invalidateConfig(db, ['webhooks']);
+}
+
+/** The endpoint's signing secret, or why it cannot be opened (APP_SECRET changed): a delivery failure, not a crash. */
+function openSecret(encrypted: string, appSecret: string): { ok: true; value: string } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: decryptSecret(encrypted, appSecret) };
+  } catch (error) {
+    if (!(error instanceof SecretDecryptionError)) throw error;
+    return { ok: false, error: 'Not sent: the signing secret cannot be decrypted (APP_SECRET changed?); rotate the secret' };
+  }
 }
