@@ -31,6 +31,7 @@ import { promptRoutes } from './routes/prompts';
 import { scheduleRoutes } from './routes/schedules';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { usageRoutes } from './routes/usage';
+import { webhookRoutes } from './routes/webhooks';
 import { userRoutes } from './routes/users';
 
 export type { AppDeps, AppEnv } from './deps';
@@ -54,6 +55,7 @@ function apiRoutes() {
     .route('/shared', sharedChatRoutes)
     .route('/prompts', promptRoutes)
     .route('/schedules', scheduleRoutes)
+    .route('/webhooks', webhookRoutes)
     .route('/folders', chatFolderRoutes)
     .route('/runs', runRoutes)
     .route('/approvals', approvalRoutes)

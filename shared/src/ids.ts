@@ -19,6 +19,9 @@ export const ID_PREFIXES = {
   file: 'fil',
   folder: 'fld',
   schedule: 'sch',
+  webhook: 'whk',
+  webhookDelivery: 'whd',
+  webhookEvent: 'evt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -34,6 +34,7 @@ describe('worker pool', () => {
         },
       },
       scheduleFires: { 'schedule-fire': async () => ({}) },
+      webhookDeliveries: { 'webhook-delivery': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
     const events = new QueueEvents(queueCatalog.toolExecutions.name, { connection: createWorkerRedis(testRedisUrl()), prefix });
@@ -69,6 +70,7 @@ describe('worker pool', () => {
         },
       },
       scheduleFires: { 'schedule-fire': async () => ({}) },
+      webhookDeliveries: { 'webhook-delivery': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
     try {
@@ -109,6 +111,7 @@ describe('shutdown deadline', () => {
         },
       },
       scheduleFires: { 'schedule-fire': async () => ({}) },
+      webhookDeliveries: { 'webhook-delivery': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 1 });
     try {

@@ -2,3 +2,4 @@
 export * from './users';
 export * from './human-errors';
 export * from './views';
+export * from './webhooks';

@@ -58,8 +58,32 @@ export const scheduleFires = defineQueue({
   defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, ...keepForAudit },
 });
 
+/** A webhook event as its JSON body carries it (services/webhooks/events.ts builds them). */
+export const webhookEvent = z.object({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  createdAt: z.iso.datetime(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type WebhookEvent = z.infer<typeof webhookEvent>;
+
+/**
+ * One event to one user's webhook endpoint (services/webhooks): the job id is the delivery's id, so
+ * an event enqueued twice (a retried run end) is delivered once. Each attempt is one POST; a network
+ * error or a non-2xx answer is retried with exponential backoff (2, 4, 8, 16 s). `manual`: a test
+ * event or a redelivery a user asked for, sent even to a disabled endpoint and not counted towards
+ * its automatic disable.
+ */
+export const webhookDeliveries = defineQueue({
+  name: 'webhook-deliveries',
+  jobs: {
+    'webhook-delivery': z.object({ deliveryId: z.string().min(1), endpointId: z.string().min(1), event: webhookEvent, manual: z.boolean().optional() }),
+  },
+  defaultJobOptions: { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, ...keepForAudit },
+});
+
 /** Every queue the worker serves; adding one here makes a missing processor a compile error. */
-export const queueCatalog = { chatTurns, toolExecutions, scheduleFires } as const;
+export const queueCatalog = { chatTurns, toolExecutions, scheduleFires, webhookDeliveries } as const;
 
 /** The queue and job that run each kind of run (under the run's id), so nothing branches on the kind. */
 export const RUN_KIND_JOBS = {

@@ -9,11 +9,13 @@ import type { Database } from '../db/client';
  *   runs read them several times each.
  * - `auth`: the user behind each session cookie, keyed by the token's hash. Every request reads it;
  *   a sign-out, a revocation or any change to a user drops them all.
+ * - `webhooks`: who has an enabled webhook endpoint for which events, one snapshot; every run's end
+ *   reads it, so a user without webhooks costs the run no query.
  */
-export type ConfigScope = 'agent-config' | 'auth';
+export type ConfigScope = 'agent-config' | 'auth' | 'webhooks';
 
 /** How long an entry may serve without a reload, whatever invalidations say (the safety net). */
-const TTL_MS: Record<ConfigScope, number> = { 'agent-config': 60_000, auth: 15_000 };
+const TTL_MS: Record<ConfigScope, number> = { 'agent-config': 60_000, auth: 15_000, webhooks: 60_000 };
 /** Keyed scopes hold at most this many entries; the oldest go first. */
 const MAX_KEYS = 10_000;
 /** How often an invalidation that could not be published is tried again (until every copy it targets has expired). */

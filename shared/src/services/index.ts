@@ -34,3 +34,5 @@ export * from './usage';
 export * from './schedules';
 export * from './audit';
 export * from './two-factor';
+export * from './webhooks';
+export { messageText } from './message-text';

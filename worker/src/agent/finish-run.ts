@@ -1,9 +1,10 @@
 import type { SessionTitleData } from '@agentq/shared/events';
-import { closeApprovalsOfRun, settleChatRun, toRunErrorText, type Run, type TerminalRunStatus } from '@agentq/shared/services';
+import { closeApprovalsOfRun, messageText, runEndedEvent, runEndEventType, settleChatRun, toRunErrorText, type Run, type TerminalRunStatus } from '@agentq/shared/services';
 import type { UIMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
 import { assembleMessage } from './assemble-message';
 import type { Checkpointer } from './checkpoint';
+import { notifyWebhooks } from './notify-webhooks';
 import type { RunStream } from './open-run-stream';
 import type { RunProgress } from './stream-step';
 
@@ -62,6 +63,11 @@ export async function finishRun(
   stream.status({ status: outcome.status, finishReason: outcome.finishReason, steps: progress.steps, usage: progress.usage, hitStepLimit: outcome.hitStepLimit, error: outcome.error });
   stream.emit({ type: 'finish', finishReason: (outcome.finishReason as never) ?? undefined });
   await stream.publisher.close();
+  // After the stream's end, so followers never wait on it; a user without webhooks pays a cached lookup.
+  const ended = outcome;
+  await notifyWebhooks(deps, run.userId, runEndEventType(ended.status), () =>
+    runEndedEvent({ ...run, status: ended.status, finishReason: ended.finishReason }, { answer: messageText(message.parts), error: ended.error, steps: progress.steps }),
+  );
   deps.logger.info({ status: outcome.status, finishReason: outcome.finishReason, steps: progress.steps, usage: progress.usage, hitStepLimit: outcome.hitStepLimit }, 'run finished');
   return outcome.status;
 }

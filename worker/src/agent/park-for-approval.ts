@@ -1,9 +1,10 @@
 import type { RunCheckpoint } from '@agentq/shared/db';
 import { isJobGone } from '@agentq/shared/queues';
-import { approvalsForRun, createApproval, transitionRun, type Run } from '@agentq/shared/services';
+import { approvalRequestedEvent, approvalsForRun, createApproval, transitionRun, type Run } from '@agentq/shared/services';
 import { DelayedError, type Job } from 'bullmq';
 import type { WorkerDeps } from '../processor';
 import type { OfferedModelTool } from './build-tool-set';
+import { notifyWebhooks } from './notify-webhooks';
 import type { RunStream } from './open-run-stream';
 
 export type AwaitingApprovals = NonNullable<RunCheckpoint['awaitingApprovals']>;
@@ -32,6 +33,7 @@ export async function requestApprovals(
       id: approval.id,
       data: { approvalId: approval.id, toolCallId: request.toolCallId, toolName: request.toolName, input: request.input, expiresAt: approval.expiresAt.toISOString() },
     });
+    await notifyWebhooks(deps, options.run.userId, 'approval.requested', () => approvalRequestedEvent(options.run, approval));
   }
   return awaiting;
 }

@@ -2,10 +2,12 @@ import type { ProcessorMap } from '../processor';
 import { processChatTurn } from './chat-turn';
 import { processScheduleFire } from './schedule-fire';
 import { processToolExecution } from './tool-execution';
+import { processWebhookDelivery } from './webhook-delivery';
 
 /** Every catalog job has its processor; `satisfies` turns a missing one into a compile error. */
 export const processors = {
   chatTurns: { 'chat-turn': processChatTurn },
   toolExecutions: { 'tool-exec': processToolExecution },
   scheduleFires: { 'schedule-fire': processScheduleFire },
+  webhookDeliveries: { 'webhook-delivery': processWebhookDelivery },
 } satisfies ProcessorMap;

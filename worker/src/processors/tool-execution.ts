@@ -1,9 +1,10 @@
 import type { JobPayload } from '@agentq/shared/queues';
-import { callsHaveNoEffect, claimRun, executeTool, findExpandedTool, finishToolRun, getRun, getTool, isTerminal, NotFoundError, storeToolRunDraft } from '@agentq/shared/services';
+import { callsHaveNoEffect, claimRun, executeTool, findExpandedTool, finishToolRun, getRun, getTool, isTerminal, NotFoundError, runEndedEvent, storeToolRunDraft } from '@agentq/shared/services';
 import type { ToolResult } from '@agentq/shared/tools';
 import type { Job } from 'bullmq';
 import { UnrecoverableError } from 'bullmq';
 import { toolServices } from '../agent/build-tool-set';
+import { notifyWebhooks } from '../agent/notify-webhooks';
 import type { WorkerDeps } from '../processor';
 
 /** The idempotency key of a standalone execution: one call per run, so a retried job never runs it twice. */
@@ -39,7 +40,10 @@ export async function processToolExecution(job: Job<JobPayload<'toolExecutions',
       ? await getRun(deps.db, job.data.runId).then((read) => ({ run: read, claimed: !isTerminal(read.status), firstStart: false }), notFound)
       : await claimRun(deps.db, job.data.runId).catch(notFound);
   // The run ended (finished by an earlier attempt, or cancelled while queued). Never run it.
-  if (!claimed) return (run.result as ToolResult | null) ?? { success: false, error: `The execution was ${run.status} before it ran`, metadata: { durationMs: 0 } };
+  if (!claimed) {
+    if (run.status === 'cancelled') await notifyWebhooks(deps, run.userId, 'run.cancelled', () => runEndedEvent({ ...run, kind: 'tool', sessionId: null, status: 'cancelled' }, {}));
+    return (run.result as ToolResult | null) ?? { success: false, error: `The execution was ${run.status} before it ran`, metadata: { durationMs: 0 } };
+  }
   const tool = run.toolId === namedTool?.id ? namedTool : await toolOrNone(run.toolId);
   let result: ToolResult;
   let settled = false;
@@ -70,6 +74,16 @@ export async function processToolExecution(job: Job<JobPayload<'toolExecutions',
     settled = runSettled ?? false;
   }
   if (!settled) await finishToolRun(deps.db, run.id, result);
+  const status = result.success ? 'succeeded' : 'failed';
+  await notifyWebhooks(deps, run.userId, result.success ? 'run.completed' : 'run.failed', () =>
+    runEndedEvent({ id: run.id, kind: 'tool', sessionId: null, status }, { answer: result.success ? toolAnswer(result.data) : undefined, error: result.success ? null : (result.error ?? 'failed') }),
+  );
   deps.logger.info({ tool: tool?.slug, success: result.success, durationMs: result.metadata.durationMs }, 'tool execution finished');
   return result;
+}
+
+/** A standalone execution's output as a webhook's answer text. */
+function toolAnswer(data: unknown): string {
+  if (data === undefined || data === null) return '';
+  return typeof data === 'string' ? data : JSON.stringify(data);
 }

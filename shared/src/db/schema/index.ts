@@ -11,3 +11,4 @@ export * from './tool-calls';
 export * from './prompts';
 export * from './chat-files';
 export * from './schedules';
+export * from './webhooks';
