@@ -32,3 +32,4 @@ export * from './chat-files';
 export * from './chat-folders';
 export * from './usage';
 export * from './schedules';
+export * from './transcription';
