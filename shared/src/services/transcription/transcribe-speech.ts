@@ -89,5 +89,5 @@ function causeOf(error: unknown): string {
  */
 function scrubSecret(text: string, secret: string | null): string {
   const unkeyed = secret ? text.split(secret).join('[redacted]') : text;
-  return unkeyed.replace(/\bsk-[\w*.-]{2,}/g, '[redacted]');
+  return unkeyed.replace(/\bsk-[\w*-]{2,}/g, '[redacted]');
 }
