@@ -1039,6 +1039,25 @@ export const en = {
   'chat.partNotShown': "Part of this answer could not be shown: {error}",
   'schemaForm.enterObject': "Enter a JSON object, e.g. {example}",
   'schemaForm.mustBeObject': "The value must be a JSON object ({ … }).",
+
+  'voice.start': "Dictate",
+  'voice.startHint': "Dictate: speak, then stop; the words go into the message box for you to edit before sending",
+  'voice.recording': "Recording",
+  'voice.limit': "Recordings stop at {minutes} minutes",
+  'voice.stop': "Stop and transcribe",
+  'voice.cancel': "Cancel the recording (Esc)",
+  'voice.transcribing': "Transcribing…",
+  'voice.limitReached': "The recording reached its {minutes}-minute limit and was stopped; what you said is being transcribed.",
+  'voice.unsupported': "This browser cannot record audio on this page (it needs a secure https page and a current browser).",
+  'voice.noMicrophone': "No microphone was found. Connect one and try again.",
+  'voice.permissionDenied': "Microphone access is blocked. Allow it for this site in the browser's settings, then try again.",
+  'voice.microphoneBusy': "The microphone could not be opened: another app may be using it.",
+  'voice.tooLong': "The recording is too long to transcribe. Record a shorter message.",
+  'voice.nothingHeard': "No speech was recognized in the recording.",
+  'voice.unavailable': "Dictation is not available: ask an admin to set up a transcription model.",
+  'voice.failed': "Transcription failed: {error}",
+  'models.transcribesSpeech': "Transcribes speech",
+  'models.transcribesSpeechHelp': "a speech-to-text model (e.g. whisper-1, called at …/audio/transcriptions) for dictation in the message box; not offered for chats; one model at a time",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;
