@@ -48,7 +48,8 @@ export class Dictation {
   #chunks: Blob[] = [];
   #bytes = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
-  #cancelled = false;
+  /** Bumped by every start and cancel: an await that comes back to another generation was cancelled. */
+  #generation = 0;
   #transcription: AbortController | undefined;
 
   constructor(options: Options) {
@@ -67,18 +68,18 @@ export class Dictation {
       return;
     }
     this.state = 'starting';
-    this.#cancelled = false;
+    const generation = ++this.#generation;
     let stream: MediaStream;
     try {
       stream = await navigator.mediaDevices.getUserMedia({ audio: true });
     } catch (error) {
+      if (generation !== this.#generation) return;
       this.state = 'idle';
-      if (!this.#cancelled) this.problem = microphoneProblem(error);
+      this.problem = microphoneProblem(error);
       return;
     }
-    if (this.#cancelled) {
+    if (generation !== this.#generation) {
       stopTracks(stream);
-      this.state = 'idle';
       return;
     }
     this.#record(stream);
@@ -126,8 +127,9 @@ export class Dictation {
     if (this.state !== 'recording') return;
     // At once: a second stop (a double click, the limit meanwhile) finds nothing to do.
     this.state = 'transcribing';
+    const generation = this.#generation;
     const audio = await this.#finishRecording();
-    if (this.#cancelled) return;
+    if (generation !== this.#generation) return;
     if (audio.size === 0) {
       this.problem = { kind: 'nothing-heard' };
       this.state = 'idle';
@@ -152,7 +154,7 @@ export class Dictation {
 
   /** Drops the recording (or the transcription under way); nothing reaches the message box. */
   cancel(): void {
-    this.#cancelled = true;
+    this.#generation += 1;
     this.stoppedAtLimit = false;
     if (this.state === 'recording') void this.#finishRecording();
     this.#transcription?.abort();
