@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { openAPIRouteHandler } from 'hono-openapi';
 import { randomUUID } from 'node:crypto';
-import { CHAT_FILE_UPLOAD_LIMIT_BYTES } from '@agentq/shared/services';
+import { CHAT_FILE_UPLOAD_LIMIT_BYTES, TRANSCRIPTION_UPLOAD_LIMIT_BYTES } from '@agentq/shared/services';
 import type { AppDeps, AppEnv } from './deps';
 import { ApiError, handleError } from './errors';
 import { identify } from './middleware/auth';
@@ -30,6 +30,7 @@ import { sharedChatRoutes } from './routes/shared-chats';
 import { promptRoutes } from './routes/prompts';
 import { scheduleRoutes } from './routes/schedules';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
+import { TRANSCRIPTION_PATH, transcriptionRoutes } from './routes/transcriptions';
 import { usageRoutes } from './routes/usage';
 import { webhookRoutes } from './routes/webhooks';
 import { userRoutes } from './routes/users';
@@ -51,6 +52,7 @@ function apiRoutes() {
     .route('/agents', agentRoutes)
     .route('/chat-options', chatOptionRoutes)
     .route('/sessions/:id/files', chatFileRoutes)
+    .route('/transcriptions', transcriptionRoutes)
     .route('/sessions', sessionRoutes)
     .route('/shared', sharedChatRoutes)
     .route('/prompts', promptRoutes)
@@ -95,6 +97,7 @@ export function createApp(deps: AppDeps) {
   const largerBodies = [
     { path: CHAT_IMPORT_PATH, maxBytes: deps.config.chatImportLimitBytes ?? CHAT_IMPORT_LIMIT_BYTES },
     { path: CHAT_FILE_UPLOAD_PATH, maxBytes: CHAT_FILE_UPLOAD_LIMIT_BYTES },
+    { path: TRANSCRIPTION_PATH, maxBytes: TRANSCRIPTION_UPLOAD_LIMIT_BYTES },
   ];
   const bodyLimits = [bodySizeLimit(deps.config.bodyLimitBytes, largerBodies), jsonBody(deps.config.jsonMaxDepth)];
   app.use('/api/*', ...bodyLimits);

@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { AppMetrics } from './operations/metrics';
 import type { CreatedRuns } from './routes/created-runs';
 import type { LoginThrottleOptions } from './security/login-throttle';
+import type { RateLimit } from './security/rate-limit';
 
 /** Everything the app needs from outside; only entry files build these. */
 export type AppDeps = {
@@ -40,6 +41,8 @@ export type AppDeps = {
     processMetrics?: boolean;
     /** Failed sign-ins allowed per account and per client address in a window; defaults in security/login-throttle.ts. */
     loginThrottle?: LoginThrottleOptions;
+    /** Transcriptions (dictation) allowed per user in a window; default in routes/transcriptions.ts. */
+    transcriptionRateLimit?: RateLimit;
     /** PUBLIC_ORIGIN: an https origin adds Strict-Transport-Security; also an accepted Origin for cookie writes. */
     publicOrigin?: string;
     /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (security/client-address.ts; loopback and private networks by default). */

@@ -46,6 +46,7 @@ const llm = await startFakeLlm({
 });
 
 console.log(`Scripted demo model (not an LLM) listening on ${llm.url}. Any API key and model id work. Ctrl-C stops it.`);
+console.log('It also answers POST /v1/audio/transcriptions (flag a model "Transcribes speech" for dictation) with a note on the audio received.');
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

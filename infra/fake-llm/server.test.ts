@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { demoModel, parseDirectives } from './demo-model';
 import { byLastUserMessage, fillerText, sequence, type Turn } from './scripts';
 import { startFakeLlm, type FakeLlm } from './server';
+import { demoTranscription } from './transcriptions';
 
 let llm: FakeLlm;
 
@@ -377,6 +378,56 @@ describe('script helpers', () => {
     const turn = await script(request([{ role: 'user', content: 'joke please' }]));
     expect(turn.error?.status).toBe(500);
     expect(turn.error?.message).toContain('/weather/');
+  });
+});
+
+describe('audio transcriptions', () => {
+  const WEBM_HEADER = [0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81];
+  const transcribe = (fields: Record<string, string | Blob>, headers: Record<string, string> = {}) => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) {
+      if (typeof value === 'string') form.set(name, value);
+      else form.set(name, value, 'recording.webm');
+    }
+    return fetch(`${llm.url}/audio/transcriptions`, { method: 'POST', headers, body: form });
+  };
+  const audio = () => new Blob([new Uint8Array([...WEBM_HEADER, ...new Array(1016).fill(7)])], { type: 'audio/webm' });
+
+  beforeEach(() => {
+    llm.transcriptions.length = 0;
+    llm.setTranscription(demoTranscription);
+  });
+
+  it('parses the multipart, records what arrived and answers the demo text by default', async () => {
+    const response = await transcribe({ file: audio(), model: 'whisper-1', language: 'en', response_format: 'json' }, { authorization: 'Bearer sk-test' });
+    expect(response.status).toBe(200);
+    const { text } = (await response.json()) as { text: string };
+    expect(text).toContain('Scripted demo transcription: 1.0 KB of audio/webm received (language en)');
+    expect(llm.transcriptions).toEqual([
+      { model: 'whisper-1', language: 'en', responseFormat: 'json', fileName: 'recording.webm', mimeType: 'audio/webm', byteCount: 1024, leadingBytes: '1a45dfa39f428681', authorization: 'Bearer sk-test' },
+    ]);
+  });
+
+  it('answers the scripted text, or the scripted OpenAI-style error', async () => {
+    llm.setTranscription('Hello from the microphone.');
+    expect(await (await transcribe({ file: audio(), model: 'whisper-1' })).json()).toEqual({ text: 'Hello from the microphone.' });
+    expect(llm.transcriptions[0]?.language).toBeUndefined();
+
+    llm.setTranscription((request) => (request.model === 'broken' ? { error: { status: 503, message: 'Transcription backend overloaded' } } : { text: request.model }));
+    const failed = await transcribe({ file: audio(), model: 'broken' });
+    expect(failed.status).toBe(503);
+    expect(await failed.json()).toEqual({ error: { message: 'Transcription backend overloaded', type: 'server_error', param: null, code: null } });
+    expect(await (await transcribe({ file: audio(), model: 'echo-me' })).json()).toEqual({ text: 'echo-me' });
+  });
+
+  it('refuses a body without a file or a model, or one that is not multipart, as OpenAI does (400)', async () => {
+    const noFile = await transcribe({ model: 'whisper-1' });
+    expect(noFile.status).toBe(400);
+    expect(((await noFile.json()) as { error: { message: string } }).error.message).toContain("'file'");
+    expect((await transcribe({ file: audio() })).status).toBe(400);
+    const json = await fetch(`${llm.url}/audio/transcriptions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(json.status).toBe(400);
+    expect(llm.transcriptions).toEqual([]);
   });
 });
 

@@ -3,7 +3,8 @@
  * protocol level (SPEC §8), so the worker runs its real AI SDK code path against it.
  * Serves `POST /v1/chat/completions` (SSE `chat.completion.chunk` events or one
  * `chat.completion` object) and `GET /v1/models`, answering from a script (see
- * `scripts.ts`) at the pace of a latency model. Uses node:http only.
+ * `scripts.ts`) at the pace of a latency model, and `POST /v1/audio/transcriptions` from a
+ * transcription script (see `transcriptions.ts`). Uses node:http only.
  *
  * @example
  * const llm = await startFakeLlm({ script: [{ text: 'Hello!' }] });
@@ -25,6 +26,15 @@ import {
   type ScriptLike,
   type Turn,
 } from './scripts';
+import {
+  demoTranscription,
+  parseTranscriptionRequest,
+  toTranscriptionTurn,
+  type TranscriptionRequest,
+  type TranscriptionScript,
+} from './transcriptions';
+
+export type { TranscriptionRequest, TranscriptionScript, TranscriptionTurn } from './transcriptions';
 
 /** Options of `startFakeLlm`; every field has a test-friendly default. */
 export interface FakeLlmOptions {
@@ -42,6 +52,8 @@ export interface FakeLlmOptions {
   recordRequests?: boolean;
   /** Called once per completion request with the turn chosen for it (logging, metrics). */
   onTurn?: (event: { request: ChatCompletionRequest; turn: Turn }) => void;
+  /** What `POST /v1/audio/transcriptions` answers; defaults to the demo's description of what arrived. */
+  transcription?: TranscriptionScript;
 }
 
 /** A running fake LLM. */
@@ -55,6 +67,10 @@ export interface FakeLlm {
   setLatency(latency: Partial<LatencyModel>): void;
   /** Parsed bodies of completion requests, in arrival order. */
   readonly requests: ChatCompletionRequest[];
+  /** Replaces the transcription script for requests that arrive from now on. */
+  setTranscription(script: TranscriptionScript): void;
+  /** What each transcription request carried, in arrival order (kept when `recordRequests` is). */
+  readonly transcriptions: TranscriptionRequest[];
   /** Completion requests still being answered; back to 0 once clients are done or gone (a leak check). */
   readonly inFlight: number;
   /** Stops listening and cuts open connections, which ends in-flight streams. */
@@ -105,6 +121,8 @@ interface ServerState {
   requestCount: number;
   inFlight: number;
   onTurn: FakeLlmOptions['onTurn'];
+  transcription: TranscriptionScript;
+  transcriptions: TranscriptionRequest[];
 }
 
 /** Thrown inside a response when the client went away; the response is then dropped quietly. */
@@ -132,6 +150,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     requestCount: 0,
     inFlight: 0,
     onTurn: options.onTurn,
+    transcription: options.transcription ?? demoTranscription,
+    transcriptions: [],
   };
   const host = options.host ?? '127.0.0.1';
 
@@ -158,6 +178,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       state.latency = mergeLatency(NO_LATENCY, latency);
     },
     requests: state.requests,
+    setTranscription(script) {
+      state.transcription = script;
+    },
+    transcriptions: state.transcriptions,
     get inFlight() {
       return state.inFlight;
     },
@@ -190,10 +214,14 @@ async function route(request: IncomingMessage, response: ServerResponse, state: 
     }
     return;
   }
+  if (request.method === 'POST' && pathname === '/v1/audio/transcriptions') {
+    await transcriptions(request, response, state);
+    return;
+  }
   sendError(
     response,
     404,
-    `No route for ${request.method} ${pathname}. The fake LLM serves POST /v1/chat/completions and GET /v1/models.`,
+    `No route for ${request.method} ${pathname}. The fake LLM serves POST /v1/chat/completions, POST /v1/audio/transcriptions and GET /v1/models.`,
     'not_found',
   );
 }
@@ -234,6 +262,32 @@ async function chatCompletions(request: IncomingMessage, response: ServerRespons
   const plan = planResponse(body, turn, latency, requestNumber);
   if (body.stream) await streamResponse(response, disconnected, body, turn, plan, latency);
   else await jsonResponse(response, disconnected, turn, plan, latency);
+}
+
+async function transcriptions(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
+  let body: Buffer;
+  try {
+    body = await readBytes(request);
+  } catch (error) {
+    if (error instanceof RequestTooLargeError) sendError(response, 413, error.message, 'invalid_request_error');
+    else throw error;
+    return;
+  }
+  const parsed = await parseTranscriptionRequest(body, { contentType: request.headers['content-type'], authorization: request.headers.authorization });
+  if (!parsed.ok) {
+    sendError(response, 400, parsed.message, 'invalid_request_error');
+    return;
+  }
+  if (state.recordRequests) state.transcriptions.push(parsed.request);
+  let turn;
+  try {
+    turn = await toTranscriptionTurn(state.transcription, parsed.request);
+  } catch (error) {
+    sendError(response, 500, `The fake LLM transcription script threw: ${errorMessage(error)}`, 'script_error');
+    return;
+  }
+  if ('error' in turn) sendError(response, turn.error.status, turn.error.message, turn.error.type ?? 'server_error');
+  else sendJson(response, 200, { text: turn.text });
 }
 
 /** Writes SSE chunks at the latency model's pace, the way OpenAI streams. */
@@ -452,6 +506,10 @@ async function write(response: ServerResponse, disconnected: AbortSignal, text: 
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
+  return (await readBytes(request)).toString('utf8');
+}
+
+async function readBytes(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -459,7 +517,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
     if (size > MAX_BODY_BYTES) throw new RequestTooLargeError(`The request body exceeds ${MAX_BODY_BYTES} bytes.`);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

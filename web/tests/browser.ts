@@ -9,10 +9,11 @@ export type LaunchedBrowser = { context: BrowserContext; page: Page; close: () =
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
- * Headless Chromium with a fresh profile directory, removed again by `close()`.
+ * Headless Chromium with a fresh profile directory, removed again by `close()`. `args` adds
+ * Chromium flags, e.g. a fake microphone (`--use-fake-device-for-media-stream`).
  * @example const { page, close } = await launchBrowser(); try { await page.goto(url) } finally { await close() }
  */
-export async function launchBrowser(options: { locale?: string } = {}): Promise<LaunchedBrowser> {
+export async function launchBrowser(options: { locale?: string; args?: readonly string[] } = {}): Promise<LaunchedBrowser> {
   const profileDir = await mkdtemp(join(tmpdir(), 'agentq-chromium-'));
   try {
     // A persistent context takes the profile directory itself: `--user-data-dir` in args fails.
@@ -28,6 +29,7 @@ export async function launchBrowser(options: { locale?: string } = {}): Promise<
         '--disable-background-networking',
         '--disable-component-update',
         '--disable-sync',
+        ...(options.args ?? []),
       ],
     });
     const page = context.pages()[0] ?? (await context.newPage());

@@ -27,7 +27,7 @@ const sessionParam = z.object({ id: z.string().min(1).max(100) });
 const fileParam = z.object({ id: z.string().min(1).max(100), fileId: z.string().min(1).max(100) });
 
 /** Reads the multipart body's one `file` field; anything else is the client's mistake (400), never a 500. */
-async function uploadedFile(body: () => Promise<Record<string, unknown>>): Promise<File> {
+export async function uploadedFile(body: () => Promise<Record<string, unknown>>): Promise<File> {
   let form: Record<string, unknown>;
   try {
     form = await body();

@@ -26,6 +26,7 @@ import {
   isTerminal,
   listAgents,
   listModels,
+  offersDictation,
   listChatSessions,
   listThreadMessages,
   NotFoundError,
@@ -74,15 +75,18 @@ const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(20
  */
 export const chatOptionRoutes = new Hono<AppEnv>().get(
   '/',
-  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only; models for admins only to admins) and which model is the default' }),
+  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only; models for admins only to admins), which model is the default, and whether dictation is available' }),
   requireUser,
   async (c) => {
     const [models, agents, defaultModel] = await Promise.all([listModels(c.get('db'), { enabled: true }), listAgents(c.get('db')), getDefaultModel(c.get('db'))]);
     const isAdmin = currentUser(c).role === 'admin';
     return c.json({
       defaultModelId: defaultModel?.id ?? null,
-      models: models.filter((model) => isAdmin || !model.adminsOnly).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
+      // A transcription model is not a chat model: it only decides whether the composer offers dictation.
+      models: models.filter((model) => (isAdmin || !model.adminsOnly) && !model.transcribesSpeech).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
       agents: agents.map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
+      /** The composer shows its microphone: POST /api/transcriptions has a model this user may use. */
+      dictation: offersDictation(models, isAdmin),
     });
   },
 );

@@ -16,7 +16,8 @@ export function securityHeaders(options: { https: boolean }): Record<string, str
     'x-frame-options': 'DENY',
     'referrer-policy': 'same-origin',
     'cross-origin-opener-policy': 'same-origin',
-    'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
+    // The microphone for our own pages only: the chat composer's dictation records it.
+    'permissions-policy': 'camera=(), microphone=(self), geolocation=(), payment=(), usb=()',
     ...(options.https && { 'strict-transport-security': 'max-age=31536000; includeSubDomains' }),
   };
 }

@@ -431,14 +431,14 @@ async function resolveAgent(db: Database, requested: string | undefined, session
 
 /**
  * Model for a run: the requested one, the agent's, or the default model (flagged default, else the
- * oldest enabled one that is not for admins only). Read through the config cache. A model for admins
+ * oldest enabled chat model that is not for admins only). Read through the config cache. A model for admins
  * only is refused when someone else names it; their agent's model is the admin's choice and stands.
  */
 async function resolveModel(db: Database, requested: string | undefined, agentModelId: string | null | undefined, asker: Asker) {
   const id = requested ?? agentModelId ?? undefined;
   const model = id
     ? await findInAgentConfig(db, (config) => config.models.find((candidate) => candidate.id === id))
-    : await loadAgentConfig(db).then(({ models }) => models.find((candidate) => candidate.enabled && candidate.isDefault) ?? models.find((candidate) => candidate.enabled && !candidate.adminsOnly));
+    : await loadAgentConfig(db).then(({ models }) => models.find((candidate) => candidate.enabled && candidate.isDefault) ?? models.find((candidate) => candidate.enabled && !candidate.adminsOnly && !candidate.transcribesSpeech));
   if (!model) {
     throw new InvalidInputError(
       id ? `Model '${id}' does not exist` : 'No model is configured: an admin must add one (or set LLM_BASE_URL and LLM_MODEL)',
@@ -446,6 +446,9 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
     );
   }
   if (!model.enabled) throw new InvalidInputError(`Model '${model.name}' is disabled`, [{ path: ['modelId'], message: 'Model disabled' }]);
+  if (model.transcribesSpeech) {
+    throw new InvalidInputError(`Model '${model.name}' transcribes speech for dictation and does not answer chats: pick another`, [{ path: ['modelId'], message: 'Transcription model' }]);
+  }
   if (requested && model.adminsOnly && !asker.isAdmin) {
     throw new InvalidInputError(`Model '${model.name}' is for administrators only: pick another`, [{ path: ['modelId'], message: 'Model for administrators only' }]);
   }

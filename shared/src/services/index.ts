@@ -36,3 +36,4 @@ export * from './audit';
 export * from './two-factor';
 export * from './webhooks';
 export { messageText } from './message-text';
+export * from './transcription';

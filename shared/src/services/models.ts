@@ -36,6 +36,8 @@ const modelFieldsSchema = z.object({
   namesChats: z.boolean(),
   /** Only admins may pick it for a chat (an agent an admin set to use it still does); never the default. */
   adminsOnly: z.boolean(),
+  /** A speech-to-text model for dictation (`POST {baseUrl}/audio/transcriptions`), not a chat model; setting it takes the flag from the previous one. */
+  transcribesSpeech: z.boolean(),
   enabled: z.boolean(),
   /** New chats use the default model unless the chat or its agent names another; setting it takes the flag from the previous one. */
   isDefault: z.boolean(),
@@ -48,6 +50,7 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   supportsImages: z.boolean().default(true),
   namesChats: z.boolean().default(false),
   adminsOnly: z.boolean().default(false),
+  transcribesSpeech: z.boolean().default(false),
   enabled: z.boolean().default(true),
   isDefault: z.boolean().default(false),
 });
@@ -57,10 +60,13 @@ export type CreateModelInput = z.input<typeof createModelInputSchema>;
 export const updateModelInputSchema = modelFieldsSchema.partial();
 export type UpdateModelInput = z.input<typeof updateModelInputSchema>;
 
-/** The default model is every user's: one for admins only cannot be it. */
-function refuseAdminsOnlyDefault(model: { adminsOnly: boolean; isDefault: boolean }): void {
+/** The default model is every user's chat model: one for admins only, or one that transcribes speech, cannot be it. */
+function refuseBadDefault(model: { adminsOnly: boolean; transcribesSpeech: boolean; isDefault: boolean }): void {
   if (model.adminsOnly && model.isDefault) {
     throw new InvalidInputError('The default model is used by everyone: it cannot be for admins only', [{ path: ['adminsOnly'], message: 'The default model cannot be for admins only' }]);
+  }
+  if (model.transcribesSpeech && model.isDefault) {
+    throw new InvalidInputError('The default model answers chats: a model that transcribes speech cannot be it', [{ path: ['transcribesSpeech'], message: 'The default model cannot be the transcription model' }]);
   }
 }
 
@@ -96,9 +102,10 @@ export async function getModel(db: Database, id: string): Promise<LlmModel> {
 /** Creates a model; a given `apiKey` is encrypted with `appSecret` before it is stored. */
 export async function createModel(db: Database, input: CreateModelInput, appSecret: string): Promise<LlmModel> {
   const { apiKey, ...fields } = createModelInputSchema.parse(input);
-  refuseAdminsOnlyDefault(fields);
+  refuseBadDefault(fields);
   const row = await db.transaction(async (tx) => {
     if (fields.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(eq(llmModels.isDefault, true));
+    if (fields.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(eq(llmModels.transcribesSpeech, true));
     const [inserted] = await tx
       .insert(llmModels)
       .values({ id: newId('model'), ...fields, apiKeyEncrypted: encryptKey(apiKey, appSecret) })
@@ -117,8 +124,9 @@ export async function updateModel(db: Database, id: string, input: UpdateModelIn
   if (Object.keys(changes).length === 0) return getModel(db, id);
   const row = await db.transaction(async (tx) => {
     if (changes.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(and(eq(llmModels.isDefault, true), ne(llmModels.id, id)));
+    if (changes.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(and(eq(llmModels.transcribesSpeech, true), ne(llmModels.id, id)));
     const [updated] = await tx.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
-    if (updated) refuseAdminsOnlyDefault(updated);
+    if (updated) refuseBadDefault(updated);
     return updated;
   });
   if (!row) throw new NotFoundError('Model', id);
@@ -148,13 +156,13 @@ export type ModelSeed = { baseUrl?: string; apiKey?: string; model?: string };
 
 /**
  * The model new chats use when neither the chat nor its agent names one: the enabled model flagged
- * default, else the oldest enabled one. Null when no model is enabled.
+ * default, else the oldest enabled chat model everyone may use. Null when there is none.
  */
 export async function getDefaultModel(db: Database): Promise<LlmModelRow | null> {
   const [row] = await db
     .select()
     .from(llmModels)
-    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false)))
+    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false), eq(llmModels.transcribesSpeech, false)))
     .orderBy(desc(llmModels.isDefault), asc(llmModels.createdAt))
     .limit(1);
   return row ?? null;

@@ -16,8 +16,16 @@ export const llmModels = pgTable('llm_models', {
   namesChats: boolean('names_chats').notNull().default(false),
   /** Only admins may pick it for a chat; an agent an admin set to use it still does (that is how it is shared). Never the default. */
   adminsOnly: boolean('admins_only').notNull().default(false),
+  /**
+   * A speech-to-text model (e.g. whisper-1) behind `POST {baseUrl}/audio/transcriptions`: the chat
+   * composer's dictation. Not a chat model, so never in a chat's list nor the default; at most one row has it.
+   */
+  transcribesSpeech: boolean('transcribes_speech').notNull().default(false),
   enabled: boolean('enabled').notNull().default(true),
   /** The model new chats use when neither the request nor the agent names one; at most one row has it. */
   isDefault: boolean('is_default').notNull().default(false),
   ...timestamps,
-}, (table) => [uniqueIndex('llm_models_one_default_idx').on(table.isDefault).where(sql`${table.isDefault}`)]);
+}, (table) => [
+  uniqueIndex('llm_models_one_default_idx').on(table.isDefault).where(sql`${table.isDefault}`),
+  uniqueIndex('llm_models_one_transcriber_idx').on(table.transcribesSpeech).where(sql`${table.transcribesSpeech}`),
+]);

@@ -1,0 +1,26 @@
+import type { Redis } from 'ioredis';
+
+/** At most `max` uses per `windowSeconds`, counted from the window's first use. */
+export type RateLimit = { max: number; windowSeconds: number };
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+// The login throttle's fixed window (security/login-throttle.ts): the first use sets the expiry, so
+// retries cannot stretch a window.
+const COUNT_USE = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return { count, ttl }`;
+
+/**
+ * Counts one use of `action` by `userId` in Redis (so the limit holds across API processes) and
+ * says whether it is within the limit.
+ * @example const decision = await takeRateLimit(redis, prefix, 'transcriptions', user.id, { max: 10, windowSeconds: 60 });
+ */
+export async function takeRateLimit(redis: Redis, prefix: string, action: string, userId: string, limit: RateLimit): Promise<RateDecision> {
+  const [count, ttlMs] = (await redis.eval(COUNT_USE, 1, `${prefix}:rate:${action}:${userId}`, limit.windowSeconds * 1000)) as [number, number];
+  if (count <= limit.max) return { allowed: true };
+  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) };
+}

@@ -1,0 +1,2 @@
+ALTER TABLE "llm_models" ADD COLUMN "transcribes_speech" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX "llm_models_one_transcriber_idx" ON "llm_models" USING btree ("transcribes_speech") WHERE "llm_models"."transcribes_speech";

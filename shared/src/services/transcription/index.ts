@@ -1,0 +1,3 @@
+export * from './audio-rules';
+export * from './transcribe-speech';
+export * from './transcription-model';
