@@ -53,6 +53,7 @@ describe('two-factor sign-in', () => {
     await section.getByTestId('two-factor-code').fill(codeAt(secret));
     await section.getByTestId('two-factor-confirm').click();
 
+    await section.getByTestId('two-factor-recovery-codes').waitFor();
     const codes = await section.getByTestId('two-factor-recovery-codes').locator('code').allInnerTexts();
     expect(codes).toHaveLength(10);
     const download = page.waitForEvent('download');

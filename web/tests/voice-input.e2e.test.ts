@@ -116,6 +116,8 @@ describe('voice input (dictation) in the chat composer', () => {
     try {
       await page.getByTestId('dictation-button').click();
       await page.getByTestId('dictation-recording').waitFor(SLOW);
+      // A second of sound first: stopped at once, a busy box's recorder may have nothing to send.
+      await expect.poll(() => page.getByTestId('dictation-elapsed').textContent(), SLOW).toBe('0:01');
       await page.getByTestId('dictation-stop').click();
       await page.getByTestId('dictation-error').waitFor(SLOW);
       expect(await page.getByTestId('dictation-error').textContent()).toBe('Transcription failed: The transcription model failed with HTTP 500: GPU on fire');
