@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { countInWindow } from './rate-limit';
 
 export type LoginThrottleOptions = {
   /** Failed sign-ins allowed per account within one window. */
@@ -21,15 +22,6 @@ type Scope = 'account' | 'address';
 export function loginThrottleKey(prefix: string, scope: Scope, id: string): string {
   return `${prefix}:login-failures:${scope}:${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
 }
-
-// One key per call (no multi-key script), so it also works when keys live in different cluster slots.
-// The expiry is set by the first failure only: further attempts cannot stretch a window.
-const COUNT_ATTEMPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return { count, ttl }`;
 
 // Gives an attempt back without creating a key (a DECR on an expired key would leave -1 forever).
 const RETURN_ATTEMPT = `
@@ -55,14 +47,11 @@ export async function beginLoginAttempt(
   const windowMs = options.windowSeconds * 1000;
   const accountKey = loginThrottleKey(prefix, 'account', who.email.trim().toLowerCase());
   const addressKey = loginThrottleKey(prefix, 'address', who.address);
-  const [account, address] = (await Promise.all([
-    redis.eval(COUNT_ATTEMPT, 1, accountKey, windowMs),
-    redis.eval(COUNT_ATTEMPT, 1, addressKey, windowMs),
-  ])) as [[number, number], [number, number]];
+  const [account, address] = await Promise.all([countInWindow(redis, accountKey, windowMs), countInWindow(redis, addressKey, windowMs)]);
 
   const over: { scope: Scope; ttlMs: number }[] = [];
-  if (account[0] > options.maxPerAccount) over.push({ scope: 'account', ttlMs: account[1] });
-  if (address[0] > options.maxPerAddress) over.push({ scope: 'address', ttlMs: address[1] });
+  if (account.count > options.maxPerAccount) over.push({ scope: 'account', ttlMs: account.ttlMs });
+  if (address.count > options.maxPerAddress) over.push({ scope: 'address', ttlMs: address.ttlMs });
   if (over.length > 0) {
     const longest = over.reduce((a, b) => (b.ttlMs > a.ttlMs ? b : a));
     return { allowed: false, scope: longest.scope, retryAfterSeconds: Math.max(1, Math.ceil(longest.ttlMs / 1000)) };
