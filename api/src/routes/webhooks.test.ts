@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
-import { webhookDeliveries, webhookEndpoints } from '@agentq/shared/db';
+import { auditEvents, webhookDeliveries, webhookEndpoints } from '@agentq/shared/db';
 import { createLogger } from '@agentq/shared/logger';
 import { decryptSecret, encryptSecret } from '@agentq/shared/services';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_APP_SECRET } from '../testing';
 
@@ -111,6 +111,16 @@ describe('webhooks API', () => {
       expect((await call('DELETE', `/api/webhooks/${created.id}`)).status).toBe(204);
       expect((await call('GET', `/api/webhooks/${created.id}`)).status).toBe(404);
       expect((await call('DELETE', `/api/webhooks/${created.id}`)).status).toBe(404);
+
+      // Each change is in the audit log with the host only, never the secret.
+      const audited = await app.db.select().from(auditEvents).where(eq(auditEvents.targetId, created.id)).orderBy(asc(auditEvents.id));
+      expect(audited.map(({ action, actorUserId, details }) => ({ action, actorUserId, details }))).toEqual([
+        { action: 'webhook.create', actorUserId: user.user.id, details: { host: '127.0.0.1:9', events: ['run.completed', 'approval.requested'] } },
+        { action: 'webhook.update', actorUserId: user.user.id, details: { host: '127.0.0.1:9', fields: ['description', 'enabled'] } },
+        { action: 'webhook.rotate-secret', actorUserId: user.user.id, details: null },
+        { action: 'webhook.delete', actorUserId: user.user.id, details: { host: '127.0.0.1:9' } },
+      ]);
+      expect(JSON.stringify(audited)).not.toContain('whsec_');
     } finally {
       await app.close();
     }

@@ -1,6 +1,7 @@
 import { createWebhookInputSchema, updateWebhookInputSchema } from '@agentq/shared/api-types';
 import { enqueue } from '@agentq/shared/queues';
 import {
+  changedFields,
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   deliveryQuerySchema,
@@ -17,6 +18,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
+import { audit } from '../audit';
 import type { AppEnv } from '../deps';
 import { currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
@@ -37,6 +39,9 @@ async function enqueueDelivery(c: Context<AppEnv>, job: WebhookDeliveryJob): Pro
 const tags = ['webhooks'];
 
 /** The signed-in user's webhook endpoints and their delivery logs (docs/webhooks.md). */
+/** Where an endpoint points, for the audit log: its host only, as a URL's path or query may carry a token. */
+const hostOf = (url: string) => new URL(url).host;
+
 export const webhookRoutes = new Hono<AppEnv>()
   .use(requireUser)
   .get('/', describeRoute({ tags, summary: 'Your webhook endpoints (never their secrets)' }), async (c) => c.json({ items: await listWebhookEndpoints(c.get('db'), currentUser(c).id) }))
@@ -51,6 +56,7 @@ export const webhookRoutes = new Hono<AppEnv>()
     validate('json', createWebhookInputSchema),
     async (c) => {
       const created = await createWebhookEndpoint(c.get('db'), currentUser(c).id, c.req.valid('json'), { ...network(c), appSecret: c.get('config').appSecret });
+      await audit(c, { action: 'webhook.create', targetType: 'webhook', targetId: created.id, details: { host: hostOf(created.url), events: created.events } });
       return c.json(created, 201);
     },
   )
@@ -62,15 +68,24 @@ export const webhookRoutes = new Hono<AppEnv>()
     describeRoute({ tags, summary: 'Change an endpoint; `enabled: true` also clears an automatic disable' }),
     validate('param', idParam),
     validate('json', updateWebhookInputSchema),
-    async (c) => c.json(await updateWebhookEndpoint(c.get('db'), currentUser(c).id, c.req.valid('param').id, c.req.valid('json'), network(c))),
+    async (c) => {
+      const input = c.req.valid('json');
+      const updated = await updateWebhookEndpoint(c.get('db'), currentUser(c).id, c.req.valid('param').id, input, network(c));
+      await audit(c, { action: 'webhook.update', targetType: 'webhook', targetId: updated.id, details: { host: hostOf(updated.url), fields: changedFields(input) } });
+      return c.json(updated);
+    },
   )
   .delete('/:id', describeRoute({ tags, summary: 'Delete an endpoint and its delivery log' }), validate('param', idParam), async (c) => {
-    await deleteWebhookEndpoint(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+    const endpoint = await getWebhookEndpoint(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+    await deleteWebhookEndpoint(c.get('db'), currentUser(c).id, endpoint.id);
+    await audit(c, { action: 'webhook.delete', targetType: 'webhook', targetId: endpoint.id, details: { host: hostOf(endpoint.url) } });
     return c.body(null, 204);
   })
-  .post('/:id/rotate-secret', describeRoute({ tags, summary: 'Replace the signing secret; the answer carries the new one, shown only this once' }), validate('param', idParam), async (c) =>
-    c.json(await rotateWebhookSecret(c.get('db'), currentUser(c).id, c.req.valid('param').id, { appSecret: c.get('config').appSecret })),
-  )
+  .post('/:id/rotate-secret', describeRoute({ tags, summary: 'Replace the signing secret; the answer carries the new one, shown only this once' }), validate('param', idParam), async (c) => {
+    const rotated = await rotateWebhookSecret(c.get('db'), currentUser(c).id, c.req.valid('param').id, { appSecret: c.get('config').appSecret });
+    await audit(c, { action: 'webhook.rotate-secret', targetType: 'webhook', targetId: rotated.id });
+    return c.json(rotated);
+  })
   .get(
     '/:id/deliveries',
     describeRoute({ tags, summary: 'The endpoint\'s deliveries, newest first: status, attempts, response code, duration' }),

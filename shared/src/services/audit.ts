@@ -5,13 +5,13 @@ import { auditEvents, users } from '../db/schema';
 
 /**
  * The audit log: who did what, when. Decisions on approvals, user and token management, sign-ins,
- * the admins' changes to models, agents and tools, and chats shared by link each leave a row (the
+ * the admins' changes to models, agents and tools, chats shared by link and webhook endpoints each leave a row (the
  * services that make the change write it beside it where they can; the routes record the rest).
  * Details name what changed, never a value of a secret (an API key is "apiKey" in `fields`).
  */
 
 /** The kinds of action, by what they act on: the log's filter offers these. */
-export const AUDIT_CATEGORIES = ['auth', 'user', 'api-token', 'approval', 'model', 'agent', 'tool', 'chat'] as const;
+export const AUDIT_CATEGORIES = ['auth', 'user', 'api-token', 'approval', 'model', 'agent', 'tool', 'chat', 'webhook'] as const;
 export type AuditCategory = (typeof AUDIT_CATEGORIES)[number];
 
 export type AuditEntry = {

@@ -9,7 +9,7 @@ export type AuditPage = RouteOutput<'/admin/audit', '$get'>;
 export type AuditEvent = AuditPage['items'][number];
 
 /** What the log's filter offers, as the API's categories (`''`: every one). */
-export const AUDIT_CATEGORIES = ['auth', 'user', 'api-token', 'approval', 'model', 'agent', 'tool', 'chat'] as const;
+export const AUDIT_CATEGORIES = ['auth', 'user', 'api-token', 'approval', 'model', 'agent', 'tool', 'chat', 'webhook'] as const;
 export type AuditCategory = (typeof AUDIT_CATEGORIES)[number];
 
 export type AuditQuery = DayWindow & { action?: string | undefined; actorUserId?: string | undefined; limit?: number; cursor?: string | null };
