@@ -520,6 +520,44 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await expectNoHorizontalOverflow();
   });
 
+  it("edits an answer: the correction is a new version marked Edited, the model's words a version away, and the next question's model reads the correction", async () => {
+    await newChat(`capital ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const original = (await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim();
+    const actions = () => page.getByTestId('assistant-actions').last();
+    await actions().getByTestId('edit-answer').click();
+    const box = page.getByTestId('answer-edit-input');
+    expect(await box.inputValue()).toBe(original);
+    await expectNoHorizontalOverflow();
+    // Esc leaves it as it was.
+    await box.press('Escape');
+    await page.getByTestId('answer-edit-form').waitFor({ state: 'detached' });
+    await actions().getByTestId('edit-answer').click();
+    await page.getByTestId('answer-edit-input').fill(`Corrected **answer** ${tag}`);
+    await page.getByTestId('answer-edit-save').click();
+    await page.getByTestId('answer-edit-form').waitFor({ state: 'detached' });
+    await expect.poll(async () => (await lastAssistant(page).getByTestId('markdown-text').textContent())?.trim()).toBe(`Corrected answer ${tag}`);
+    expect(await lastAssistant(page).locator('strong').textContent()).toBe('answer');
+    await page.getByTestId('answer-edited').waitFor();
+    await actions().getByTestId('version-label').filter({ hasText: '2/2' }).waitFor();
+
+    // The model's words are one switch away, and the correction again after a reload.
+    await actions().getByTestId('version-previous').click();
+    await actions().getByTestId('version-label').filter({ hasText: '1/2' }).waitFor();
+    expect((await lastAssistant(page).getByTestId('markdown-text').textContent())!.trim()).toBe(original);
+    expect(await page.getByTestId('answer-edited').count()).toBe(0);
+    await actions().getByTestId('version-next').click();
+    await page.reload();
+    await page.getByTestId('answer-edited').waitFor();
+
+    const before = requests.length;
+    await sendMessage(page, `and why ${tag}`);
+    await waitForRunStatus(page, 'succeeded');
+    const context = requests.slice(before).map((request) => request.messages.map((message) => messageText(message)).join(' | '));
+    expect(context.some((text) => text.includes(`Corrected **answer** ${tag}`))).toBe(true);
+    expect(context.some((text) => text.includes(original))).toBe(false);
+  });
+
   it('attaches an image, a text file and a PDF that the model reads (picked, or resent by an edit), shows them on the question, and refuses too big a file before uploading', async () => {
     await page.goto(`${stack.url}/chat`);
     const attach = page.getByTestId('attach-input');

@@ -10,6 +10,8 @@ import {
   createSessionInputSchema,
   deleteChatSession,
   editAndResend,
+  reviseAnswer,
+  reviseAnswerInputSchema,
   feedbackInputSchema,
   getChatSessionFor,
   getChatShare,
@@ -386,6 +388,22 @@ export const sessionRoutes = new Hono<AppEnv>()
       const session = await getChatSessionFor(c.get('db'), id, asker.userId);
       const started = await regenerateAnswer(c.get('db'), { ...asker, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
+    },
+  )
+  .post(
+    '/:id/messages/:messageId/revise',
+    describeRoute({
+      tags: ['chat'],
+      summary: "Edit an answer: `text` becomes a new version of it (the model's stays reachable), shown at once; the next question reads it. 409 while an answer is being written; answers the session",
+    }),
+    validate('param', messageParam),
+    validate('json', reviseAnswerInputSchema),
+    async (c) => {
+      const { id, messageId } = c.req.valid('param');
+      const user = currentUser(c);
+      const session = await getChatSessionFor(c.get('db'), id, user.id);
+      await reviseAnswer(c.get('db'), session, messageId, c.req.valid('json'));
+      return c.json(await sessionDetail(c, session.id, user.id));
     },
   )
   .post(

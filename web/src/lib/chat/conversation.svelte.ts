@@ -11,6 +11,7 @@ import {
   getSession,
   rateAnswer,
   regenerateMessage,
+  reviseAnswer,
   selectVersion,
   forkChat,
   startRun,
@@ -158,6 +159,11 @@ export class Conversation {
   /** Sends `body.content` as a new version of user message `messageId`, on a branch of its own. */
   edit(messageId: string, body: StartRunBody): Promise<boolean> {
     return this.#change(() => editMessage(this.sessionId, messageId, body));
+  }
+
+  /** Stores `text` as a new version of answer `messageId` (the model's stays a version away). */
+  revise(messageId: string, text: string): Promise<boolean> {
+    return this.#change(() => reviseAnswer(this.sessionId, messageId, text));
   }
 
   /** Shows another version of a message (and the branch below it). */

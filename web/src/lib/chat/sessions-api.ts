@@ -113,6 +113,11 @@ export function editMessage(sessionId: string, messageId: string, body: StartRun
   return apiFetch(`${messagePath(sessionId, messageId)}/edit`, { method: 'POST', json: body });
 }
 
+/** Stores `text` as a new version of answer `messageId`, shown at once; answers the session as it now reads. */
+export function reviseAnswer(sessionId: string, messageId: string, text: string): Promise<SessionDetail> {
+  return apiFetch(`${messagePath(sessionId, messageId)}/revise`, { method: 'POST', json: { text } });
+}
+
 /** Shows version `messageId` (and the branch below it); answers the session as it now reads. */
 export function selectVersion(sessionId: string, messageId: string): Promise<SessionDetail> {
   return apiFetch(`${messagePath(sessionId, messageId)}/select`, { method: 'POST' });
