@@ -37,3 +37,5 @@ export * from './two-factor';
 export * from './webhooks';
 export { messageText } from './message-text';
 export * from './transcription';
+export * from './browser-sessions';
+export { describeDevice } from './describe-device';
