@@ -7,6 +7,7 @@ import { ApiError, handleError } from './errors';
 import { identify } from './middleware/auth';
 import { bodySizeLimit } from './middleware/body-size-limit';
 import { jsonBody } from './middleware/json-body';
+import { SessionActivity } from './middleware/session-activity';
 import { securityHeaders } from './middleware/security-headers';
 import { observeRequests } from './middleware/observe-requests';
 import { sameOriginWrites } from './middleware/same-origin';
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const metrics = createAppMetrics(deps, { processMetrics: deps.config.processMetrics });
   const createdRuns = new CreatedRuns();
+  const sessionActivity = new SessionActivity(deps.config.sessionActivityIntervalMs);
 
   app.use(async function injectDependencies(c, next) {
     for (const [key, value] of Object.entries(deps)) c.set(key as keyof AppDeps, value as never);
@@ -88,6 +90,7 @@ export function createApp(deps: AppDeps) {
     c.set('credential', null);
     c.set('metrics', metrics);
     c.set('createdRuns', createdRuns);
+    c.set('sessionActivity', sessionActivity);
     await next();
   });
   app.use(securityHeaders({ https: deps.config.publicOrigin?.startsWith('https:') ?? deps.config.secureCookies }));

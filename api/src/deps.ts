@@ -4,6 +4,7 @@ import type { Logger } from '@agentq/shared/logger';
 import type { JobWaiter, Queues } from '@agentq/shared/queues';
 import type { RunEventHub } from '@agentq/shared/run-stream';
 import type { Redis } from 'ioredis';
+import type { SessionActivity } from './middleware/session-activity';
 import type { AppMetrics } from './operations/metrics';
 import type { CreatedRuns } from './routes/created-runs';
 import type { LoginThrottleOptions } from './security/login-throttle';
@@ -49,6 +50,8 @@ export type AppDeps = {
     trustedProxies?: BlockList;
     /** Deepest nesting of objects and arrays accepted in a JSON request body. */
     jsonMaxDepth?: number;
+    /** How often, at most, a session in use writes its "last active" (default 5 minutes; tests shorten it). */
+    sessionActivityIntervalMs?: number;
   };
 };
 
@@ -60,9 +63,11 @@ export type AppEnv = {
     user: AuthUser | null;
     requestId: string;
     /** How the caller authenticated: a session cookie (then which one) or an API token. */
-    credential: { kind: 'session'; token: string } | { kind: 'api-token' } | null;
+    credential: { kind: 'session'; token: string; sessionId: string } | { kind: 'api-token' } | null;
     metrics: AppMetrics;
     /** Runs this process answered 202 for, for the events GET that follows (routes/created-runs.ts). */
     createdRuns: CreatedRuns;
+    /** Throttles the sessions' "last active" writes in this process (middleware/session-activity.ts). */
+    sessionActivity: SessionActivity;
   };
 };

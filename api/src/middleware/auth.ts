@@ -1,4 +1,4 @@
-import { resolveApiToken, resolveSession, type Asker } from '@agentq/shared/services';
+import { resolveApiToken, resolveSessionCredential, type Asker } from '@agentq/shared/services';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { createMiddleware } from 'hono/factory';
@@ -16,21 +16,25 @@ export function bearerToken(c: Context): string | undefined {
 /**
  * Identifies the caller; never rejects by itself. A request with a Bearer token is judged by the
  * token alone (its cookie is ignored); any other request by its session cookie, whatever other
- * headers it carries, which is why the same-origin guard looks at exactly the same thing.
+ * headers it carries, which is why the same-origin guard looks at exactly the same thing. A
+ * session's "last active" is noted after the response (SessionActivity), never for a token.
  */
 export const identify: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(async function identify(c, next) {
   const token = bearerToken(c);
-  let user: AuthUser | null = null;
   if (token !== undefined) {
-    user = await resolveApiToken(c.get('db'), token);
+    const user = await resolveApiToken(c.get('db'), token);
     c.set('credential', user ? { kind: 'api-token' } : null);
-  } else {
-    const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie) user = await resolveSession(c.get('db'), cookie);
-    c.set('credential', user && cookie ? { kind: 'session', token: cookie } : null);
+    c.set('user', user);
+    await next();
+    return;
   }
-  c.set('user', user);
+  const cookie = getCookie(c, SESSION_COOKIE);
+  const session = cookie ? await resolveSessionCredential(c.get('db'), cookie) : null;
+  c.set('credential', session && cookie ? { kind: 'session', token: cookie, sessionId: session.sessionId } : null);
+  c.set('user', session?.user ?? null);
   await next();
+  const activity = c.get('sessionActivity');
+  if (session && activity.claim(session.sessionId, session.lastSeenAt)) activity.recordLater(c.get('db'), c.get('logger'), session.sessionId);
 });
 
 /** 401 unless someone is signed in. */

@@ -13,22 +13,25 @@ import {
   enableTwoFactor,
   enableTwoFactorInputSchema,
   listApiTokens,
+  listBrowserSessions,
   recordAudit,
   recoveryCodesLeft,
   regenerateRecoveryCodes,
   revokeApiToken,
+  revokeBrowserSession,
+  revokeOtherBrowserSessions,
   SESSION_TTL_MS,
   updateProfile,
   updateProfileInputSchema,
   verifySecondFactor,
   secondFactorCodeSchema,
 } from '@agentq/shared/services';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../deps';
-import { ApiError } from '../errors';
+import { ApiError, notFound } from '../errors';
 import { currentUser, requireUser, SESSION_COOKIE } from '../middleware/auth';
 import { clientAddress } from '../security/client-address';
 import { beginLoginAttempt } from '../security/login-throttle';
@@ -41,6 +44,13 @@ const loginSchema = z.object({
   code: secondFactorCodeSchema.optional(),
 });
 const tokenIdSchema = z.object({ id: z.string().min(1).max(100) });
+const sessionIdSchema = z.object({ id: z.string().min(1).max(100) });
+
+/** The browser session a request came with, if it came with one (not an API token). */
+function currentSessionId(c: Context<AppEnv>): string | undefined {
+  const credential = c.get('credential');
+  return credential?.kind === 'session' ? credential.sessionId : undefined;
+}
 
 export const authRoutes = new Hono<AppEnv>()
   .post('/login', describeRoute({ tags: ['auth'], summary: 'Sign in; sets the session cookie' }), validate('json', loginSchema), async (c) => {
@@ -80,7 +90,7 @@ export const authRoutes = new Hono<AppEnv>()
     }
     await attempt.succeeded();
     await recordAudit(c.get('db'), { actorUserId: user.id, action: 'auth.sign-in', targetType: 'user', targetId: user.id, details: { clientAddress: address, ...(user.twoFactor && { twoFactor: true }) } });
-    const session = await createSession(c.get('db'), user.id);
+    const session = await createSession(c.get('db'), user.id, SESSION_TTL_MS, { userAgent: c.req.header('user-agent'), clientAddress: address === 'unknown' ? null : address });
     setCookie(c, SESSION_COOKIE, session.token, {
       httpOnly: true,
       sameSite: 'Lax',
@@ -153,6 +163,37 @@ export const authRoutes = new Hono<AppEnv>()
     async (c) => {
       await disableTwoFactor(c.get('db'), currentUser(c).id, c.req.valid('json'), c.get('config').appSecret);
       return c.body(null, 204);
+    },
+  )
+  .get(
+    '/sessions',
+    describeRoute({
+      tags: ['auth'],
+      summary: "Where you're signed in: your browser sessions (device from the User-Agent, client address, signed in, last active within ~5 minutes), `current: true` on this one; most recently active first; never a token",
+    }),
+    requireUser,
+    async (c) => c.json({ items: await listBrowserSessions(c.get('db'), currentUser(c).id, currentSessionId(c)) }),
+  )
+  .delete(
+    '/sessions/:id',
+    describeRoute({ tags: ['auth'], summary: 'Sign one of your other sessions out, at once; 409 `current_session` for this one (sign out with POST /api/auth/logout)' }),
+    requireUser,
+    validate('param', sessionIdSchema),
+    async (c) => {
+      const revoker = { userId: currentUser(c).id, currentSessionId: currentSessionId(c), clientAddress: clientAddress(c) };
+      const outcome = await revokeBrowserSession(c.get('db'), revoker, c.req.valid('param').id);
+      if (outcome === 'not-found') throw notFound('Session');
+      if (outcome === 'current') throw new ApiError(409, 'current_session', 'This is the session you are using: sign out with POST /api/auth/logout instead');
+      return c.body(null, 204);
+    },
+  )
+  .post(
+    '/sessions/revoke-others',
+    describeRoute({ tags: ['auth'], summary: 'Sign out all your other sessions (with an API token: all of them); answers `{ revoked }`, how many' }),
+    requireUser,
+    async (c) => {
+      const revoker = { userId: currentUser(c).id, currentSessionId: currentSessionId(c), clientAddress: clientAddress(c) };
+      return c.json({ revoked: await revokeOtherBrowserSessions(c.get('db'), revoker) });
     },
   )
   .post('/tokens', describeRoute({ tags: ['auth'], summary: 'Create an API token (the secret is shown once)' }), requireUser, validate('json', createApiTokenInputSchema), async (c) => {

@@ -3,3 +3,4 @@ export * from './users';
 export * from './human-errors';
 export * from './views';
 export * from './webhooks';
+export * from './browser-sessions';

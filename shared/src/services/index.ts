@@ -38,3 +38,5 @@ export * from './webhooks';
 export { messageText } from './message-text';
 export * from './transcription';
 export * from './answer-edits';
+export * from './browser-sessions';
+export { describeDevice } from './describe-device';

@@ -242,43 +242,73 @@ export async function authenticate(db: Database, email: string, password: string
 }
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
 
-/** Creates a session and returns the cookie value (shown to the browser only). */
-export async function createSession(db: Database, userId: string, ttlMs = SESSION_TTL_MS) {
+/** The browser a session is signed in from, as the sign-in request described it ("Where you're signed in"). */
+export type SessionDevice = { userAgent?: string | null; clientAddress?: string | null };
+
+/** Longest User-Agent kept: real ones are far shorter; the cut stops a client filling the table. */
+export const SESSION_USER_AGENT_MAX_CHARS = 512;
+
+/**
+ * Creates a session and returns the cookie value (shown to the browser only). `device` is what the
+ * sign-in request said about itself, listed to the user later; callers without one still compile.
+ */
+export async function createSession(db: Database, userId: string, ttlMs = SESSION_TTL_MS, device: SessionDevice = {}) {
   const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + ttlMs);
-  await db.insert(sessions).values({ id: newId('session'), userId, tokenHash: hashSecret(token), expiresAt });
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + ttlMs);
+  await db.insert(sessions).values({
+    id: newId('session'),
+    userId,
+    tokenHash: hashSecret(token),
+    expiresAt,
+    userAgent: device.userAgent?.slice(0, SESSION_USER_AGENT_MAX_CHARS) || null,
+    clientAddress: device.clientAddress?.slice(0, 100) || null,
+    // Signing in is activity: the first requests after it then write nothing.
+    lastSeenAt: now,
+    createdAt: now,
+  });
   return { token, expiresAt };
 }
 
-/** The user behind a session cookie, or null when unknown or expired. */
 /** Every request with a cookie asks this: prepared once. */
 const userOfSession = preparedQuery((db) =>
   db
-    .select({ user: users, expiresAt: sessions.expiresAt })
+    .select({ user: users, sessionId: sessions.id, expiresAt: sessions.expiresAt, lastSeenAt: sessions.lastSeenAt, createdAt: sessions.createdAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), gt(sessions.expiresAt, sql.placeholder('now')), isNull(users.disabledAt)))
     .prepare('user_of_session'),
 );
 
-/** A session's user and when the session ends, as the auth cache keeps them. */
-async function loadSession(db: Database, tokenHash: string): Promise<{ user: OwnUser; expiresAt: number } | null> {
+/**
+ * A signed-in session as the auth cache keeps it: the user, which session, and when it was last
+ * seen active as loaded (epoch ms; the cached copy is not refreshed by activity writes).
+ */
+export type SessionCredential = { user: OwnUser; sessionId: string; lastSeenAt: number; expiresAt: number };
+
+async function loadSession(db: Database, tokenHash: string): Promise<SessionCredential | null> {
   // Placeholder values skip the column's mapping to the driver: the time goes as text, as drizzle would send it.
   const [row] = await userOfSession(db).execute({ tokenHash, now: new Date().toISOString() });
-  return row ? { user: toOwnUser(row.user), expiresAt: row.expiresAt.getTime() } : null;
+  if (!row) return null;
+  return { user: toOwnUser(row.user), sessionId: row.sessionId, lastSeenAt: (row.lastSeenAt ?? row.createdAt).getTime(), expiresAt: row.expiresAt.getTime() };
 }
 
 /**
- * The user signed in with this session cookie, or null. Read through the `auth` cache (every
- * request asks; a sign-out, revocation or user change drops it in every process), keyed by the
- * token's hash; unknown and expired sessions are not kept.
+ * The session behind this cookie, or null. Read through the `auth` cache (every request asks; a
+ * sign-out, revocation or user change drops it in every process), keyed by the token's hash;
+ * unknown and expired sessions are not kept.
  */
-export async function resolveSession(db: Database, token: string): Promise<OwnUser | null> {
+export async function resolveSessionCredential(db: Database, token: string): Promise<SessionCredential | null> {
   const tokenHash = hashSecret(token);
   const found = await cachedConfig(db, 'auth', () => loadSession(db, tokenHash), tokenHash);
-  if (found && found.expiresAt > Date.now()) return found.user;
+  if (found && found.expiresAt > Date.now()) return found;
   forgetCachedConfig(db, 'auth', tokenHash);
   return null;
+}
+
+/** The user signed in with this session cookie, or null (see resolveSessionCredential). */
+export async function resolveSession(db: Database, token: string): Promise<OwnUser | null> {
+  return (await resolveSessionCredential(db, token))?.user ?? null;
 }
 
 export async function deleteSession(db: Database, token: string): Promise<void> {

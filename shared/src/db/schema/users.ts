@@ -40,6 +40,14 @@ export const sessions = pgTable(
     userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     tokenHash: text('token_hash').notNull().unique(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /**
+     * The device as its owner sees it under "Where you're signed in" (browser-sessions.ts): the
+     * sign-in's User-Agent (cut to 512 characters) and client address; null for sessions older than them.
+     */
+    userAgent: text('user_agent'),
+    clientAddress: text('client_address'),
+    /** Roughly when the session was last used: written at most once per few minutes, after a response. */
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }),
     createdAt,
   },
   (table) => [index('sessions_user_idx').on(table.userId)],
