@@ -3,3 +3,5 @@ export * from './users';
 export * from './human-errors';
 export * from './views';
 export * from './webhooks';
+export * from './next-path';
+export * from './sso';

@@ -37,3 +37,4 @@ export * from './two-factor';
 export * from './webhooks';
 export { messageText } from './message-text';
 export * from './transcription';
+export * from './oidc';
