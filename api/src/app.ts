@@ -15,6 +15,7 @@ import { createAppMetrics } from './operations/metrics';
 import { adminRoutes } from './routes/admin';
 import { agentRoutes } from './routes/agents';
 import { authRoutes } from './routes/auth';
+import { oidcRoutes } from './routes/oidc';
 import { docsRoutes } from './routes/docs';
 import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
@@ -45,6 +46,7 @@ function apiRoutes() {
   return new Hono<AppEnv>()
     .route('/', healthRoutes)
     .route('/auth', authRoutes)
+    .route('/auth', oidcRoutes)
     .route('/users', userRoutes)
     .route('/tool-types', toolTypeRoutes)
     .route('/agent-tools', agentToolRoutes)

@@ -3,6 +3,7 @@ import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import type { JobWaiter, Queues } from '@agentq/shared/queues';
 import type { RunEventHub } from '@agentq/shared/run-stream';
+import type { OidcProvider } from '@agentq/shared/services';
 import type { Redis } from 'ioredis';
 import type { SessionActivity } from './middleware/session-activity';
 import type { AppMetrics } from './operations/metrics';
@@ -21,6 +22,8 @@ export type AppDeps = {
   /** Live run events fanned out to SSE connections from one pub/sub connection. */
   runEvents: RunEventHub;
   logger: Logger;
+  /** Single sign-on (OIDC_* variables); absent when not configured. */
+  oidc?: OidcProvider;
   config: {
     /** Cookies get `Secure` when served over https. */
     secureCookies: boolean;

@@ -4,7 +4,7 @@ import type { Logger } from '@agentq/shared/logger';
 import { createJobWaiter, createQueues } from '@agentq/shared/queues';
 import { checkEvictionPolicy, createApiRedis, createSubscriberRedis, keyPrefixFor } from '@agentq/shared/redis';
 import { RunEventHub } from '@agentq/shared/run-stream';
-import { ensureAdmin, ensureDefaultAgent, seedModelFromEnv, startConfigCache } from '@agentq/shared/services';
+import { createOidcProvider, ensureAdmin, ensureDefaultAgent, oidcSettingsFromEnv, seedModelFromEnv, startConfigCache } from '@agentq/shared/services';
 import { createApp } from './app';
 import { startApprovalSweeper } from './approval-sweeper';
 import { trustedProxies } from './security/client-address';
@@ -45,6 +45,8 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
   if (seeded?.created) logger.info({ modelId: seeded.model.modelId, baseUrl: seeded.model.baseUrl }, 'model seeded from LLM_BASE_URL/LLM_MODEL');
   const defaultAgent = await ensureDefaultAgent(db);
   if (defaultAgent.created) logger.info({ agentId: defaultAgent.agent.id }, 'default agent created');
+  const oidcSettings = oidcSettingsFromEnv(env);
+  if (oidcSettings) logger.info({ issuer: oidcSettings.issuer.href, redirectUri: oidcSettings.redirectUri }, 'single sign-on (OpenID Connect) is on');
   const app = createApp({
     db,
     redis,
@@ -52,6 +54,7 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
     jobs,
     runEvents,
     logger,
+    oidc: oidcSettings && createOidcProvider(oidcSettings),
     config: {
       secureCookies: env.PUBLIC_ORIGIN?.startsWith('https:') ?? false,
       bodyLimitBytes: 1024 * 1024,

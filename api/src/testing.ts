@@ -4,7 +4,7 @@ import { createJobWaiter, createQueues } from '@agentq/shared/queues';
 import { createApiRedis, createWorkerRedis } from '@agentq/shared/redis';
 import { RunEventHub } from '@agentq/shared/run-stream';
 import type { Logger } from '@agentq/shared/logger';
-import { createUser, startConfigCache } from '@agentq/shared/services';
+import { createOidcProvider, createUser, startConfigCache, type OidcSettings } from '@agentq/shared/services';
 import { openTestDb, randomPrefix, silentLogger, testDatabaseUrl, testRedisUrl, uniqueEmail } from '@agentq/shared/testing';
 import { llmModels, type Database } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
@@ -38,6 +38,8 @@ export async function createTestApp(
     config?: Partial<AppDeps['config']>;
     allowPrivateNetworks?: boolean;
     configCache?: boolean;
+    /** Single sign-on against a test's fake provider (infra/testing/fake-oidc-provider.ts). */
+    oidc?: OidcSettings;
   } = {},
 ) {
   const database = await openTestDb();
@@ -58,6 +60,7 @@ export async function createTestApp(
     jobs,
     runEvents,
     logger: options.logger ?? silentLogger,
+    oidc: options.oidc && createOidcProvider(options.oidc),
     config: {
       secureCookies: false,
       bodyLimitBytes: 64 * 1024,

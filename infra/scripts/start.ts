@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getEnv } from '@agentq/shared/env';
+import { getEnvOrExit } from '@agentq/shared/env';
 import { createLogger, guardProcess } from '@agentq/shared/logger';
 import { startAllInOne } from './all-in-one';
 
@@ -8,7 +8,8 @@ const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 /** `npm start`: the whole product in one process. */
 async function main() {
-  const env = getEnv();
+  // A bad variable (say, an incomplete OIDC_* set) is one line per problem on stderr, not a stack trace.
+  const env = getEnvOrExit();
   const logger = createLogger({ level: env.LOG_LEVEL, name: 'agentq' });
   guardProcess(logger);
   let app: Awaited<ReturnType<typeof startAllInOne>>;

@@ -43,7 +43,7 @@ export function liveStackLogs(chars = 6000): string[] {
  * Starts the real all-in-one server (`infra/scripts/start.ts`, built web app) as a child process
  * on a free port, with a database of its own on the test PostgreSQL and a private queue prefix.
  */
-export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
+export async function startStack(options: { env?: Record<string, string> | ((url: string) => Record<string, string>) } = {}): Promise<Stack> {
   if (!existsSync(`${repoRoot}web/build/handler.js`)) throw new Error('web is not built: run `npm run build -w web` first');
   const databaseName = `agentq_stack_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const server = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
@@ -52,6 +52,9 @@ export async function startStack(options: { env?: Record<string, string> } = {})
   const port = await freePort();
   const queuePrefix = `aqs-${randomBytes(4).toString('hex')}`;
   const admin = { email: `admin-${randomBytes(3).toString('hex')}@test.local`, password: 'admin-password-123' };
+  const url = `http://127.0.0.1:${port}`;
+  // A function when the env names the stack's own URL (PUBLIC_ORIGIN for single sign-on's redirect URI).
+  const extraEnv = typeof options.env === 'function' ? options.env(url) : options.env;
   const child = spawn(process.execPath, ['--import', 'tsx', `${repoRoot}infra/scripts/start.ts`], {
     cwd: repoRoot,
     env: {
@@ -71,14 +74,13 @@ export async function startStack(options: { env?: Record<string, string> } = {})
       STARTER_TOOLS: '0',
       // Only printed when a test fails (liveStackLogs): enough to tell a stuck run from a stale page.
       LOG_LEVEL: 'info',
-      ...options.env,
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
-  const url = `http://127.0.0.1:${port}`;
 
   const stop = async () => {
     liveStacks.delete(stack);
@@ -90,7 +92,7 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     }
     await server.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
     await server.end();
-    await dropRedisPrefix(options.env?.REDIS_URL ?? REDIS_URL, queuePrefix).catch(() => {});
+    await dropRedisPrefix(extraEnv?.REDIS_URL ?? REDIS_URL, queuePrefix).catch(() => {});
   };
 
   const deadline = Date.now() + 60_000;

@@ -16,6 +16,18 @@ const booleanFlag = z
   .default('0')
   .transform((value) => value === '1' || value === 'true' || value === 'yes');
 
+/** A comma-separated list, trimmed, empty entries dropped. */
+const commaList = z
+  .string()
+  .default('')
+  .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean));
+
+/** 127.0.0.0/8, ::1 or localhost: the only hosts an http OpenID issuer may have (tests' fake provider). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+}
+
 /** MODEL_STALL_TIMEOUT_MS's default, also the worker's when its config leaves it out (tests). */
 export const DEFAULT_MODEL_STALL_TIMEOUT_MS = 5 * 60_000;
 
@@ -86,6 +98,50 @@ export const envSchema = z.object({
   /** Lets Prometheus scrape GET /metrics with `Authorization: Bearer <token>` (admins can always read it). */
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Single sign-on with OpenID Connect (services/oidc, docs/security.md): the provider's issuer URL,
+   * whose `/.well-known/openid-configuration` describes it. Unset: SSO off, passwords only.
+   */
+  OIDC_ISSUER: z.string().url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** The sign-in button says "Sign in with <this>". */
+  OIDC_DISPLAY_NAME: z.string().trim().min(1).max(60, 'OIDC_DISPLAY_NAME: use at most 60 characters').default('Single sign-on'),
+  /** Space- or comma-separated scopes asked for; `openid` is required. */
+  OIDC_SCOPES: z
+    .string()
+    .default('openid email profile')
+    .transform((value) => [...new Set(value.split(/[\s,]+/).filter(Boolean))])
+    .refine((scopes) => scopes.includes('openid'), 'OIDC_SCOPES must include openid'),
+  /** A first sign-in of someone with no account makes one (role user); 0: only existing accounts (matched by verified email) may sign in. */
+  OIDC_AUTO_CREATE_USERS: z.enum(['1', '0', 'true', 'false', 'yes', 'no']).default('1').transform((value) => value === '1' || value === 'true' || value === 'yes'),
+  /** Only people whose verified email is in one of these domains may sign in with SSO; unset = any. */
+  OIDC_ALLOWED_EMAIL_DOMAINS: commaList
+    .transform((domains) => domains.map((domain) => domain.toLowerCase().replace(/^@/, '')))
+    .refine((domains) => domains.every((domain) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)), 'OIDC_ALLOWED_EMAIL_DOMAINS must list domains, e.g. example.com,example.org'),
+  /** Members of any of these provider groups become admins at each SSO sign-in. */
+  OIDC_ADMIN_GROUPS: commaList,
+  /** The ID token (or userinfo) claim holding the user's groups. */
+  OIDC_GROUPS_CLAIM: z.string().trim().min(1).default('groups'),
+  /** Tests only: lets the OpenID client speak plain http to a loopback issuer (refused for any other). */
+  OIDC_ALLOW_INSECURE_HTTP: booleanFlag,
+}).superRefine(function checkOidcSettings(env, context) {
+  const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
+  if (!env.OIDC_ISSUER) {
+    for (const key of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) if (env[key]) problem(key, `${key} is set but OIDC_ISSUER is not: set the provider's issuer URL too, or remove ${key}`);
+    return;
+  }
+  for (const key of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) if (!env[key]) problem(key, `${key} is required with OIDC_ISSUER (from the client registered at the provider)`);
+  if (!env.PUBLIC_ORIGIN) problem('PUBLIC_ORIGIN', 'PUBLIC_ORIGIN is required with OIDC_ISSUER: the redirect URI registered at the provider is PUBLIC_ORIGIN + /api/auth/oidc/callback');
+  if (!URL.canParse(env.OIDC_ISSUER)) return;
+  const issuer = new URL(env.OIDC_ISSUER);
+  if (issuer.search || issuer.hash) problem('OIDC_ISSUER', 'OIDC_ISSUER must be the bare issuer URL, without ?query or #fragment');
+  const loopback = isLoopbackHost(issuer.hostname);
+  if (env.OIDC_ALLOW_INSECURE_HTTP && !(issuer.protocol === 'http:' && loopback)) {
+    problem('OIDC_ALLOW_INSECURE_HTTP', 'OIDC_ALLOW_INSECURE_HTTP is for tests against a provider on http://127.0.0.1 only: unset it');
+  } else if (issuer.protocol !== 'https:' && !env.OIDC_ALLOW_INSECURE_HTTP) {
+    problem('OIDC_ISSUER', 'OIDC_ISSUER must be an https:// URL');
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;

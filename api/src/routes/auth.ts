@@ -6,7 +6,6 @@ import {
   changePasswordInputSchema,
   createApiToken,
   createApiTokenInputSchema,
-  createSession,
   deleteSession,
   disableTwoFactor,
   disableTwoFactorInputSchema,
@@ -20,19 +19,19 @@ import {
   revokeApiToken,
   revokeBrowserSession,
   revokeOtherBrowserSessions,
-  SESSION_TTL_MS,
   updateProfile,
   updateProfileInputSchema,
   verifySecondFactor,
   secondFactorCodeSchema,
 } from '@agentq/shared/services';
 import { Hono, type Context } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie } from 'hono/cookie';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
 import type { AppEnv } from '../deps';
 import { ApiError, notFound } from '../errors';
 import { currentUser, requireUser, SESSION_COOKIE } from '../middleware/auth';
+import { startBrowserSession } from '../security/browser-session';
 import { clientAddress } from '../security/client-address';
 import { beginLoginAttempt } from '../security/login-throttle';
 import { validate } from '../validate';
@@ -90,14 +89,7 @@ export const authRoutes = new Hono<AppEnv>()
     }
     await attempt.succeeded();
     await recordAudit(c.get('db'), { actorUserId: user.id, action: 'auth.sign-in', targetType: 'user', targetId: user.id, details: { clientAddress: address, ...(user.twoFactor && { twoFactor: true }) } });
-    const session = await createSession(c.get('db'), user.id, SESSION_TTL_MS, { userAgent: c.req.header('user-agent'), clientAddress: address === 'unknown' ? null : address });
-    setCookie(c, SESSION_COOKIE, session.token, {
-      httpOnly: true,
-      sameSite: 'Lax',
-      secure: c.get('config').secureCookies,
-      path: '/',
-      maxAge: Math.floor(SESSION_TTL_MS / 1000),
-    });
+    await startBrowserSession(c, user.id);
     return c.json({ user });
   })
   .post('/logout', describeRoute({ tags: ['auth'], summary: 'Sign out; ends the session' }), async (c) => {

@@ -4,3 +4,5 @@ export * from './human-errors';
 export * from './views';
 export * from './webhooks';
 export * from './browser-sessions';
+export * from './next-path';
+export * from './sso';

@@ -83,6 +83,8 @@ export type UserView = {
 export type OwnUserView = UserView & {
   /** Their standing instructions to every chat run; null for none. */
   customInstructions: string | null;
+  /** False for an account made by single sign-on (no password to change or to confirm two-factor setup with). */
+  hasPassword: boolean;
 };
 
 /** An API token as listed (no secret). */

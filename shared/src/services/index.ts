@@ -40,3 +40,4 @@ export * from './transcription';
 export * from './answer-edits';
 export * from './browser-sessions';
 export { describeDevice } from './describe-device';
+export * from './oidc';

@@ -30,3 +30,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
+
+/**
+ * What an account without a password stores in place of a hash (one made by single sign-on): no
+ * password verifies against it, and `hasUsablePassword` tells the Account page to offer no change.
+ */
+export const NO_PASSWORD_HASH = '!no-password';
+
+/** Whether a stored hash can match some password (false for NO_PASSWORD_HASH). */
+export function hasUsablePassword(stored: string): boolean {
+  return stored.startsWith('scrypt$');
+}

@@ -15,7 +15,7 @@ import { apiTokens, auditEvents, sessions, USER_ROLES, users } from '../db/schem
 import { newId } from '../ids';
 import { cachedConfig, forgetCachedConfig, invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, isUniqueViolation, NotFoundError } from './errors';
-import { hashPassword, verifyPassword } from './passwords';
+import { hashPassword, hasUsablePassword, verifyPassword } from './passwords';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
 import { containsAllTerms, searchTerms } from './text-search';
 
@@ -59,6 +59,8 @@ export type PublicUser = z.infer<typeof publicUserSchema>;
 export const ownUserSchema = publicUserSchema.extend({
   /** Their standing instructions to every chat run (custom instructions); null for none. */
   customInstructions: z.string().nullable(),
+  /** False for an account made by single sign-on: it signs in only through the provider until an admin sets a password. */
+  hasPassword: z.boolean(),
 });
 export type OwnUser = z.infer<typeof ownUserSchema>;
 
@@ -66,8 +68,8 @@ function toPublicUser(row: typeof users.$inferSelect): PublicUser {
   return { id: row.id, email: row.email, name: row.name, role: row.role, disabled: row.disabledAt !== null, disabledAt: row.disabledAt, locale: row.locale, twoFactor: row.twoFactorEnabledAt !== null, createdAt: row.createdAt };
 }
 
-function toOwnUser(row: typeof users.$inferSelect): OwnUser {
-  return { ...toPublicUser(row), customInstructions: row.customInstructions };
+export function toOwnUser(row: typeof users.$inferSelect): OwnUser {
+  return { ...toPublicUser(row), customInstructions: row.customInstructions, hasPassword: hasUsablePassword(row.passwordHash) };
 }
 
 /** sha256 of a bearer secret: only hashes are stored, so a database leak reveals no usable token. */
@@ -234,11 +236,15 @@ export async function deleteUser(db: Database, id: string, actorUserId: string):
   await db.insert(auditEvents).values({ actorUserId, action: 'user.delete', targetType: 'user', targetId: id });
 }
 
-/** Returns the user when the password matches; the same work is done for unknown emails to avoid a timing oracle. */
+/**
+ * Returns the user when the password matches; the same work is done for unknown emails and for
+ * accounts without a password (single sign-on) to avoid a timing oracle.
+ */
 export async function authenticate(db: Database, email: string, password: string): Promise<OwnUser | null> {
   const [row] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase()));
-  const ok = await verifyPassword(password, row?.passwordHash ?? DUMMY_HASH);
-  return row && ok && row.disabledAt === null ? toOwnUser(row) : null;
+  const usable = row !== undefined && hasUsablePassword(row.passwordHash);
+  const ok = await verifyPassword(password, usable ? row.passwordHash : DUMMY_HASH);
+  return row && usable && ok && row.disabledAt === null ? toOwnUser(row) : null;
 }
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
 

@@ -1,21 +1,5 @@
-const HOME_PATH = '/chat';
-
-/**
- * The `?next=` target after logging in, limited to paths on this origin so a crafted login
- * link cannot send the user elsewhere (`//evil.test`, `/\evil.test`, `https://…`).
- */
-export function safeNextPath(next: string | null | undefined): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.includes('\\')) return HOME_PATH;
-  const base = 'http://agentq.invalid';
-  let url: URL;
-  try {
-    url = new URL(next, base);
-  } catch {
-    return HOME_PATH;
-  }
-  if (url.origin !== base || url.pathname === '/login' || url.pathname === '/') return HOME_PATH;
-  return url.pathname + url.search + url.hash;
-}
+// One rule for the login page and the API's single sign-on redirect (shared/src/api-types/next-path.ts).
+export { safeNextPath } from '@agentq/shared/api-types';
 
 /** `/login?next=<current path>`, for sending an unauthenticated visitor to log in and back. */
 export function loginPath(current: URL): string {

@@ -12,3 +12,4 @@ export * from './prompts';
 export * from './chat-files';
 export * from './schedules';
 export * from './webhooks';
+export * from './user-identities';

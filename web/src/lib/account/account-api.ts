@@ -2,7 +2,7 @@
  * The signed-in user's own account: profile, password, two-factor sign-in, API tokens. Types and request schemas come
  * from @agentq/shared/api-types, the ones the API validates with.
  */
-import type { ApiTokenView, ChangePasswordInput, CreateApiTokenInput, CreatedApiToken, OwnUserView, UpdateProfileInput } from '@agentq/shared/api-types';
+import type { ApiTokenView, ChangePasswordInput, CreateApiTokenInput, CreatedApiToken, OwnUserView, SignInProvidersView, UpdateProfileInput } from '@agentq/shared/api-types';
 import { apiFetch } from '../api.ts';
 
 type Fetch = typeof fetch;
@@ -15,6 +15,11 @@ export function getMe(fetchImpl?: Fetch): Promise<{ user: OwnUserView }> {
 /** Who is signed in, or null: a 200 either way, so the sign-in page asks without an error in the console. */
 export function getSessionUser(fetchImpl?: Fetch): Promise<{ user: OwnUserView | null }> {
   return apiFetch('/api/auth/session', { fetch: fetchImpl });
+}
+
+/** The ways to sign in besides a password (single sign-on when configured); anyone may ask. */
+export function getSignInProviders(fetchImpl?: Fetch): Promise<SignInProvidersView> {
+  return apiFetch('/api/auth/providers', { fetch: fetchImpl });
 }
 
 export function updateProfile(input: UpdateProfileInput): Promise<{ user: OwnUserView }> {

@@ -1219,6 +1219,19 @@ export const en = {
   'devices.onlyThis': "No other browser is signed in.",
   'devices.auditSessionRevoke': "Signed out one of their sessions",
   'devices.auditSessionsRevokeOthers': "Signed out all their other sessions",
+  'sso.or': "or",
+  'sso.signInWith': "Sign in with {name}",
+  'sso.error.provider_error': "The sign-in was cancelled or refused at your identity provider. Try again, or ask your administrator.",
+  'sso.error.state_mismatch': "That sign-in could not be verified: it expired, was already used, or was started in another browser. Try again.",
+  'sso.error.invalid_token': "Your identity provider's answer could not be verified, so you were not signed in. Try again; if it keeps happening, tell your administrator.",
+  'sso.error.unavailable': "Your identity provider cannot be reached right now. Try again in a moment.",
+  'sso.error.email_not_verified': "Your identity provider did not confirm your email address, so it cannot be matched to an account here. Verify it with the provider, or ask your administrator.",
+  'sso.error.domain_not_allowed': "Accounts with this email domain may not sign in here.",
+  'sso.error.account_not_found': "There is no account here for your email address. Ask an administrator to create one.",
+  'sso.error.account_disabled': "This account is disabled. Ask an administrator to enable it.",
+  'sso.error.not_configured': "Single sign-on is not set up on this server. Sign in with your email and password.",
+  'sso.error.unknown': "Single sign-on did not work. Try again.",
+  'sso.accountNote': "You sign in with single sign-on: your organisation's identity provider keeps your password and two-factor sign-in.",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

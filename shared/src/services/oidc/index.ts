@@ -1,0 +1,5 @@
+export * from './accounts';
+export * from './claims';
+export * from './pending-sign-ins';
+export * from './provider';
+export * from './settings';
