@@ -397,7 +397,7 @@ export const zh = {
   'audit.actionShare': "通过链接分享了对话",
   'audit.actionShareUpdate': "更新了分享链接",
   'audit.actionUnshare': "撤下了分享链接",
-  'audit.categoryWebhook': "Webhook",
+  'audit.categoryWebhook': "Webhook 回调",
   'audit.actionTwoFactorOn': "开启了两步登录",
   'audit.actionTwoFactorOff': "关闭了两步登录",
   'audit.actionTwoFactorReset': "重置了两步登录",
@@ -1136,7 +1136,7 @@ export const zh = {
   'schemaForm.enterObject': "请输入 JSON 对象，例如 {example}",
   'schemaForm.mustBeObject': "值必须是 JSON 对象（{ … }）。",
 
-  'webhooks.tab': "Webhooks",
+  'webhooks.tab': "Webhook 回调",
   'webhooks.description': "运行结束或等待你审批时，agentq 会向你的 URL 发送 POST 请求，无需保持流式连接。每个请求都用该端点的密钥签名（Standard Webhooks）。",
   'webhooks.apiDocs': "API 参考",
   'webhooks.new': "添加端点",
