@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../db/client';
 import { sessions } from '../db/schema';
 import { openTestDb, randomPrefix, testRedisUrl } from '../testing';
-import { listBrowserSessions, recordSessionActivity, revokeBrowserSession, revokeOtherBrowserSessions } from './browser-sessions';
+import { deleteExpiredSessions, listBrowserSessions, recordSessionActivity, revokeBrowserSession, revokeOtherBrowserSessions } from './browser-sessions';
 import { startConfigCache } from './config-cache';
 import { describeDevice } from './describe-device';
 import { createSession, createUser, resolveSession, resolveSessionCredential, SESSION_TTL_MS } from './users';
@@ -79,6 +79,19 @@ describe('browser sessions', () => {
     expect(racing.filter(Boolean)).toHaveLength(1);
     const [row] = await direct.db.select().from(sessions).where(eq(sessions.id, sessionId));
     expect(row!.lastSeenAt?.getTime()).toBe(muchLater.getTime());
+  });
+
+  it('deletes expired sessions with their device, and never a live one', async () => {
+    const user = await newUser();
+    const expired = await createSession(direct.db, user.id, 1_000, { userAgent: 'Mozilla/5.0 (old)', clientAddress: '203.0.113.9' });
+    const live = await createSession(direct.db, user.id);
+    const ids = async () => (await direct.db.select({ tokenHash: sessions.tokenHash }).from(sessions).where(eq(sessions.userId, user.id))).length;
+    expect(await ids()).toBe(2);
+    // Other files' sessions share the database: count only this user's.
+    await deleteExpiredSessions(direct.db, { now: new Date(Date.now() + 5_000) });
+    expect(await ids()).toBe(1);
+    expect(await resolveSession(direct.db, live.token)).not.toBeNull();
+    expect(await resolveSession(direct.db, expired.token)).toBeNull();
   });
 
   it('a revocation through one process ends the session in another process’s cache at once', async () => {

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { DeviceView } from '../api-types/browser-sessions';
 import type { Database } from '../db/client';
 import { sessions } from '../db/schema';
@@ -133,4 +133,14 @@ export async function recordSessionActivity(db: Database, sessionId: string, int
     .where(and(eq(sessions.id, sessionId), or(isNull(sessions.lastSeenAt), lt(sessions.lastSeenAt, stale))))
     .returning({ id: sessions.id });
   return updated.length > 0;
+}
+
+/**
+ * Deletes up to `limit` sessions that expired (their cookie no longer works): they would otherwise
+ * keep a User-Agent and an address for ever. The workers' reconciler runs it hourly.
+ */
+export async function deleteExpiredSessions(db: Database, { limit = 5_000, now = new Date() }: { limit?: number; now?: Date } = {}): Promise<number> {
+  const expired = db.select({ id: sessions.id }).from(sessions).where(lt(sessions.expiresAt, now)).limit(limit);
+  const deleted = await db.delete(sessions).where(and(inArray(sessions.id, expired), lt(sessions.expiresAt, now))).returning({ id: sessions.id });
+  return deleted.length;
 }
