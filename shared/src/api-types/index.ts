@@ -6,3 +6,4 @@ export * from './webhooks';
 export * from './browser-sessions';
 export * from './next-path';
 export * from './sso';
+export * from './audit';

@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, like, lt, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import { AUDIT_CATEGORIES, type AuditCategory } from '../api-types/audit';
 import type { Database } from '../db/client';
 import { auditEvents, users } from '../db/schema';
 
@@ -10,9 +11,6 @@ import { auditEvents, users } from '../db/schema';
  * Details name what changed, never a value of a secret (an API key is "apiKey" in `fields`).
  */
 
-/** The kinds of action, by what they act on: the log's filter offers these. */
-export const AUDIT_CATEGORIES = ['auth', 'user', 'api-token', 'approval', 'model', 'agent', 'tool', 'chat', 'webhook'] as const;
-export type AuditCategory = (typeof AUDIT_CATEGORIES)[number];
 
 export type AuditEntry = {
   actorUserId: string | null;

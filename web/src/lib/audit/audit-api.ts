@@ -1,4 +1,5 @@
 /** The audit log as admins read it (`GET /api/admin/audit`). */
+import { AUDIT_CATEGORIES, type AuditCategory } from '@agentq/shared/api-types';
 import { apiFetch } from '../api.ts';
 import { queryString, type FetchOption, type RouteOutput } from '../api-routes.ts';
 import type { DayWindow } from '../day-window.ts';
@@ -8,9 +9,7 @@ export { dayWindow } from '../day-window.ts';
 export type AuditPage = RouteOutput<'/admin/audit', '$get'>;
 export type AuditEvent = AuditPage['items'][number];
 
-/** What the log's filter offers, as the API's categories (`''`: every one). */
-export const AUDIT_CATEGORIES = ['auth', 'user', 'api-token', 'approval', 'model', 'agent', 'tool', 'chat', 'webhook'] as const;
-export type AuditCategory = (typeof AUDIT_CATEGORIES)[number];
+export { AUDIT_CATEGORIES, type AuditCategory } from '@agentq/shared/api-types';
 
 export type AuditQuery = DayWindow & { action?: string | undefined; actorUserId?: string | undefined; limit?: number; cursor?: string | null };
 
