@@ -66,6 +66,7 @@ const pageAnswer = (site: string) =>
     '```html',
     '<!doctype html><html><body>',
     '<h1 id="title">Waiting</h1><p id="parent">?</p><p id="cookie">?</p><p id="net">?</p>',
+    `<a id="away" href="${site}/navigated">away</a> <button id="leave" onclick="location.href = '${site}/left'">leave</button>`,
     `<img src="${site}/pixel.png" alt="">`,
     '<script>',
     "document.getElementById('title').textContent = 'Made by a script';",
@@ -957,8 +958,17 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await frame.locator('#title').filter({ hasText: 'Made by a script' }).waitFor();
     await frame.locator('#net').filter({ hasText: /network/ }).waitFor();
     expect(await frame.locator('p').allInnerTexts()).toEqual(['parent blocked', 'cookie blocked', 'network blocked']);
-    expect(loopbackPaths.slice(before)).toEqual([]);
     await expectNoHorizontalOverflow();
+    // Neither a script nor a link takes the frame to another site (the app's frame-src is 'self'):
+    // the frame leaves the page for Chromium's error page, and the site is never asked.
+    await frame.locator('#leave').click();
+    await expect.poll(() => frame.locator('#title').count()).toBe(0);
+    await page.getByTestId('modal-close').click();
+    await lastAssistant(page).locator('[data-preview-code]').click();
+    await frame.locator('#title').filter({ hasText: 'Made by a script' }).waitFor();
+    await frame.locator('#away').click();
+    await expect.poll(() => frame.locator('#title').count()).toBe(0);
+    expect(loopbackPaths.slice(before)).toEqual([]);
     await page.getByTestId('modal-close').click();
     expect(await page.getByTestId('code-preview').count()).toBe(0);
     // Only HTML and SVG blocks offer it.
