@@ -7,6 +7,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, lastUserMessageImages, messageText, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
@@ -1189,6 +1190,12 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
         [`first data ${tag}`, `You said: first data ${tag}`],
         [`second data ${tag}`, `You said: second data ${tag}`],
       ]);
+      // With files: the same chats in a ZIP (these carry none, so it holds chats.json alone).
+      const [zipDownload] = await Promise.all([userPage.waitForEvent('download'), userPage.getByTestId('data-export-zip').click()]);
+      expect(zipDownload.suggestedFilename()).toMatch(/^agentq-chats-\d{4}-\d{2}-\d{2}\.zip$/);
+      const zipped = unzipSync(new Uint8Array(await readFile((await zipDownload.path())!)));
+      expect(Object.keys(zipped)).toEqual(['chats.json']);
+      expect((JSON.parse(new TextDecoder().decode(zipped['chats.json'])) as unknown[]).length).toBe(2);
       await expectNoOverflowOn(userPage, 'account data');
 
       await userPage.getByTestId('chat-import-file').setInputFiles({ name: 'agentq-chats.json', mimeType: 'application/json', buffer: Buffer.from(file) });

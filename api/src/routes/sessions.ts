@@ -22,6 +22,7 @@ import {
   archiveAllChats,
   deleteAllChats,
   exportAllChats,
+  chatsArchive,
   exportChatFile,
   unshareChat,
   isDependencyDown,
@@ -60,6 +61,8 @@ import { ApiError } from '../errors';
 import { currentAsker, currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
 import { streamNewRun, streamRunEvents } from './run-events';
+
+const exportAllQuerySchema = z.object({ format: z.enum(['json', 'zip']).default('json') });
 
 /** Chat imports take files: ChatGPT's conversations.json runs to megabytes (the page sends a big one in parts). */
 export const CHAT_IMPORT_PATH = '/api/sessions/import';
@@ -235,14 +238,26 @@ export const sessionRoutes = new Hono<AppEnv>()
     '/export',
     describeRoute({
       tags: ['chat'],
-      summary: 'Download every chat of yours in one JSON file (archived and filed ones too), which Import takes back',
-      description: 'A JSON array of agentq\'s JSON export of each chat (`format: "agentq.chat.v1"`, the branch each shows, with your ratings), oldest chat first, streamed.',
+      summary: 'Download every chat of yours in one file (archived and filed ones too), which Import takes back',
+      description:
+        'A JSON array of agentq\'s JSON export of each chat (`format: "agentq.chat.v1"`, the branch each shows, with your ratings), oldest chat first, streamed. `?format=zip` answers a ZIP of that array as `chats.json` and, beside it, every file the shown messages carry as `files/<file id>/<name>` (a file part\'s URL `agentq-file:<file id>` names it).',
     }),
+    validate('query', exportAllQuerySchema),
     (c) => {
-      const chats = exportAllChats(c.get('db'), currentUser(c).id);
-      c.header('content-type', 'application/json; charset=utf-8');
-      c.header('content-disposition', attachmentDisposition(`agentq-chats-${new Date().toISOString().slice(0, 10)}.json`));
+      const userId = currentUser(c).id;
+      const day = new Date().toISOString().slice(0, 10);
       c.header('cache-control', 'no-store');
+      if (c.req.valid('query').format === 'zip') {
+        const archive = chatsArchive(c.get('db'), userId);
+        c.header('content-type', 'application/zip');
+        c.header('content-disposition', attachmentDisposition(`agentq-chats-${day}.zip`));
+        return stream(c, async (out) => {
+          for await (const chunk of archive) await out.write(chunk);
+        });
+      }
+      const chats = exportAllChats(c.get('db'), userId);
+      c.header('content-type', 'application/json; charset=utf-8');
+      c.header('content-disposition', attachmentDisposition(`agentq-chats-${day}.json`));
       return stream(c, async (out) => {
         let first = true;
         await out.write('[');

@@ -26,6 +26,7 @@ export * from './chat-import';
 export * from './chat-shares';
 export * from './chat-fork';
 export * from './chat-data';
+export * from './chat-archive';
 export * from './temporary-chats';
 export * from './prompts';
 export * from './chat-files';
