@@ -284,6 +284,29 @@ describe('single sign-on (OpenID Connect)', () => {
     expect(await me(t, (await signIn({ claims: person({ groups: ['staff'] }) })).session)).toMatchObject({ role: 'user' });
   });
 
+  it('takes the admin role back from an admin the group made, at a sign-in outside the group; not from an admin made by hand', async () => {
+    const who = person({ groups: [ADMIN_GROUP] });
+    const first = await signIn({ claims: who });
+    const user = (await me(t, first.session))!;
+    expect(user.role).toBe('admin');
+
+    // Removed from the group at the provider: a user again from the next sign-in, their open session too.
+    const after = await signIn({ claims: { ...who, groups: ['staff'] } });
+    expect(await me(t, after.session)).toMatchObject({ role: 'user' });
+    expect(await me(t, first.session)).toMatchObject({ role: 'user' });
+    expect((await lastAudit(t, 'user.update', user.id))?.details).toMatchObject({ fields: ['role'], role: 'user', reason: 'oidc-admin-group-left' });
+    expect((await lastAudit(t, 'auth.sign-in', user.id))?.details).toMatchObject({ demoted: true });
+
+    // An admin made by hand (here the group made them one, then an admin set the role) keeps it outside the group.
+    await signIn({ claims: who });
+    const admin = await t.signUp('admin');
+    expect((await t.app.request(`/api/users/${user.id}`, { method: 'PATCH', headers: admin.headers, body: JSON.stringify({ role: 'admin' }) })).status).toBe(200);
+    expect(await me(t, (await signIn({ claims: { ...who, groups: [] } })).session)).toMatchObject({ role: 'admin' });
+    // As does a password account an admin made an admin, linked by its email.
+    const byHand = await t.signUp('admin');
+    expect(await me(t, (await signIn({ claims: person({ email: byHand.email }) })).session)).toMatchObject({ id: byHand.user.id, role: 'admin' });
+  });
+
   it('lands only on paths of this origin', async () => {
     for (const next of ['//evil.test/x', 'https://evil.test/', '/\\evil.test', 'javascript:alert(1)', '/login']) {
       expect((await signIn({ claims: person() }, { next })).location).toBe('/chat');

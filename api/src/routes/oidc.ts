@@ -106,6 +106,7 @@ export const oidcRoutes = new Hono<AppEnv>()
           ...(outcome.created && { created: true }),
           ...(outcome.linked && { linked: true }),
           ...(outcome.promoted && { promoted: true }),
+          ...(outcome.demoted && { demoted: true }),
         },
       });
       c.get('logger').info({ requestId: c.get('requestId'), userId: user.id, created: outcome.created, linked: outcome.linked }, 'signed in with SSO');

@@ -134,7 +134,8 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
   if (input.disabled === true && id === actorUserId) throw new ConflictError('You cannot disable your own account');
   const changes: Partial<typeof users.$inferInsert> = {};
   if (input.name !== undefined) changes.name = input.name;
-  if (input.role !== undefined) changes.role = input.role;
+  // A role set by hand is the admin's decision: SSO groups no longer take it back (services/oidc/accounts.ts).
+  if (input.role !== undefined) Object.assign(changes, { role: input.role, adminBySsoGroup: false });
   if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
   if (input.disabled !== undefined) {
     if (input.disabled && id === actorUserId) throw new ConflictError('You cannot disable your own account');
