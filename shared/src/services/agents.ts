@@ -95,10 +95,14 @@ async function lockDefaultAgent(tx: Database) {
   await tx.execute(DEFAULT_AGENT_LOCK);
 }
 
-async function assertModelExists(db: Database, modelId: string | null | undefined) {
+/** An agent's model must exist and answer chats (a model that transcribes speech does not). */
+async function assertChatModel(db: Database, modelId: string | null | undefined) {
   if (!modelId) return;
-  const [model] = await db.select({ id: llmModels.id }).from(llmModels).where(eq(llmModels.id, modelId));
+  const [model] = await db.select({ name: llmModels.name, transcribesSpeech: llmModels.transcribesSpeech }).from(llmModels).where(eq(llmModels.id, modelId));
   if (!model) throw new InvalidInputError(`Unknown model '${modelId}'`, [{ path: ['modelId'], message: `No model with id '${modelId}'` }]);
+  if (model.transcribesSpeech) {
+    throw new InvalidInputError(`'${model.name}' transcribes speech and answers no chats: pick another model`, [{ path: ['modelId'], message: 'A model that transcribes speech cannot answer an agent\'s chats' }]);
+  }
 }
 
 async function assertToolsExist(db: Database, tools: { toolId: string }[]) {
@@ -206,7 +210,7 @@ export async function createAgent(db: Database, input: CreateAgentInput): Promis
   const { tools, ...fields } = createAgentInputSchema.parse(input);
   const id = newId('agent');
   await db.transaction(async (tx) => {
-    await assertModelExists(tx, fields.modelId);
+    await assertChatModel(tx, fields.modelId);
     await assertToolsExist(tx, tools);
     if (fields.isDefault) {
       await lockDefaultAgent(tx);
@@ -231,7 +235,7 @@ export async function updateAgent(db: Database, id: string, input: UpdateAgentIn
     if (existing.isDefault && fields.isDefault === false) {
       throw new ConflictError('This is the default agent: make another agent the default instead', { agentId: id });
     }
-    await assertModelExists(tx, fields.modelId);
+    await assertChatModel(tx, fields.modelId);
     if (tools) await assertToolsExist(tx, tools);
     if (fields.isDefault && !existing.isDefault) await clearOtherDefaults(tx, id);
     if (Object.keys(fields).length > 0) await tx.update(agents).set(fields).where(eq(agents.id, id));

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, ne } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { llmModels } from '../db/schema';
+import { agents, llmModels } from '../db/schema';
 import { newId } from '../ids';
 import { findInAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
@@ -116,6 +116,14 @@ export async function createModel(db: Database, input: CreateModelInput, appSecr
   return toModelView(row);
 }
 
+/** A model agents answer chats with cannot become the transcription model (their runs would all be refused). */
+async function refuseAgentsModel(db: Database, modelId: string): Promise<void> {
+  const users = await db.select({ name: agents.name }).from(agents).where(eq(agents.modelId, modelId)).orderBy(asc(agents.name));
+  if (users.length === 0) return;
+  const names = users.map((agent) => `'${agent.name}'`).join(', ');
+  throw new InvalidInputError(`Agents answer chats with this model (${names}): give them another model first`, [{ path: ['transcribesSpeech'], message: `Used by ${names}` }]);
+}
+
 /** Updates a model; `apiKey` undefined keeps the stored key, `null` clears it, a string replaces it. */
 export async function updateModel(db: Database, id: string, input: UpdateModelInput, appSecret: string): Promise<LlmModel> {
   const { apiKey, ...fields } = updateModelInputSchema.parse(input);
@@ -124,7 +132,10 @@ export async function updateModel(db: Database, id: string, input: UpdateModelIn
   if (Object.keys(changes).length === 0) return getModel(db, id);
   const row = await db.transaction(async (tx) => {
     if (changes.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(and(eq(llmModels.isDefault, true), ne(llmModels.id, id)));
-    if (changes.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(and(eq(llmModels.transcribesSpeech, true), ne(llmModels.id, id)));
+    if (changes.transcribesSpeech) {
+      await refuseAgentsModel(tx, id);
+      await tx.update(llmModels).set({ transcribesSpeech: false }).where(and(eq(llmModels.transcribesSpeech, true), ne(llmModels.id, id)));
+    }
     const [updated] = await tx.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
     if (updated) refuseBadDefault(updated);
     return updated;
