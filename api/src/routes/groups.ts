@@ -56,13 +56,13 @@ export const groupRoutes = new Hono<AppEnv>()
   )
   .put('/:id/members/:userId', describeRoute({ tags: ['groups'], summary: 'Add a user to a group (already in it: no change); 404 for an unknown group or user' }), validate('param', memberParam), async (c) => {
     const { id, userId } = c.req.valid('param');
-    await addGroupMember(c.get('db'), id, userId);
-    await audit(c, { action: 'group.member-add', targetType: 'group', targetId: id, details: { userId } });
+    const { group, member } = await addGroupMember(c.get('db'), id, userId);
+    await audit(c, { action: 'group.member-add', targetType: 'group', targetId: id, details: { name: group, member, userId } });
     return c.body(null, 204);
   })
   .delete('/:id/members/:userId', describeRoute({ tags: ['groups'], summary: 'Take a user out of a group; 404 when they are not in it' }), validate('param', memberParam), async (c) => {
     const { id, userId } = c.req.valid('param');
-    await removeGroupMember(c.get('db'), id, userId);
-    await audit(c, { action: 'group.member-remove', targetType: 'group', targetId: id, details: { userId } });
+    const { group, member } = await removeGroupMember(c.get('db'), id, userId);
+    await audit(c, { action: 'group.member-remove', targetType: 'group', targetId: id, details: { name: group, member, userId } });
     return c.body(null, 204);
   });

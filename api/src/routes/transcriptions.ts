@@ -61,7 +61,8 @@ export const transcriptionRoutes = new Hono<AppEnv>().use(requireUser).post(
       throw new ApiError(503, 'service_unavailable', "The transcription model's API key cannot be read (APP_SECRET changed?): an admin must enter it again");
     });
     if (!lookup.ok) {
-      if (lookup.reason === 'not-allowed') throw new ApiError(403, 'forbidden', 'The transcription model is for administrators or some groups of users only');
+      if (lookup.reason === 'admins-only') throw new ApiError(403, 'forbidden', 'The transcription model is for administrators only');
+      if (lookup.reason === 'not-in-groups') throw new ApiError(403, 'forbidden', 'The transcription model is only for some groups of users, and you are in none of them');
       throw new ApiError(404, 'no_transcription_model', 'Dictation is not set up: an admin must mark an enabled model "Transcribes speech" (Admin → Models)');
     }
 

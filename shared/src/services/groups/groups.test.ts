@@ -74,7 +74,7 @@ describe('groups', () => {
     await expect(addGroupMember(direct.db, group.id, 'usr_nobody')).rejects.toBeInstanceOf(NotFoundError);
     await expect(addGroupMember(direct.db, 'grp_nothing', alice.id)).rejects.toBeInstanceOf(NotFoundError);
     // A deleted user leaves their groups.
-    await deleteUser(direct.db, alice.id, null);
+    await deleteUser(direct.db, alice.id, bob.id);
     expect((await getGroup(direct.db, group.id)).members).toEqual([]);
     await deleteGroup(direct.db, group.id);
     await expect(getGroup(direct.db, group.id)).rejects.toBeInstanceOf(NotFoundError);
@@ -154,7 +154,7 @@ describe('group access across processes', () => {
   });
 
   it('the signed-in user carries their group ids, read with the user; a membership change in one process reaches the other’s cache', async () => {
-    const user = await createUser(a.database.db, { email: `groups-${unique()}@test.local`, name: 'Cached member', password: 'groups-password-123' });
+    const user = await createUser(a.database.db, { email: `groups-${unique()}@test.local`, name: 'Cached member', password: 'groups-password-123', role: 'user' });
     const group = await createGroup(a.database.db, { name: `Ops ${unique()}` });
     const { token } = await createSession(a.database.db, user.id);
     expect((await resolveSession(b.database.db, token))?.groupIds).toEqual([]);

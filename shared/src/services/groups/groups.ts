@@ -79,27 +79,34 @@ export async function deleteGroup(db: Database, id: string): Promise<void> {
   await invalidateConfig(db, ['auth']);
 }
 
-/** Puts a user in a group (already in it: nothing changes). @throws {NotFoundError} for an unknown group or user */
-export async function addGroupMember(db: Database, groupId: string, userId: string): Promise<void> {
+/** Puts a user in a group (already in it: nothing changes); answers the group's and the user's names for the audit log. @throws {NotFoundError} for an unknown group or user */
+export async function addGroupMember(db: Database, groupId: string, userId: string): Promise<{ group: string; member: string }> {
   const [[group], [user]] = await Promise.all([
-    db.select({ id: userGroups.id }).from(userGroups).where(eq(userGroups.id, groupId)),
-    db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
+    db.select({ id: userGroups.id, name: userGroups.name }).from(userGroups).where(eq(userGroups.id, groupId)),
+    db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId)),
   ]);
   if (!group) throw new NotFoundError('Group', groupId);
   if (!user) throw new NotFoundError('User', userId);
   await db.insert(userGroupMembers).values({ groupId, userId }).onConflictDoNothing();
   // The signed-in user the auth cache keeps carries their group ids.
   await invalidateConfig(db, ['auth']);
+  return { group: group.name, member: user.email };
 }
 
-/** Takes a user out of a group. @throws {NotFoundError} when the group is unknown or they are not in it */
-export async function removeGroupMember(db: Database, groupId: string, userId: string): Promise<void> {
+/** Takes a user out of a group; answers the names as addGroupMember does. @throws {NotFoundError} when the group is unknown or they are not in it */
+export async function removeGroupMember(db: Database, groupId: string, userId: string): Promise<{ group: string; member: string }> {
+  const [names] = await db
+    .select({ group: userGroups.name, member: users.email })
+    .from(userGroups)
+    .innerJoin(users, eq(users.id, userId))
+    .where(eq(userGroups.id, groupId));
   const deleted = await db
     .delete(userGroupMembers)
     .where(and(eq(userGroupMembers.groupId, groupId), eq(userGroupMembers.userId, userId)))
     .returning({ userId: userGroupMembers.userId });
-  if (deleted.length === 0) throw new NotFoundError('Group member', userId);
+  if (deleted.length === 0 || !names) throw new NotFoundError('Group member', userId);
   await invalidateConfig(db, ['auth']);
+  return names;
 }
 
 /** The groups of each user (by name), for Admin → Users. */

@@ -2,7 +2,7 @@ import type { Database } from '../../db/client';
 import { loadAgentConfig } from '../agent-config';
 import type { LlmModelWithKey } from '../models';
 import { getModelWithKey } from '../models';
-import { mayPickModel, type Accessor } from '../groups/access';
+import { inAllowedGroups, mayPickModel, type Accessor } from '../groups/access';
 
 type TranscriberFlags = { enabled: boolean; transcribesSpeech: boolean; adminsOnly: boolean; groupIds: readonly string[] };
 
@@ -17,7 +17,7 @@ export function offersDictation(models: readonly TranscriberFlags[], who: Access
 
 export type TranscriptionModelLookup =
   | { ok: true; model: LlmModelWithKey }
-  | { ok: false; reason: 'none' | 'not-allowed' };
+  | { ok: false; reason: 'none' | 'admins-only' | 'not-in-groups' };
 
 /**
  * The transcription model this user may use, with its decrypted key (for the upstream call only;
@@ -28,6 +28,7 @@ export async function findTranscriptionModel(db: Database, asker: Accessor, appS
   const { models } = await loadAgentConfig(db);
   const row = models.find((model) => model.enabled && model.transcribesSpeech);
   if (!row) return { ok: false, reason: 'none' };
-  if (!mayPickModel(row, asker)) return { ok: false, reason: 'not-allowed' };
+  if (row.adminsOnly && !asker.isAdmin) return { ok: false, reason: 'admins-only' };
+  if (!inAllowedGroups(row, asker)) return { ok: false, reason: 'not-in-groups' };
   return { ok: true, model: await getModelWithKey(db, row.id, appSecret) };
 }
