@@ -1241,7 +1241,6 @@ export const en = {
   'groups.create': "Create group",
   'groups.description': "Description",
   'groups.members': "Members",
-  'groups.memberCount': "{count} members",
   'groups.manageMembers': "Manage members",
   'groups.rename': "Rename",
   'groups.membersTitle': "Members of {name}",

@@ -1240,7 +1240,6 @@ export const zh = {
   'groups.create': "创建用户组",
   'groups.description': "描述",
   'groups.members': "成员",
-  'groups.memberCount': "{count} 名成员",
   'groups.manageMembers': "管理成员",
   'groups.rename': "重命名",
   'groups.membersTitle': "{name} 的成员",
