@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '../../db/client';
-import { openTestDb, randomPrefix, testRedisUrl } from '../../testing';
+import { openEmbeddedTestDb, openTestDb, randomPrefix, testRedisUrl } from '../../testing';
 import { findInAgentConfig } from '../agent-config';
 import { createAgent, updateAgent } from '../agents';
 import { checkRunChoices } from '../chat';
@@ -184,5 +184,27 @@ describe('group access across processes', () => {
     await expect.poll(groupsInB, { timeout: 2_000 }).toEqual({ model: [group.id], agent: [group.id] });
     const outsider = { userId: 'usr_outsider', groupIds: [] };
     await expect(checkRunChoices(b.database.db, outsider, { modelId: model.id })).rejects.toBeInstanceOf(ForbiddenError);
+  });
+});
+
+describe('groups on the embedded PGlite (the all-in-one server)', () => {
+  it('stores groups, memberships and who can use a model, and reads a signed-in user’s group ids with them', async () => {
+    const embedded = await openEmbeddedTestDb();
+    try {
+      const { db } = embedded;
+      const user = await createUser(db, { email: `pglite-${unique()}@test.local`, name: 'Embedded', password: 'groups-password-123', role: 'user' });
+      const group = await createGroup(db, { name: 'Embedded team' });
+      await addGroupMember(db, group.id, user.id);
+      const { token } = await createSession(db, user.id);
+      expect((await resolveSession(db, token))?.groupIds).toEqual([group.id]);
+      expect((await groupsOfUsers(db, [user.id])).get(user.id)).toEqual([{ id: group.id, name: 'Embedded team' }]);
+      const model = await createModel(db, { name: 'Embedded model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'embedded', groupIds: [group.id] }, APP_SECRET);
+      expect(model.groupIds).toEqual([group.id]);
+      await expect(deleteGroup(db, group.id)).rejects.toBeInstanceOf(ConflictError);
+      await expect(checkRunChoices(db, { userId: 'usr_outsider' }, { modelId: model.id })).rejects.toBeInstanceOf(ForbiddenError);
+      await checkRunChoices(db, { userId: user.id, groupIds: [group.id] }, { modelId: model.id });
+    } finally {
+      await embedded.close();
+    }
   });
 });
