@@ -35,6 +35,7 @@ import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { TRANSCRIPTION_PATH, transcriptionRoutes } from './routes/transcriptions';
 import { usageRoutes } from './routes/usage';
 import { webhookRoutes } from './routes/webhooks';
+import { groupRoutes } from './routes/groups';
 import { userRoutes } from './routes/users';
 
 export type { AppDeps, AppEnv } from './deps';
@@ -48,6 +49,7 @@ function apiRoutes() {
     .route('/auth', authRoutes)
     .route('/auth', oidcRoutes)
     .route('/users', userRoutes)
+    .route('/groups', groupRoutes)
     .route('/tool-types', toolTypeRoutes)
     .route('/agent-tools', agentToolRoutes)
     .route('/tool-logs', toolLogRoutes)

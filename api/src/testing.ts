@@ -40,9 +40,11 @@ export async function createTestApp(
     configCache?: boolean;
     /** Single sign-on against a test's fake provider (infra/testing/fake-oidc-provider.ts). */
     oidc?: OidcSettings;
+    /** Sees every statement the app sends to PostgreSQL (tests that count a path's statements). */
+    onStatement?: (statement: string) => void;
   } = {},
 ) {
-  const database = await openTestDb();
+  const database = await openTestDb({ onStatement: options.onStatement });
   const redis = createApiRedis(options.redisUrl ?? testRedisUrl());
   redis.on('error', () => {});
   const prefix = randomPrefix('api');

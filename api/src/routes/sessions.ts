@@ -29,6 +29,8 @@ import {
   isTerminal,
   listAgents,
   listModels,
+  mayPickModel,
+  mayUseAgent,
   offersDictation,
   listChatSessions,
   listThreadMessages,
@@ -80,18 +82,18 @@ const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(20
  */
 export const chatOptionRoutes = new Hono<AppEnv>().get(
   '/',
-  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only; models for admins only to admins), which model is the default, and whether dictation is available' }),
+  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only; models for admins only to admins; models and agents limited to groups to their members and admins), which model is the default, and whether dictation is available' }),
   requireUser,
   async (c) => {
     const [models, agents, defaultModel] = await Promise.all([listModels(c.get('db'), { enabled: true }), listAgents(c.get('db')), getDefaultModel(c.get('db'))]);
-    const isAdmin = currentUser(c).role === 'admin';
+    const asker = currentAsker(c);
     return c.json({
       defaultModelId: defaultModel?.id ?? null,
       // A transcription model is not a chat model: it only decides whether the composer offers dictation.
-      models: models.filter((model) => (isAdmin || !model.adminsOnly) && !model.transcribesSpeech).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
-      agents: agents.map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
+      models: models.filter((model) => mayPickModel(model, asker) && !model.transcribesSpeech).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
+      agents: agents.filter((agent) => mayUseAgent(agent, asker)).map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
       /** The composer shows its microphone: POST /api/transcriptions has a model this user may use. */
-      dictation: offersDictation(models, isAdmin),
+      dictation: offersDictation(models, asker),
     });
   },
 );
@@ -212,7 +214,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     }),
     validate('json', createSessionInputSchema),
     async (c) =>
-    c.json(await createChatSession(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
+    c.json(await createChatSession(c.get('db'), currentAsker(c), c.req.valid('json')), 201),
   )
   .get(
     '/',

@@ -42,3 +42,4 @@ export * from './answer-edits';
 export * from './browser-sessions';
 export { describeDevice } from './describe-device';
 export * from './oidc';
+export * from './groups';

@@ -6,7 +6,8 @@ import type { Database } from '../db/client';
 import { chatSessions, runs, schedules, SCHEDULE_TARGETS, users, type RunStatus } from '../db/schema';
 import { ID_PREFIXES, newId } from '../ids';
 import { ActiveRunConflictError, askInSession, checkRunChoices, createChatSession, startRunInputSchema, type Asker, type StartedRun } from './chat';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from './errors';
+import { groupIdsOfUserColumn } from './groups/groups';
 
 /**
  * A user's scheduled prompts (like ChatGPT's Tasks): a prompt sent to an agent on a cron schedule,
@@ -223,7 +224,7 @@ export type ScheduleFire = ({ status: 'started'; sessionId: string } & StartedRu
  */
 export async function fireSchedule(db: Database, scheduleId: string, options: { fireId: string; manual?: { userId: string } }): Promise<ScheduleFire> {
   const [row] = await db
-    .select({ schedule: schedules, user: { role: users.role, customInstructions: users.customInstructions, disabledAt: users.disabledAt } })
+    .select({ schedule: schedules, user: { role: users.role, customInstructions: users.customInstructions, disabledAt: users.disabledAt, groupIds: groupIdsOfUserColumn } })
     .from(schedules)
     .innerJoin(users, eq(users.id, schedules.userId))
     .where(and(eq(schedules.id, scheduleId), options.manual ? eq(schedules.userId, options.manual.userId) : undefined));
@@ -235,13 +236,22 @@ export async function fireSchedule(db: Database, scheduleId: string, options: { 
   if (!options.manual && !schedule.enabled) return { status: 'skipped', reason: 'The schedule is disabled' };
   if (user.disabledAt) return skip(db, schedule.id, 'The user is disabled');
   const idempotencyKey = `schedule:${options.fireId}`;
-  const asker: Asker = { userId: schedule.userId, userInstructions: user.customInstructions, isAdmin: user.role === 'admin' };
+  const asker: Asker = { userId: schedule.userId, userInstructions: user.customInstructions, isAdmin: user.role === 'admin', groupIds: user.groupIds };
 
   // A retried fire: the run it started, whatever became of the chat since.
   const [earlier] = await db.select().from(runs).where(and(eq(runs.userId, schedule.userId), eq(runs.idempotencyKey, idempotencyKey)));
   if (earlier) return { status: 'started', sessionId: earlier.sessionId!, run: earlier, created: false, durable: Promise.resolve() };
 
-  const { sessionId, createdForFire } = await targetChat(db, schedule, options.fireId);
+  // The agent or model may have been limited to groups the user is not in since the schedule was saved.
+  const refused = await checkRunChoices(db, asker, { agentId: schedule.agentId, modelId: schedule.modelId }).then(
+    () => null,
+    (error: unknown) => {
+      if (error instanceof ForbiddenError || error instanceof InvalidInputError) return error.message;
+      throw error;
+    },
+  );
+  if (refused) return skip(db, schedule.id, refused);
+  const { sessionId, createdForFire } = await targetChat(db, schedule, asker, options.fireId);
   const input = startRunInputSchema.parse({ content: schedule.prompt, ...(schedule.agentId && { agentId: schedule.agentId }), ...(schedule.modelId && { modelId: schedule.modelId }) });
   let started: StartedRun;
   try {
@@ -252,7 +262,7 @@ export async function fireSchedule(db: Database, scheduleId: string, options: { 
     // The database allows one active run per chat: a busy chat refuses the run.
     if (error instanceof ActiveRunConflictError) return skip(db, schedule.id, 'The chat\'s previous run was still going');
     // The model or agent is gone, disabled or no longer the user's to pick: retrying will not help.
-    if (error instanceof InvalidInputError) return skip(db, schedule.id, error.message);
+    if (error instanceof InvalidInputError || error instanceof ForbiddenError) return skip(db, schedule.id, error.message);
     throw error;
   }
   await db.update(schedules).set({ lastRunAt: started.run.createdAt, lastRunId: started.run.id, updatedAt: schedule.updatedAt }).where(eq(schedules.id, schedule.id));
@@ -271,7 +281,7 @@ async function skip(db: Database, scheduleId: string, reason: string): Promise<S
  * between the chat's insert and the run's finds the chat it made instead of leaving it empty.
  * `createdForFire`: the chat exists for this fire only.
  */
-async function targetChat(db: Database, schedule: Schedule, fireId: string): Promise<{ sessionId: string; createdForFire: boolean }> {
+async function targetChat(db: Database, schedule: Schedule, asker: Asker, fireId: string): Promise<{ sessionId: string; createdForFire: boolean }> {
   if (schedule.target === 'same-chat' && schedule.sessionId) {
     const [kept] = await db.select({ id: chatSessions.id }).from(chatSessions).where(and(eq(chatSessions.id, schedule.sessionId), eq(chatSessions.userId, schedule.userId)));
     if (kept) return { sessionId: kept.id, createdForFire: false };
@@ -280,10 +290,10 @@ async function targetChat(db: Database, schedule: Schedule, fireId: string): Pro
     const id = fireChatId(schedule.id, fireId);
     const [made] = await db.select({ id: chatSessions.id }).from(chatSessions).where(and(eq(chatSessions.id, id), eq(chatSessions.userId, schedule.userId)));
     if (made) return { sessionId: made.id, createdForFire: true };
-    const session = await createChatSession(db, schedule.userId, { title: `${schedule.name} · ${fireDate(new Date(), schedule.timezone)}`, ...(schedule.agentId && { agentId: schedule.agentId }) }, id);
+    const session = await createChatSession(db, asker, { title: `${schedule.name} · ${fireDate(new Date(), schedule.timezone)}`, ...(schedule.agentId && { agentId: schedule.agentId }) }, id);
     return { sessionId: session.id, createdForFire: true };
   }
-  const session = await createChatSession(db, schedule.userId, { title: schedule.name, ...(schedule.agentId && { agentId: schedule.agentId }) });
+  const session = await createChatSession(db, asker, { title: schedule.name, ...(schedule.agentId && { agentId: schedule.agentId }) });
   // Two fires racing for the first chat: the first one stored wins, the other's chat is dropped.
   const [claimed] = await db
     .update(schedules)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { createDb, type DbHandle } from '../db/client';
+import { createDb, type DbHandle, type DbOptions } from '../db/client';
 import { createLogger } from '../logger';
 
 declare module 'vitest' {
@@ -29,8 +29,8 @@ export function randomPrefix(label = 'test'): string {
   return `${testRunKeyPrefix(inject('redisKeyTag'))}${label}-${randomBytes(4).toString('hex')}`;
 }
 
-export function openTestDb(): Promise<DbHandle> {
-  return createDb({ url: testDatabaseUrl(), poolSize: 4 });
+export function openTestDb(options: Pick<DbOptions, 'onStatement'> = {}): Promise<DbHandle> {
+  return createDb({ url: testDatabaseUrl(), poolSize: 4, ...options });
 }
 
 /** A fresh, migrated embedded PGlite in memory: the database of the all-in-one `npm start`. */
