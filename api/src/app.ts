@@ -16,6 +16,7 @@ import { adminRoutes } from './routes/admin';
 import { agentRoutes } from './routes/agents';
 import { authRoutes } from './routes/auth';
 import { oidcRoutes } from './routes/oidc';
+import { signUpRoutes } from './routes/sign-up';
 import { docsRoutes } from './routes/docs';
 import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
@@ -48,6 +49,7 @@ function apiRoutes() {
     .route('/', healthRoutes)
     .route('/auth', authRoutes)
     .route('/auth', oidcRoutes)
+    .route('/auth', signUpRoutes)
     .route('/users', userRoutes)
     .route('/groups', groupRoutes)
     .route('/tool-types', toolTypeRoutes)

@@ -45,6 +45,8 @@ export type AppDeps = {
     processMetrics?: boolean;
     /** Failed sign-ins allowed per account and per client address in a window; defaults in security/login-throttle.ts. */
     loginThrottle?: LoginThrottleOptions;
+    /** SIGNUP and SIGNUP_EMAIL_DOMAINS (routes/sign-up.ts); absent: no sign-ups. `rateLimit` per client address, default in the route. */
+    signUp?: { mode: 'open' | 'approval'; emailDomains: string[]; rateLimit?: RateLimit };
     /** Transcriptions (dictation) allowed per user in a window; default in routes/transcriptions.ts. */
     transcriptionRateLimit?: RateLimit;
     /** PUBLIC_ORIGIN: an https origin adds Strict-Transport-Security; also an accepted Origin for cookie writes. */

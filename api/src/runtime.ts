@@ -66,6 +66,7 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
       mcpStdioCommands: env.MCP_STDIO_COMMANDS,
       publicOrigin: env.PUBLIC_ORIGIN,
       trustedProxies: trustedProxies(env.TRUSTED_PROXIES),
+      signUp: env.SIGNUP === 'off' ? undefined : { mode: env.SIGNUP, emailDomains: env.SIGNUP_EMAIL_DOMAINS },
     },
   });
   const sweeper = startApprovalSweeper(db, queues, logger);

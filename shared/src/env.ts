@@ -22,6 +22,12 @@ const commaList = z
   .default('')
   .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean));
 
+/** A list of email domains (`example.com,@example.org`), lowercased, without the `@`. */
+const emailDomains = (name: string) =>
+  commaList
+    .transform((domains) => domains.map((domain) => domain.toLowerCase().replace(/^@/, '')))
+    .refine((domains) => domains.every((domain) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)), `${name} must list domains, e.g. example.com,example.org`);
+
 /** 127.0.0.0/8, ::1 or localhost: the only hosts an http OpenID issuer may have (tests' fake provider). */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
@@ -116,13 +122,18 @@ export const envSchema = z.object({
   /** A first sign-in of someone with no account makes one (role user); 0: only existing accounts (matched by verified email) may sign in. */
   OIDC_AUTO_CREATE_USERS: z.enum(['1', '0', 'true', 'false', 'yes', 'no']).default('1').transform((value) => value === '1' || value === 'true' || value === 'yes'),
   /** Only people whose verified email is in one of these domains may sign in with SSO; unset = any. */
-  OIDC_ALLOWED_EMAIL_DOMAINS: commaList
-    .transform((domains) => domains.map((domain) => domain.toLowerCase().replace(/^@/, '')))
-    .refine((domains) => domains.every((domain) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)), 'OIDC_ALLOWED_EMAIL_DOMAINS must list domains, e.g. example.com,example.org'),
+  OIDC_ALLOWED_EMAIL_DOMAINS: emailDomains('OIDC_ALLOWED_EMAIL_DOMAINS'),
   /** Members of any of these provider groups become admins at each SSO sign-in. */
   OIDC_ADMIN_GROUPS: commaList,
   /** The ID token (or userinfo) claim holding the user's groups. */
   OIDC_GROUPS_CLAIM: z.string().trim().min(1).default('groups'),
+  /**
+   * Who may make an account on the sign-in page (routes/sign-up.ts): nobody (`off`: admins add
+   * people, or SSO does), anyone (`open`), or anyone once an admin approves it (`approval`).
+   */
+  SIGNUP: z.enum(['off', 'open', 'approval']).default('off'),
+  /** With SIGNUP on: only emails in these domains may sign up; unset = any. */
+  SIGNUP_EMAIL_DOMAINS: emailDomains('SIGNUP_EMAIL_DOMAINS'),
   /** Tests only: lets the OpenID client speak plain http to a loopback issuer (refused for any other). */
   OIDC_ALLOW_INSECURE_HTTP: booleanFlag,
 }).superRefine(function checkOidcSettings(env, context) {

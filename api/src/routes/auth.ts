@@ -71,6 +71,11 @@ export const authRoutes = new Hono<AppEnv>()
       await recordAudit(c.get('db'), { actorUserId: null, action: 'auth.sign-in-failed', targetType: 'email', targetId: email.toLowerCase(), details: { clientAddress: address } });
       throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect');
     }
+    if (user.awaitingApproval) {
+      // The password was right: not a failed attempt, and the person learns why they wait.
+      await attempt.succeeded();
+      throw new ApiError(403, 'approval_pending', 'An administrator has not approved your account yet');
+    }
     if (user.twoFactor) {
       const { code } = c.req.valid('json');
       if (!code) {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { auditEvents, userIdentities, users } from '@agentq/shared/db';
 import { createLogger } from '@agentq/shared/logger';
-import type { OidcPolicy, OidcSettings } from '@agentq/shared/services';
+import { signUpUser, type OidcPolicy, type OidcSettings } from '@agentq/shared/services';
 import { uniqueEmail } from '@agentq/shared/testing';
 import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,10 +114,10 @@ const passwordLogin = (app: TestApp, email: string, password: string) =>
 
 describe('single sign-on (OpenID Connect)', () => {
   it('tells the login page about the provider; an app without SSO says null', async () => {
-    expect(await (await t.app.request('/api/auth/providers')).json()).toEqual({ oidc: { displayName: 'Test IdP', startPath: '/api/auth/oidc/start' } });
+    expect(await (await t.app.request('/api/auth/providers')).json()).toEqual({ oidc: { displayName: 'Test IdP', startPath: '/api/auth/oidc/start' }, signUp: null });
     const plain = await createTestApp();
     try {
-      expect(await (await plain.app.request('/api/auth/providers')).json()).toEqual({ oidc: null });
+      expect(await (await plain.app.request('/api/auth/providers')).json()).toEqual({ oidc: null, signUp: null });
       const start = await plain.app.request('/api/auth/oidc/start');
       expect(start.headers.get('location')).toBe('/login?sso_error=not_configured');
     } finally {
@@ -316,6 +316,14 @@ describe('single sign-on (OpenID Connect)', () => {
     // As does a password account an admin made an admin, linked by its email.
     const byHand = await t.signUp('admin');
     expect(await me(t, (await signIn({ claims: person({ email: byHand.email }) })).session)).toMatchObject({ id: byHand.user.id, role: 'admin' });
+  });
+
+  it('keeps out a sign-up that waits for approval, as the password sign-in does', async () => {
+    const who = person();
+    await signUpUser(t.db, { email: who.email, name: 'Waiting', password: 'a long password' }, { awaitingApproval: true });
+    const { location, session } = await signIn({ claims: who });
+    expect(location).toBe('/login?sso_error=approval_pending');
+    expect(session).toBeUndefined();
   });
 
   it('lands only on paths of this origin', async () => {

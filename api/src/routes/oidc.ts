@@ -36,10 +36,10 @@ const OAUTH_ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 export const oidcRoutes = new Hono<AppEnv>()
   .get(
     '/providers',
-    describeRoute({ tags: ['auth'], summary: 'The ways to sign in besides a password, for the sign-in page: `{ oidc: { displayName, startPath } | null }`' }),
+    describeRoute({ tags: ['auth'], summary: 'The ways to sign in besides a password, for the sign-in page: `{ oidc: { displayName, startPath } | null, signUp: "open" | "approval" | null }`' }),
     (c) => {
       const sso = c.get('oidc');
-      const view: SignInProvidersView = { oidc: sso ? { displayName: sso.settings.displayName, startPath: OIDC_START_PATH } : null };
+      const view: SignInProvidersView = { oidc: sso ? { displayName: sso.settings.displayName, startPath: OIDC_START_PATH } : null, signUp: c.get('config').signUp?.mode ?? null };
       return c.json(view);
     },
   )

@@ -93,3 +93,16 @@ describe('GET /api/users', () => {
     expect((await t.app.request('/api/users')).status).toBe(401);
   });
 });
+
+describe('PATCH /api/users/:id', () => {
+  it('changes only what it is sent: a password reset, a rename or disabling leaves an admin an admin', async () => {
+    const other = await t.signUp('admin');
+    const patch = (body: unknown) => t.app.request(`/api/users/${other.user.id}`, { method: 'PATCH', headers: admin.headers, body: JSON.stringify(body) });
+    for (const body of [{ password: 'another long password' }, { name: 'Renamed admin' }, { disabled: true }, { disabled: false }]) {
+      const changed = await patch(body);
+      expect(changed.status, JSON.stringify(body)).toBe(200);
+      expect((await changed.json()).role, JSON.stringify(body)).toBe('admin');
+    }
+    expect((await (await patch({ role: 'user' })).json()).role).toBe('user');
+  });
+});

@@ -19,6 +19,8 @@ export const SSO_ERRORS = [
   'account_not_found',
   /** The account is disabled. */
   'account_disabled',
+  /** The account was signed up and an admin has not approved it yet. */
+  'approval_pending',
   /** Single sign-on is not configured on this server. */
   'not_configured',
 ] as const;
@@ -28,4 +30,6 @@ export type SsoError = (typeof SSO_ERRORS)[number];
 export type SignInProvidersView = {
   /** Single sign-on with OpenID Connect, when configured: the button's name and where it starts. */
   oidc: { displayName: string; startPath: string } | null;
+  /** Whether people may make their own account (SIGNUP): at once, after an admin's approval, or not (null). */
+  signUp: 'open' | 'approval' | null;
 };

@@ -22,11 +22,20 @@ export const createUserInputSchema = z.object({
 });
 export type CreateUserInput = z.infer<typeof createUserInputSchema>;
 
-/** PATCH /api/users/:id (admins): name, role, a new password, or disabling the account. */
-export const updateUserInputSchema = createUserInputSchema
-  .partial()
-  .omit({ email: true })
-  .extend({ disabled: z.boolean().optional() });
+/** POST /api/auth/sign-up (when SIGNUP allows it): a person makes their own account, role user. */
+export const signUpInputSchema = createUserInputSchema.omit({ role: true });
+export type SignUpInput = z.infer<typeof signUpInputSchema>;
+
+/** PATCH /api/users/:id (admins): name, role, a new password, disabling the account, or approving a sign-up. */
+// Spelled out, not createUserInputSchema.partial(): zod keeps `role`'s default inside .partial(), so
+// every other change (a password reset, disabling) would also make an admin a user.
+export const updateUserInputSchema = z.object({
+  name: name.optional(),
+  password: password.optional(),
+  role: z.enum(USER_ROLES).optional(),
+  disabled: z.boolean().optional(),
+  approved: z.literal(true, 'Send approved: true to approve a sign-up').optional(),
+});
 export type UpdateUserInput = z.infer<typeof updateUserInputSchema>;
 
 /** The longest custom instructions a user may keep: they go into every run's system prompt. */
@@ -76,6 +85,8 @@ export type UserView = {
   locale: string | null;
   /** Signing in takes a code from an authenticator app too. */
   twoFactor: boolean;
+  /** Signed up and waiting for an admin's approval: cannot sign in until approved. */
+  awaitingApproval: boolean;
   createdAt: string;
 };
 

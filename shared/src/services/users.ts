@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, asc, count, eq, gt, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
 import { preparedQuery } from '../db/prepared-query';
@@ -8,6 +8,7 @@ import {
   type CreateApiTokenInput,
   type CreateUserInput,
   createUserInputSchema,
+  type SignUpInput,
   type UpdateProfileInput,
   type UpdateUserInput,
 } from '../api-types/users';
@@ -24,11 +25,13 @@ export {
   changePasswordInputSchema,
   createApiTokenInputSchema,
   createUserInputSchema,
+  signUpInputSchema,
   updateProfileInputSchema,
   updateUserInputSchema,
   type ChangePasswordInput,
   type CreateApiTokenInput,
   type CreateUserInput,
+  type SignUpInput,
   type UpdateProfileInput,
   type UpdateUserInput,
 } from '../api-types/users';
@@ -49,6 +52,8 @@ export const publicUserSchema = z.object({
   locale: z.string().nullable(),
   /** Signing in takes a code from an authenticator app too (two-factor.ts). */
   twoFactor: z.boolean(),
+  /** Signed up and waiting for an admin's approval (sign-up.ts): cannot sign in until approved. */
+  awaitingApproval: z.boolean(),
   createdAt: z.date(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
@@ -66,7 +71,18 @@ export const ownUserSchema = publicUserSchema.extend({
 export type OwnUser = z.infer<typeof ownUserSchema>;
 
 function toPublicUser(row: typeof users.$inferSelect): PublicUser {
-  return { id: row.id, email: row.email, name: row.name, role: row.role, disabled: row.disabledAt !== null, disabledAt: row.disabledAt, locale: row.locale, twoFactor: row.twoFactorEnabledAt !== null, createdAt: row.createdAt };
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    disabled: row.disabledAt !== null,
+    disabledAt: row.disabledAt,
+    locale: row.locale,
+    twoFactor: row.twoFactorEnabledAt !== null,
+    awaitingApproval: row.awaitingApprovalSince !== null,
+    createdAt: row.createdAt,
+  };
 }
 
 export function toOwnUser(row: typeof users.$inferSelect): OwnUser {
@@ -93,9 +109,32 @@ export async function createUser(db: Database, input: CreateUserInput, actorUser
   }
 }
 
+/**
+ * A person's own account from the sign-in page (routes/sign-up.ts): role user, and with
+ * `awaitingApproval` unable to sign in until an admin approves it. ConflictError for a taken email.
+ */
+export async function signUpUser(db: Database, input: SignUpInput, options: { awaitingApproval: boolean }): Promise<OwnUser> {
+  const id = newId('user');
+  try {
+    return await db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(users)
+        .values({ id, email: input.email, name: input.name, role: 'user', passwordHash: await hashPassword(input.password), awaitingApprovalSince: options.awaitingApproval ? new Date() : null })
+        .returning();
+      await tx.insert(auditEvents).values({ actorUserId: id, action: 'user.create', targetType: 'user', targetId: id, details: { role: 'user', method: 'sign-up', ...(options.awaitingApproval && { awaitingApproval: true }) } });
+      return toOwnUser(row!);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError('An account with this email exists already: sign in instead');
+    throw error;
+  }
+}
+
 export const userListQuerySchema = keysetQuerySchema.extend({
   /** Finds users whose email or name holds every word (case-insensitive). */
   q: z.string().trim().max(200).optional(),
+  /** `true`: only sign-ups waiting for an admin's approval; `false`: everyone else. */
+  awaitingApproval: z.enum(['true', 'false']).optional(),
 });
 export type UserListQuery = z.input<typeof userListQuerySchema>;
 
@@ -104,10 +143,13 @@ export type UserListQuery = z.input<typeof userListQuerySchema>;
  * `total` counts every match.
  */
 export async function listUsers(db: Database, query: UserListQuery = {}): Promise<{ items: PublicUser[]; total: number; nextCursor: string | null }> {
-  const { limit, cursor, q } = userListQuerySchema.parse(query);
+  const { limit, cursor, q, awaitingApproval } = userListQuerySchema.parse(query);
   const order = newestFirst(users.createdAt, users.id);
   const terms = q ? searchTerms(q) : [];
-  const matches = terms.length > 0 ? containsAllTerms(sql`(${users.email} || ' ' || ${users.name})`, terms) : undefined;
+  const matches = and(
+    terms.length > 0 ? containsAllTerms(sql`(${users.email} || ' ' || ${users.name})`, terms) : undefined,
+    awaitingApproval === undefined ? undefined : awaitingApproval === 'true' ? isNotNull(users.awaitingApprovalSince) : isNull(users.awaitingApprovalSince),
+  );
   const [rows, [counted]] = await Promise.all([
     db
       .select({ user: users, position: order.position })
@@ -138,6 +180,7 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
   // A role set by hand is the admin's decision: SSO groups no longer take it back (services/oidc/accounts.ts).
   if (input.role !== undefined) Object.assign(changes, { role: input.role, adminBySsoGroup: false });
   if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
+  if (input.approved) changes.awaitingApprovalSince = null;
   if (input.disabled !== undefined) {
     if (input.disabled && id === actorUserId) throw new ConflictError('You cannot disable your own account');
     changes.disabledAt = input.disabled ? new Date() : null;

@@ -16,6 +16,11 @@ export const users = pgTable('users', {
    * sign-in outside the group takes it back; a role an admin sets by hand clears it.
    */
   adminBySsoGroup: boolean('admin_by_sso_group').notNull().default(false),
+  /**
+   * A sign-up waiting for an admin's approval (SIGNUP=approval, routes/sign-up.ts): set when the
+   * person signed up, cleared when an admin approves; until then the account cannot sign in.
+   */
+  awaitingApprovalSince: timestamp('awaiting_approval_since', { withTimezone: true, mode: 'date' }),
   /** Set by an admin: a disabled user cannot sign in and their sessions and tokens stop working. */
   disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
   /** UI language the user picked ('en', 'zh'); null follows the browser. */

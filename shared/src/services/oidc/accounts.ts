@@ -23,7 +23,7 @@ export type OidcAccountOutcome =
       /** The user, made an admin by an admin group, is in none any more: a user again from this sign-in. */
       demoted: boolean;
     }
-  | { ok: false; reason: Extract<SsoError, 'email_not_verified' | 'domain_not_allowed' | 'account_not_found' | 'account_disabled'>; userId?: string };
+  | { ok: false; reason: Extract<SsoError, 'email_not_verified' | 'domain_not_allowed' | 'account_not_found' | 'account_disabled' | 'approval_pending'>; userId?: string };
 
 /**
  * The agentq account for a checked OpenID identity: the one linked to its issuer + subject, else the
@@ -67,6 +67,8 @@ async function resolveAccount(db: Database, policy: OidcPolicy, { issuer, claims
     else created = true;
   }
   if (row?.disabledAt) return { ok: false, reason: 'account_disabled', userId: row.id };
+  // A sign-up an admin has not approved stays out, however the person signs in.
+  if (row?.awaitingApprovalSince) return { ok: false, reason: 'approval_pending', userId: row.id };
 
   const promoted = admin && row?.role !== 'admin';
   const demoted = !admin && policy.adminGroups.length > 0 && row?.role === 'admin' && row.adminBySsoGroup;

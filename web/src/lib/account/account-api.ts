@@ -2,7 +2,7 @@
  * The signed-in user's own account: profile, password, two-factor sign-in, API tokens. Types and request schemas come
  * from @agentq/shared/api-types, the ones the API validates with.
  */
-import type { ApiTokenView, ChangePasswordInput, CreateApiTokenInput, CreatedApiToken, OwnUserView, SignInProvidersView, UpdateProfileInput } from '@agentq/shared/api-types';
+import type { ApiTokenView, ChangePasswordInput, CreateApiTokenInput, CreatedApiToken, OwnUserView, SignInProvidersView, SignUpInput, UpdateProfileInput } from '@agentq/shared/api-types';
 import { apiFetch } from '../api.ts';
 
 type Fetch = typeof fetch;
@@ -49,6 +49,11 @@ export function revokeToken(id: string): Promise<void> {
  */
 export function login(input: { email: string; password: string; code?: string }): Promise<{ user: OwnUserView }> {
   return apiFetch('/api/auth/login', { method: 'POST', json: input });
+}
+
+/** Makes the person's own account (when the server takes sign-ups): signed in at once, or waiting for an admin's approval. */
+export function signUp(input: SignUpInput): Promise<{ user: OwnUserView; awaitingApproval: boolean }> {
+  return apiFetch('/api/auth/sign-up', { method: 'POST', json: input });
 }
 
 /** Two-factor sign-in (an authenticator app's codes) of the signed-in user. */

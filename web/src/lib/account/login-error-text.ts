@@ -10,6 +10,7 @@ export function loginErrorText(error: unknown): string {
   if (!(error instanceof ApiError)) return t('login.failed');
   if (error.code === 'invalid_credentials') return t('login.invalidCredentials');
   if (error.code === 'invalid_two_factor_code') return t('login.invalidCode');
+  if (error.code === 'approval_pending') return t('signUp.awaitingApproval');
   if (error.code === 'too_many_attempts') {
     const seconds = Number(error.details.retryAfterSeconds);
     if (!Number.isFinite(seconds) || seconds <= 0) return t('login.tooManyAttemptsLater');

@@ -7,16 +7,21 @@ import { loadShown, ShownCount } from '../paging/shown-pages.svelte.ts';
 export type UserPage = { items: ListedUserView[]; total: number; nextCursor: string | null };
 
 /** Users newest first, a page at a time; `q` finds those whose email or name holds every word. */
-export function listUsers(query: { q?: string; limit?: number; cursor?: string | null } = {}, options: FetchOption = {}): Promise<UserPage> {
+export function listUsers(query: { q?: string; limit?: number; cursor?: string | null; awaitingApproval?: 'true' } = {}, options: FetchOption = {}): Promise<UserPage> {
   return apiFetch(`/api/users${queryString(query)}`, options);
 }
 
 /** How many users the admin list shows (see shown-pages.svelte.ts). */
 export const usersShown = new ShownCount(50);
 
-/** The `count` newest users matching `q`, whether more follow, and how many match in all. */
-export function loadShownUsers(count: number, q: string, options: FetchOption = {}): Promise<{ items: ListedUserView[]; more: boolean; total?: number }> {
-  return loadShown(count, (page) => listUsers({ ...page, q }, options));
+/** The `count` newest users matching `q` (only sign-ups awaiting approval with `awaiting`), whether more follow, and how many match in all. */
+export function loadShownUsers(count: number, q: string, options: FetchOption = {}, awaiting = false): Promise<{ items: ListedUserView[]; more: boolean; total?: number }> {
+  return loadShown(count, (page) => listUsers({ ...page, q, ...(awaiting && { awaitingApproval: 'true' as const }) }, options));
+}
+
+/** How many sign-ups wait for an admin's approval. */
+export async function countAwaitingApproval(options: FetchOption = {}): Promise<number> {
+  return (await listUsers({ awaitingApproval: 'true', limit: 1 }, options)).total;
 }
 
 export function createUser(input: CreateUserInput): Promise<UserView> {

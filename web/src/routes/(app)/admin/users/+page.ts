@@ -1,4 +1,4 @@
-import { loadShownUsers, usersShown } from '#lib/users/users-api.ts';
+import { countAwaitingApproval, loadShownUsers, usersShown } from '#lib/users/users-api.ts';
 import { throwPageError } from '#lib/page-error.ts';
 import type { PageLoad } from './$types';
 
@@ -6,9 +6,11 @@ export const load: PageLoad = async ({ fetch, url, depends, untrack }) => {
   // Invalidated after every change here and by "Show more", which lists a page more.
   depends('app:users');
   const q = url.searchParams.get('q')?.trim() ?? '';
+  // ?awaiting=true: only the sign-ups an admin has still to approve.
+  const awaiting = url.searchParams.get('awaiting') === 'true';
   try {
-    const users = await loadShownUsers(untrack(() => usersShown.count), q, { fetch });
-    return { users: users.items, moreUsers: users.more, total: users.total ?? users.items.length, q };
+    const [users, awaitingTotal] = await Promise.all([loadShownUsers(untrack(() => usersShown.count), q, { fetch }, awaiting), countAwaitingApproval({ fetch })]);
+    return { users: users.items, moreUsers: users.more, total: users.total ?? users.items.length, q, awaiting, awaitingTotal };
   } catch (caught) {
     throwPageError(caught, url);
   }
