@@ -7,3 +7,4 @@ export * from './browser-sessions';
 export * from './next-path';
 export * from './sso';
 export * from './audit';
+export * from './usage-limits';

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Database } from '../db/client';
 import { chatSessions, runs, schedules, SCHEDULE_TARGETS, users, type RunStatus } from '../db/schema';
 import { ID_PREFIXES, newId } from '../ids';
+import { UsageLimitReachedError } from './usage-limits';
 import { ActiveRunConflictError, askInSession, checkRunChoices, createChatSession, startRunInputSchema, type Asker, type StartedRun } from './chat';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 
@@ -221,7 +222,16 @@ export type ScheduleFire = ({ status: 'started'; sessionId: string } & StartedRu
  * skipped. `manual` (Run now) fires for that user only, even while the schedule is disabled. The
  * caller enqueues the run's chat turn once it is durable (enqueueChatTurn).
  */
-export async function fireSchedule(db: Database, scheduleId: string, options: { fireId: string; manual?: { userId: string } }): Promise<ScheduleFire> {
+export async function fireSchedule(
+  db: Database,
+  scheduleId: string,
+  options: {
+    fireId: string;
+    manual?: { userId: string };
+    /** Checks the schedule's user may start a run now (their usage limit) before anything is made; throws UsageLimitReachedError if not. */
+    admit?: (asker: Asker) => Promise<void>;
+  },
+): Promise<ScheduleFire> {
   const [row] = await db
     .select({ schedule: schedules, user: { role: users.role, customInstructions: users.customInstructions, disabledAt: users.disabledAt } })
     .from(schedules)
@@ -240,6 +250,14 @@ export async function fireSchedule(db: Database, scheduleId: string, options: { 
   // A retried fire: the run it started, whatever became of the chat since.
   const [earlier] = await db.select().from(runs).where(and(eq(runs.userId, schedule.userId), eq(runs.idempotencyKey, idempotencyKey)));
   if (earlier) return { status: 'started', sessionId: earlier.sessionId!, run: earlier, created: false, durable: Promise.resolve() };
+
+  // Over the user's usage limit: nothing is made. Run now hears why (a 429); a timed fire is skipped with the reason.
+  try {
+    await options.admit?.(asker);
+  } catch (error) {
+    if (error instanceof UsageLimitReachedError && !options.manual) return skip(db, schedule.id, error.message);
+    throw error;
+  }
 
   const { sessionId, createdForFire } = await targetChat(db, schedule, options.fireId);
   const input = startRunInputSchema.parse({ content: schedule.prompt, ...(schedule.agentId && { agentId: schedule.agentId }), ...(schedule.modelId && { modelId: schedule.modelId }) });
