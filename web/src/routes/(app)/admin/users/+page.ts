@@ -1,5 +1,6 @@
 import { loadShownUsers, usersShown } from '#lib/users/users-api.ts';
 import { throwPageError } from '#lib/page-error.ts';
+import { usageLimitSettings } from '#lib/usage/usage-limits-api.ts';
 import type { PageLoad } from './$types';
 
 export const load: PageLoad = async ({ fetch, url, depends, untrack }) => {
@@ -7,8 +8,8 @@ export const load: PageLoad = async ({ fetch, url, depends, untrack }) => {
   depends('app:users');
   const q = url.searchParams.get('q')?.trim() ?? '';
   try {
-    const users = await loadShownUsers(untrack(() => usersShown.count), q, { fetch });
-    return { users: users.items, moreUsers: users.more, total: users.total ?? users.items.length, q };
+    const [users, limits] = await Promise.all([loadShownUsers(untrack(() => usersShown.count), q, { fetch }), usageLimitSettings({ fetch })]);
+    return { users: users.items, moreUsers: users.more, total: users.total ?? users.items.length, q, limitOverrides: limits.overrides };
   } catch (caught) {
     throwPageError(caught, url);
   }
