@@ -386,7 +386,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const { id, messageId } = c.req.valid('param');
       const asker = currentAsker(c);
-      await enforceUsageLimit(c);
+      await enforceUsageLimit(c, c.req.valid('header')['idempotency-key']);
       const session = await getChatSessionFor(c.get('db'), id, asker.userId);
       const started = await regenerateAnswer(c.get('db'), { ...asker, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
@@ -417,7 +417,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const { id, messageId } = c.req.valid('param');
       const asker = currentAsker(c);
-      await enforceUsageLimit(c);
+      await enforceUsageLimit(c, c.req.valid('header')['idempotency-key']);
       const session = await getChatSessionFor(c.get('db'), id, asker.userId);
       const started = await editAndResend(c.get('db'), { ...asker, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
@@ -436,7 +436,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     validate('json', startRunInputSchema),
     async (c) => {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
-      await enforceUsageLimit(c);
+      await enforceUsageLimit(c, idempotencyKey);
       const started = await askInSession(c.get('db'), { ...currentAsker(c), sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
       return answerStartedRun(c, started);
     },

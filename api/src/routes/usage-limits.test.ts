@@ -39,11 +39,11 @@ const countOf = async (table: typeof runs | typeof messages | typeof chatSession
 };
 
 describe('usage limits over HTTP', () => {
-  it('a send under the limit is accepted (202); at the limit it is refused with 429 usage_limit, Retry-After and nothing stored', async () => {
+  it('a send under the limit is accepted (202); at the limit it is refused with 429 usage_limit, Retry-After and nothing stored (a retried send still gets its run)', async () => {
     const user = await t.signUp('user');
     expect((await setDefaults({ perDay: 100, perMonth: null })).status).toBe(200);
     const chat = await newChat(user);
-    const first = await request('POST', `/api/sessions/${chat}/runs`, user, { content: 'first' });
+    const first = await t.app.request(`/api/sessions/${chat}/runs`, { method: 'POST', headers: { ...user.headers, 'idempotency-key': 'first-send' }, body: JSON.stringify({ content: 'first' }) });
     expect(first.status).toBe(202);
     const { runId } = (await first.json()) as { runId: string };
     await finish(runId, 150);
@@ -74,6 +74,10 @@ describe('usage limits over HTTP', () => {
     expect(runNow.status).toBe(429);
     expect(((await runNow.json()) as { error: { code: string } }).error.code).toBe('usage_limit');
     expect(await Promise.all([countOf(runs), countOf(messages), countOf(chatSessions)])).toEqual(before);
+    // A retry of the first send (its Idempotency-Key) still answers the run it started.
+    const retried = await t.app.request(`/api/sessions/${chat}/runs`, { method: 'POST', headers: { ...user.headers, 'idempotency-key': 'first-send' }, body: JSON.stringify({ content: 'first' }) });
+    expect(retried.status).toBe(202);
+    expect(((await retried.json()) as { runId: string }).runId).toBe(runId);
     expect(await t.queues.chatTurns.count()).toBe(1);
 
     // Admins are not held to the default; an "unlimited" override lifts it for the user.

@@ -24,6 +24,11 @@ export async function readSpend(deps: SpendDeps, userId: string, windows: Period
   return Promise.all(values.map((value, index) => (value !== null ? Number(value) : rebuild(deps, userId, windows[index]!, keys[index]!, now))));
 }
 
+/**
+ * Sums the period's runs and stores the counter unless another process did first. A run whose end
+ * falls between the sum and the SET can be counted twice or not at all (its end adds to the counter
+ * only once it exists): off by one run, only while a counter is being made.
+ */
 async function rebuild(deps: SpendDeps, userId: string, window: PeriodWindow, key: string, now: Date): Promise<number> {
   const spent = await userChatTokens(deps.db, userId, window.start, window.end);
   const ttlMs = Math.max(1_000, window.end.getTime() + KEPT_AFTER_END_MS - now.getTime());
