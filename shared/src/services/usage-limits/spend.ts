@@ -32,10 +32,12 @@ export async function readSpend(deps: SpendDeps, userId: string, windows: Period
 async function rebuild(deps: SpendDeps, userId: string, window: PeriodWindow, key: string, now: Date): Promise<number> {
   const spent = await userChatTokens(deps.db, userId, window.start, window.end);
   const ttlMs = Math.max(1_000, window.end.getTime() + KEPT_AFTER_END_MS - now.getTime());
-  // NX GET: a counter another process rebuilt meanwhile (and runs' ends may have added to since) stands.
-  const earlier = (await deps.redis.call('SET', key, String(spent), 'PX', String(ttlMs), 'NX', 'GET')) as string | null;
-  return earlier === null ? spent : Number(earlier);
+  // A counter another process made meanwhile (and runs' ends may have added to since) stands.
+  return Number(await deps.redis.eval(SET_UNLESS_KEPT, 1, key, spent, ttlMs));
 }
+
+// SET NX, else the kept value: one call (SET's NX with GET needs Redis 7).
+const SET_UNLESS_KEPT = `if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return ARGV[1] end return redis.call('GET', KEYS[1])`;
 
 // Only counters that exist: one made by an add would lack the period's earlier runs. A missing one is
 // rebuilt from PostgreSQL, which holds this run's usage already.
