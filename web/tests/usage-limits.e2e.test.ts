@@ -89,6 +89,15 @@ describe('token usage limits', () => {
     await page.getByTestId('usage-limit-form-save').click();
     await expect.poll(limitsShown).toEqual(['Day: Unlimited', 'Month: Default']);
 
+    // Both changes are in the audit log, under their own kind, with the limits set.
+    await page.goto(`${stack.url}/admin/audit?category=usage-limit`);
+    const audited = page.getByTestId('audit-row');
+    await expect.poll(() => audited.getByTestId('audit-row-action').allInnerTexts()).toEqual(["Changed a user's usage limits", 'Changed the default usage limits']);
+    expect(await audited.getByTestId('audit-row-details').allInnerTexts()).toEqual([
+      expect.stringMatching(new RegExp(`^Day: Unlimited · Month: Default\\s+user ${user.id}$`)),
+      expect.stringMatching(/^Day: 1,000 · Month: No limit\s+usage-limit default$/),
+    ]);
+
     // The user sends again, and it is answered.
     await signInAs(user);
     await page.goto(chatUrl);
