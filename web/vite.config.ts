@@ -26,6 +26,8 @@ export default defineConfig({
           'font-src': ['self', 'data:'],
           'connect-src': ['self'],
           'worker-src': ['self', 'blob:'],
+          // Only our own pages in frames: a code preview's script or link cannot take its frame elsewhere.
+          'frame-src': ['self'],
           'object-src': ['none'],
           'base-uri': ['self'],
           'form-action': ['self'],

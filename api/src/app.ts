@@ -36,6 +36,7 @@ import { TRANSCRIPTION_PATH, transcriptionRoutes } from './routes/transcriptions
 import { usageRoutes } from './routes/usage';
 import { usageLimitRoutes } from './routes/usage-limits';
 import { webhookRoutes } from './routes/webhooks';
+import { groupRoutes } from './routes/groups';
 import { userRoutes } from './routes/users';
 
 export type { AppDeps, AppEnv } from './deps';
@@ -49,6 +50,7 @@ function apiRoutes() {
     .route('/auth', authRoutes)
     .route('/auth', oidcRoutes)
     .route('/users', userRoutes)
+    .route('/groups', groupRoutes)
     .route('/tool-types', toolTypeRoutes)
     .route('/agent-tools', agentToolRoutes)
     .route('/tool-logs', toolLogRoutes)

@@ -59,7 +59,7 @@ export type AppDeps = {
 };
 
 /** The signed-in user as the auth cache keeps them; their custom instructions ride along so a run's start reads nothing more. */
-export type AuthUser = { id: string; email: string; name: string; role: 'admin' | 'user'; customInstructions: string | null; twoFactor: boolean };
+export type AuthUser = { id: string; email: string; name: string; role: 'admin' | 'user'; customInstructions: string | null; twoFactor: boolean; groupIds: readonly string[] };
 
 export type AppEnv = {
   Variables: AppDeps & {

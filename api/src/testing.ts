@@ -42,9 +42,11 @@ export async function createTestApp(
     privateDatabase?: boolean;
     /** Single sign-on against a test's fake provider (infra/testing/fake-oidc-provider.ts). */
     oidc?: OidcSettings;
+    /** Sees every statement the app sends to PostgreSQL (tests that count a path's statements). */
+    onStatement?: (statement: string) => void;
   } = {},
 ) {
-  const database = options.privateDatabase ? await openPrivateTestDb() : await openTestDb();
+  const database = options.privateDatabase ? await openPrivateTestDb({ onStatement: options.onStatement }) : await openTestDb({ onStatement: options.onStatement });
   const redis = createApiRedis(options.redisUrl ?? testRedisUrl());
   redis.on('error', () => {});
   const prefix = randomPrefix('api');

@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   webhook: 'whk',
   webhookDelivery: 'whd',
   webhookEvent: 'evt',
+  group: 'grp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -7,6 +7,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
 import { byLastUserMessage, lastUserMessageImages, messageText, type ChatCompletionRequest } from '../../infra/fake-llm/scripts.ts';
@@ -66,6 +67,7 @@ const pageAnswer = (site: string) =>
     '```html',
     '<!doctype html><html><body>',
     '<h1 id="title">Waiting</h1><p id="parent">?</p><p id="cookie">?</p><p id="net">?</p>',
+    `<a id="away" href="${site}/navigated">away</a> <button id="leave" onclick="location.href = '${site}/left'">leave</button>`,
     `<img src="${site}/pixel.png" alt="">`,
     '<script>',
     "document.getElementById('title').textContent = 'Made by a script';",
@@ -957,8 +959,17 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await frame.locator('#title').filter({ hasText: 'Made by a script' }).waitFor();
     await frame.locator('#net').filter({ hasText: /network/ }).waitFor();
     expect(await frame.locator('p').allInnerTexts()).toEqual(['parent blocked', 'cookie blocked', 'network blocked']);
-    expect(loopbackPaths.slice(before)).toEqual([]);
     await expectNoHorizontalOverflow();
+    // Neither a script nor a link takes the frame to another site (the app's frame-src is 'self'):
+    // the frame leaves the page for Chromium's error page, and the site is never asked.
+    await frame.locator('#leave').click();
+    await expect.poll(() => frame.locator('#title').count()).toBe(0);
+    await page.getByTestId('modal-close').click();
+    await lastAssistant(page).locator('[data-preview-code]').click();
+    await frame.locator('#title').filter({ hasText: 'Made by a script' }).waitFor();
+    await frame.locator('#away').click();
+    await expect.poll(() => frame.locator('#title').count()).toBe(0);
+    expect(loopbackPaths.slice(before)).toEqual([]);
     await page.getByTestId('modal-close').click();
     expect(await page.getByTestId('code-preview').count()).toBe(0);
     // Only HTML and SVG blocks offer it.
@@ -1179,6 +1190,12 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
         [`first data ${tag}`, `You said: first data ${tag}`],
         [`second data ${tag}`, `You said: second data ${tag}`],
       ]);
+      // With files: the same chats in a ZIP (these carry none, so it holds chats.json alone).
+      const [zipDownload] = await Promise.all([userPage.waitForEvent('download'), userPage.getByTestId('data-export-zip').click()]);
+      expect(zipDownload.suggestedFilename()).toMatch(/^agentq-chats-\d{4}-\d{2}-\d{2}\.zip$/);
+      const zipped = unzipSync(new Uint8Array(await readFile((await zipDownload.path())!)));
+      expect(Object.keys(zipped)).toEqual(['chats.json']);
+      expect((JSON.parse(new TextDecoder().decode(zipped['chats.json'])) as unknown[]).length).toBe(2);
       await expectNoOverflowOn(userPage, 'account data');
 
       await userPage.getByTestId('chat-import-file').setInputFiles({ name: 'agentq-chats.json', mimeType: 'application/json', buffer: Buffer.from(file) });

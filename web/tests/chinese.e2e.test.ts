@@ -193,6 +193,7 @@ describe('Chinese UI', () => {
         ['/admin/agents', '[data-testid="agents-table"], table'],
         ['/admin/models', 'table'],
         ['/admin/users', 'table'],
+        ['/admin/groups', '[data-testid="groups-empty"], table'],
         ['/admin/feedback', '[data-testid="feedback-item"]'],
         ['/admin/usage', '[data-testid="usage-users"]'],
         ['/admin/tool-logs', '[data-testid="log-row"]'],

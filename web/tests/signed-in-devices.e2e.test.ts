@@ -81,5 +81,19 @@ describe("where you're signed in", () => {
     // The laptop is still signed in.
     await laptopPage.reload();
     await currentRow(laptopPage).getByTestId('device-current').waitFor();
+
+    // A password change signs every other browser out, and the list shows it without a reload.
+    await logInByBrowser(phonePage, stack, user);
+    await laptopPage.reload();
+    await expect.poll(() => rows(laptopPage).count()).toBe(2);
+    await laptopPage.getByTestId('password-current').fill(user.password);
+    await laptopPage.getByTestId('password-new').fill('a new password 2');
+    await laptopPage.getByTestId('password-confirm').fill('a new password 2');
+    await laptopPage.getByTestId('password-submit').click();
+    await laptopPage.getByTestId('password-notice').waitFor();
+    await expect.poll(() => rows(laptopPage).count()).toBe(1);
+    await currentRow(laptopPage).getByTestId('device-current').waitFor();
+    await phonePage.goto(`${stack.url}/account`);
+    await phonePage.waitForURL((url) => url.pathname === '/login');
   });
 });

@@ -58,8 +58,8 @@ export function currentUser(c: Context<AppEnv>): AuthUser {
   return user;
 }
 
-/** The signed-in user as a run's asker (chat.ts `Asker`): from the cached user, so starting a run reads no user row. */
+/** The signed-in user as a run's asker (chat.ts `Asker`): from the cached user with their group ids, so starting a run reads no user row. */
 export function currentAsker(c: Context<AppEnv>): Asker {
   const user = currentUser(c);
-  return { userId: user.id, userInstructions: user.customInstructions, isAdmin: user.role === 'admin' };
+  return { userId: user.id, userInstructions: user.customInstructions, isAdmin: user.role === 'admin', groupIds: user.groupIds };
 }

@@ -1,5 +1,6 @@
 import { chatFiles, messages, runs } from '@agentq/shared/db';
 import { eq } from 'drizzle-orm';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModel } from '@agentq/shared/services';
 import { pdfWithPages } from '@agentq/shared/testing';
@@ -242,5 +243,46 @@ describe('files attached to a chat', () => {
     const importedChat = ((await imported.json()) as { items: { id: string; droppedParts: number }[] }).items[0]!;
     expect(importedChat.droppedParts).toBe(1);
     expect(await t.db.select({ id: chatFiles.id }).from(chatFiles).where(eq(chatFiles.sessionId, importedChat.id))).toEqual([]);
+  });
+
+  it('downloads every chat with the files its messages carry as one ZIP whose chats.json an import takes back', async () => {
+    const owner = await t.signUp();
+    const other = await t.signUp();
+    const trip = await newSession(owner);
+    const image = await uploaded(owner, trip.id, 'map.png', PNG);
+    const notes = await uploaded(owner, trip.id, '笔记.md', '# Trip');
+    expect((await json('POST', `/api/sessions/${trip.id}/runs`, owner, { content: 'Plan the trip', attachments: [image.id, notes.id], modelId })).status).toBe(202);
+    await t.db.update(runs).set({ status: 'succeeded', finishedAt: new Date() }).where(eq(runs.sessionId, trip.id));
+    const unsent = await uploaded(owner, trip.id, 'unsent.txt', 'never sent');
+    const plain = await newSession(owner);
+    expect((await json('POST', `/api/sessions/${plain.id}/runs`, owner, { content: 'No files here', modelId })).status).toBe(202);
+    const theirs = await newSession(other);
+    const theirFile = await uploaded(other, theirs.id, 'theirs.txt', 'not yours');
+    expect((await json('POST', `/api/sessions/${theirs.id}/runs`, other, { content: 'Mine', attachments: [theirFile.id], modelId })).status).toBe(202);
+
+    const response = await json('GET', '/api/sessions/export?format=zip', owner);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/zip');
+    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="agentq-chats-\d{4}-\d{2}-\d{2}\.zip"/);
+    const entries = unzipSync(new Uint8Array(await response.arrayBuffer()));
+    expect(Object.keys(entries).sort()).toEqual(['chats.json', `files/${image.id}/map.png`, `files/${notes.id}/笔记.md`].sort());
+    expect(entries[`files/${image.id}/map.png`]).toEqual(PNG);
+    expect(new TextDecoder().decode(entries[`files/${notes.id}/笔记.md`])).toBe('# Trip');
+    const chats = JSON.parse(new TextDecoder().decode(entries['chats.json'])) as { session: { id: string }; messages: { parts: { url?: string }[] }[] }[];
+    expect(chats.map((chat) => chat.session.id)).toEqual([trip.id, plain.id]);
+    expect(chats[0]!.messages[0]!.parts.map((part) => part.url)).toEqual([`agentq-file:${image.id}`, `agentq-file:${notes.id}`, undefined]);
+    expect(JSON.stringify(chats)).not.toContain(unsent.id);
+    // The same chats as the JSON download, which an import takes back.
+    const withoutTime = (list: unknown) => (list as { exportedAt?: string }[]).map(({ exportedAt: _, ...chat }) => chat);
+    expect(withoutTime(chats)).toEqual(withoutTime(await (await json('GET', '/api/sessions/export', owner)).json()));
+    expect((await json('POST', '/api/sessions/import', other, chats)).status).toBe(201);
+
+    // Nothing of yours: an archive of an empty list; a format we do not make: 400.
+    const empty = unzipSync(new Uint8Array(await (await json('GET', '/api/sessions/export?format=zip', await t.signUp())).arrayBuffer()));
+    expect(Object.keys(empty)).toEqual(['chats.json']);
+    expect(JSON.parse(new TextDecoder().decode(empty['chats.json']))).toEqual([]);
+    const tar = await json('GET', '/api/sessions/export?format=tar', owner);
+    expect(tar.status).toBe(400);
+    expect((await tar.json()).error.issues[0].path).toEqual(['format']);
   });
 });

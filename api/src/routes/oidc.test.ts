@@ -9,6 +9,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOidcProvider, type FakeLogin, type FakeOidcProvider } from '../../../infra/testing/fake-oidc-provider';
 import { createTestApp } from '../testing';
+import { oidcStateCookie } from './oidc';
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
@@ -75,7 +76,7 @@ async function startAtProvider(app: TestApp, login: FakeLogin, next?: string) {
   provider.setLogin(login);
   const start = await app.app.request(`/api/auth/oidc/start${next === undefined ? '' : `?next=${encodeURIComponent(next)}`}`);
   expect(start.status, await start.clone().text()).toBe(302);
-  const stateCookie = cookieOf(start, 'aq_oidc_state') ?? '';
+  const stateCookie = start.headers.getSetCookie().find((cookie) => cookie.startsWith('aq_oidc_state_'))?.split(';')[0] ?? '';
   const atProvider = await fetch(start.headers.get('location')!, { redirect: 'manual' });
   expect(atProvider.status).toBe(302);
   const callback = new URL(atProvider.headers.get('location')!);
@@ -126,7 +127,7 @@ describe('single sign-on (OpenID Connect)', () => {
 
   it('creates an account at the first sign-in and sets the session cookie, with PKCE, state and nonce on the way', async () => {
     const who = person();
-    const { start, response, location, session } = await signIn({ claims: who }, { next: '/documents?tab=memory' });
+    const { start, response, location, session, stateCookie: sentState } = await signIn({ claims: who }, { next: '/documents?tab=memory' });
 
     // The start: a provider URL with everything the code flow needs, and the state bound to this browser.
     const authorize = new URL(start.headers.get('location')!);
@@ -134,7 +135,7 @@ describe('single sign-on (OpenID Connect)', () => {
     for (const param of ['state', 'nonce', 'code_challenge']) expect(authorize.searchParams.get(param)).toMatch(/^[\w-]{20,}$/);
     expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorize.searchParams.get('scope')).toBe('openid email profile');
-    const stateCookie = start.headers.getSetCookie().find((cookie) => cookie.startsWith('aq_oidc_state='))!;
+    const stateCookie = start.headers.getSetCookie().find((cookie) => cookie.startsWith('aq_oidc_state_'))!;
     expect(stateCookie).toMatch(/HttpOnly/i);
     expect(stateCookie).toMatch(/SameSite=Lax/i);
     expect(stateCookie).toMatch(/Path=\/api\/auth\/oidc/);
@@ -145,7 +146,7 @@ describe('single sign-on (OpenID Connect)', () => {
     // The callback: the same session cookie a password sign-in sets, the state cookie cleared, on to `next`.
     expect(location).toBe('/documents?tab=memory');
     expect(response.headers.getSetCookie().find((cookie) => cookie.startsWith('aq_session='))).toMatch(/HttpOnly.*SameSite=Lax|SameSite=Lax.*HttpOnly/i);
-    expect(response.headers.getSetCookie().some((cookie) => /^aq_oidc_state=;/.test(cookie))).toBe(true);
+    expect(response.headers.getSetCookie()).toContainEqual(expect.stringMatching(new RegExp(`^${sentState.split('=')[0]}=;`)));
     const user = await me(t, session);
     expect(user).toMatchObject({ email: who.email, name: 'Ada Lovelace', role: 'user', hasPassword: false });
 
@@ -213,8 +214,18 @@ describe('single sign-on (OpenID Connect)', () => {
     expect(replay.headers.get('location')).toBe('/login?sso_error=state_mismatch');
     expect(cookieOf(replay, 'aq_session')).toBeUndefined();
     // A forged callback carrying a made-up state with a matching cookie finds no sign-in either.
-    const forged = await t.app.request('/api/auth/oidc/callback?code=x&state=made-up', { headers: { cookie: 'aq_oidc_state=made-up' } });
+    const forged = await t.app.request('/api/auth/oidc/callback?code=x&state=made-up', { headers: { cookie: `${oidcStateCookie('made-up')}=made-up` } });
     expect(forged.headers.get('location')).toBe('/login?sso_error=state_mismatch');
+  });
+
+  it('completes two sign-ins started in two tabs of one browser, in either order', async () => {
+    const [first, second] = [await startAtProvider(t, { claims: person() }), await startAtProvider(t, { claims: person() })];
+    const cookies = `${first.stateCookie}; ${second.stateCookie}`;
+    for (const trip of [second, first]) {
+      const response = await t.app.request(trip.callbackPath, { headers: { cookie: cookies } });
+      expect(response.headers.get('location')).toBe('/chat');
+      expect(await me(t, cookieOf(response, 'aq_session'))).not.toBeNull();
+    }
   });
 
   it.each([
@@ -282,6 +293,29 @@ describe('single sign-on (OpenID Connect)', () => {
     expect(await me(t, (await signIn({ claims: viaUserinfo, userinfo: { groups: ADMIN_GROUP } })).session)).toMatchObject({ role: 'admin' });
     // Not a member: stays a user.
     expect(await me(t, (await signIn({ claims: person({ groups: ['staff'] }) })).session)).toMatchObject({ role: 'user' });
+  });
+
+  it('takes the admin role back from an admin the group made, at a sign-in outside the group; not from an admin made by hand', async () => {
+    const who = person({ groups: [ADMIN_GROUP] });
+    const first = await signIn({ claims: who });
+    const user = (await me(t, first.session))!;
+    expect(user.role).toBe('admin');
+
+    // Removed from the group at the provider: a user again from the next sign-in, their open session too.
+    const after = await signIn({ claims: { ...who, groups: ['staff'] } });
+    expect(await me(t, after.session)).toMatchObject({ role: 'user' });
+    expect(await me(t, first.session)).toMatchObject({ role: 'user' });
+    expect((await lastAudit(t, 'user.update', user.id))?.details).toMatchObject({ fields: ['role'], role: 'user', reason: 'oidc-admin-group-left' });
+    expect((await lastAudit(t, 'auth.sign-in', user.id))?.details).toMatchObject({ demoted: true });
+
+    // An admin made by hand (here the group made them one, then an admin set the role) keeps it outside the group.
+    await signIn({ claims: who });
+    const admin = await t.signUp('admin');
+    expect((await t.app.request(`/api/users/${user.id}`, { method: 'PATCH', headers: admin.headers, body: JSON.stringify({ role: 'admin' }) })).status).toBe(200);
+    expect(await me(t, (await signIn({ claims: { ...who, groups: [] } })).session)).toMatchObject({ role: 'admin' });
+    // As does a password account an admin made an admin, linked by its email.
+    const byHand = await t.signUp('admin');
+    expect(await me(t, (await signIn({ claims: person({ email: byHand.email }) })).session)).toMatchObject({ id: byHand.user.id, role: 'admin' });
   });
 
   it('lands only on paths of this origin', async () => {

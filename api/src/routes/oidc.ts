@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { safeNextPath, type SignInProvidersView, type SsoError } from '@agentq/shared/api-types';
 import {
   recordAudit,
@@ -21,8 +22,11 @@ import { clientAddress } from '../security/client-address';
  * (no login CSRF) and only once (no replay). The provider does the person's MFA: no TOTP here.
  */
 
-/** The browser's half of a started sign-in: the state, HttpOnly, sent back only to the callback. */
-export const OIDC_STATE_COOKIE = 'aq_oidc_state';
+/**
+ * The browser's half of a started sign-in: the state, HttpOnly, sent back only to the callback.
+ * One cookie per sign-in, named after its state, so two tabs that start one each both complete.
+ */
+export const oidcStateCookie = (state: string) => `aq_oidc_state_${createHash('sha256').update(state).digest('hex').slice(0, 16)}`;
 const STATE_COOKIE_PATH = '/api/auth/oidc';
 export const OIDC_START_PATH = '/api/auth/oidc/start';
 
@@ -54,7 +58,7 @@ export const oidcRoutes = new Hono<AppEnv>()
         c.get('logger').warn({ requestId: c.get('requestId'), err: describe(error) }, 'SSO sign-in could not start: the provider (discovery) or Redis is unreachable');
         return failRedirect(c, 'unavailable', next);
       }
-      setCookie(c, OIDC_STATE_COOKIE, request.state, {
+      setCookie(c, oidcStateCookie(request.state), request.state, {
         httpOnly: true,
         // Lax: the provider's redirect back is a top-level GET from another site, which Lax lets through.
         sameSite: 'Lax',
@@ -72,8 +76,8 @@ export const oidcRoutes = new Hono<AppEnv>()
       const sso = c.get('oidc');
       if (!sso) return failRedirect(c, 'not_configured');
       const state = c.req.query('state');
-      const cookieState = getCookie(c, OIDC_STATE_COOKIE);
-      deleteCookie(c, OIDC_STATE_COOKIE, { path: STATE_COOKIE_PATH });
+      const cookieState = state ? getCookie(c, oidcStateCookie(state)) : undefined;
+      if (state) deleteCookie(c, oidcStateCookie(state), { path: STATE_COOKIE_PATH });
       // Only the browser that started this sign-in holds its state; the pending entry is spent either way.
       const pending = state && cookieState === state ? await takePendingSignIn(c.get('redis'), c.get('queues').prefix, state) : null;
       const providerError = c.req.query('error');
@@ -106,6 +110,7 @@ export const oidcRoutes = new Hono<AppEnv>()
           ...(outcome.created && { created: true }),
           ...(outcome.linked && { linked: true }),
           ...(outcome.promoted && { promoted: true }),
+          ...(outcome.demoted && { demoted: true }),
         },
       });
       c.get('logger').info({ requestId: c.get('requestId'), userId: user.id, created: outcome.created, linked: outcome.linked }, 'signed in with SSO');

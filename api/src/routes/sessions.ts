@@ -22,12 +22,15 @@ import {
   archiveAllChats,
   deleteAllChats,
   exportAllChats,
+  chatsArchive,
   exportChatFile,
   unshareChat,
   isDependencyDown,
   isTerminal,
   listAgents,
   listModels,
+  mayPickModel,
+  mayUseAgent,
   offersDictation,
   listChatSessions,
   listThreadMessages,
@@ -62,6 +65,8 @@ import { enforceUsageLimit } from '../usage-limit';
 import { validate } from '../validate';
 import { streamNewRun, streamRunEvents } from './run-events';
 
+const exportAllQuerySchema = z.object({ format: z.enum(['json', 'zip']).default('json') });
+
 /** Chat imports take files: ChatGPT's conversations.json runs to megabytes (the page sends a big one in parts). */
 export const CHAT_IMPORT_PATH = '/api/sessions/import';
 export const CHAT_IMPORT_LIMIT_BYTES = 8 * 1024 * 1024;
@@ -78,18 +83,18 @@ const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(20
  */
 export const chatOptionRoutes = new Hono<AppEnv>().get(
   '/',
-  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only; models for admins only to admins), which model is the default, and whether dictation is available' }),
+  describeRoute({ tags: ['chat'], summary: 'Models and agents a user can choose for a run (ids and names only; models for admins only to admins; models and agents limited to groups to their members and admins), which model is the default, and whether dictation is available' }),
   requireUser,
   async (c) => {
     const [models, agents, defaultModel] = await Promise.all([listModels(c.get('db'), { enabled: true }), listAgents(c.get('db')), getDefaultModel(c.get('db'))]);
-    const isAdmin = currentUser(c).role === 'admin';
+    const asker = currentAsker(c);
     return c.json({
       defaultModelId: defaultModel?.id ?? null,
       // A transcription model is not a chat model: it only decides whether the composer offers dictation.
-      models: models.filter((model) => (isAdmin || !model.adminsOnly) && !model.transcribesSpeech).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
-      agents: agents.map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
+      models: models.filter((model) => mayPickModel(model, asker) && !model.transcribesSpeech).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
+      agents: agents.filter((agent) => mayUseAgent(agent, asker)).map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
       /** The composer shows its microphone: POST /api/transcriptions has a model this user may use. */
-      dictation: offersDictation(models, isAdmin),
+      dictation: offersDictation(models, asker),
     });
   },
 );
@@ -210,7 +215,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     }),
     validate('json', createSessionInputSchema),
     async (c) =>
-    c.json(await createChatSession(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
+    c.json(await createChatSession(c.get('db'), currentAsker(c), c.req.valid('json')), 201),
   )
   .get(
     '/',
@@ -236,14 +241,26 @@ export const sessionRoutes = new Hono<AppEnv>()
     '/export',
     describeRoute({
       tags: ['chat'],
-      summary: 'Download every chat of yours in one JSON file (archived and filed ones too), which Import takes back',
-      description: 'A JSON array of agentq\'s JSON export of each chat (`format: "agentq.chat.v1"`, the branch each shows, with your ratings), oldest chat first, streamed.',
+      summary: 'Download every chat of yours in one file (archived and filed ones too), which Import takes back',
+      description:
+        'A JSON array of agentq\'s JSON export of each chat (`format: "agentq.chat.v1"`, the branch each shows, with your ratings), oldest chat first, streamed. `?format=zip` answers a ZIP of that array as `chats.json` and, beside it, every file the shown messages carry as `files/<file id>/<name>` (a file part\'s URL `agentq-file:<file id>` names it).',
     }),
+    validate('query', exportAllQuerySchema),
     (c) => {
-      const chats = exportAllChats(c.get('db'), currentUser(c).id);
-      c.header('content-type', 'application/json; charset=utf-8');
-      c.header('content-disposition', attachmentDisposition(`agentq-chats-${new Date().toISOString().slice(0, 10)}.json`));
+      const userId = currentUser(c).id;
+      const day = new Date().toISOString().slice(0, 10);
       c.header('cache-control', 'no-store');
+      if (c.req.valid('query').format === 'zip') {
+        const archive = chatsArchive(c.get('db'), userId);
+        c.header('content-type', 'application/zip');
+        c.header('content-disposition', attachmentDisposition(`agentq-chats-${day}.zip`));
+        return stream(c, async (out) => {
+          for await (const chunk of archive) await out.write(chunk);
+        });
+      }
+      const chats = exportAllChats(c.get('db'), userId);
+      c.header('content-type', 'application/json; charset=utf-8');
+      c.header('content-disposition', attachmentDisposition(`agentq-chats-${day}.json`));
       return stream(c, async (out) => {
         let first = true;
         await out.write('[');

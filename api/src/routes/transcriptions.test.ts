@@ -241,6 +241,19 @@ describe('the "Transcribes speech" flag', () => {
     expect(run.status).toBe(400);
     expect((await errorOf(run)).message).toContain('transcribes speech');
 
+    // No agent answers with it: it cannot be given one, nor flagged while one uses it.
+    const refusedAgent = await send('POST', '/api/agents', admin, { name: `Scribe ${second.id}`, modelId: second.id });
+    expect(refusedAgent.status).toBe(400);
+    expect((await refusedAgent.json()).error.issues.map((issue: { path: string[] }) => issue.path)).toEqual([['modelId']]);
+    const chatModel = (await (await send('POST', '/api/models', admin, { name: 'Chatty', baseUrl: llm.url, modelId: 'chatty' })).json()) as { id: string };
+    const agent = await send('POST', '/api/agents', admin, { name: `Talker ${chatModel.id}`, modelId: chatModel.id });
+    expect(agent.status).toBe(201);
+    const flagged = await send('PUT', `/api/models/${chatModel.id}`, admin, { transcribesSpeech: true });
+    expect(flagged.status).toBe(400);
+    expect((await flagged.json()).error.message).toContain(`'Talker ${chatModel.id}'`);
+    expect((await (await send('GET', `/api/models/${second.id}`, admin)).json()).transcribesSpeech).toBe(true);
+    expect((await (await send('GET', `/api/models/${chatModel.id}`, admin)).json()).transcribesSpeech).toBe(false);
+
     // The admin list never carries the key either.
     expect(await (await send('GET', '/api/models', admin)).text()).not.toContain(API_KEY);
   });

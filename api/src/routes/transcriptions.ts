@@ -56,12 +56,13 @@ export const transcriptionRoutes = new Hono<AppEnv>().use(requireUser).post(
     const verdict = judgeAudio(file.type, audio);
     if (!verdict.ok) throw new ApiError(verdict.status, verdict.status === 413 ? 'payload_too_large' : verdict.status === 415 ? 'unsupported_media_type' : 'bad_request', verdict.message);
 
-    const lookup = await findTranscriptionModel(c.get('db'), { isAdmin: user.role === 'admin' }, c.get('config').appSecret).catch((error: unknown) => {
+    const lookup = await findTranscriptionModel(c.get('db'), { isAdmin: user.role === 'admin', groupIds: user.groupIds }, c.get('config').appSecret).catch((error: unknown) => {
       if (!(error instanceof SecretDecryptionError)) throw error;
       throw new ApiError(503, 'service_unavailable', "The transcription model's API key cannot be read (APP_SECRET changed?): an admin must enter it again");
     });
     if (!lookup.ok) {
       if (lookup.reason === 'admins-only') throw new ApiError(403, 'forbidden', 'The transcription model is for administrators only');
+      if (lookup.reason === 'not-in-groups') throw new ApiError(403, 'forbidden', 'The transcription model is only for some groups of users, and you are in none of them');
       throw new ApiError(404, 'no_transcription_model', 'Dictation is not set up: an admin must mark an enabled model "Transcribes speech" (Admin → Models)');
     }
 

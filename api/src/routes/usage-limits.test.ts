@@ -1,5 +1,5 @@
 import { auditEvents, chatSessions, messages, runs } from '@agentq/shared/db';
-import { recordRunSpend } from '@agentq/shared/services';
+import { recordRunSpend, setUserUsageLimits } from '@agentq/shared/services';
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, insertBackgroundModel } from '../testing';
@@ -9,8 +9,10 @@ let t: Awaited<ReturnType<typeof createTestApp>>;
 let admin: Awaited<ReturnType<typeof t.signUp>>;
 let modelId: string;
 
+const statements: string[] = [];
+
 beforeAll(async () => {
-  t = await createTestApp({ privateDatabase: true, configCache: true });
+  t = await createTestApp({ privateDatabase: true, configCache: true, onStatement: (statement) => statements.push(statement) });
   admin = await t.signUp('admin');
   modelId = await insertBackgroundModel(t.db, 'Limits model');
 });
@@ -88,25 +90,37 @@ describe('usage limits over HTTP', () => {
     expect(await (await request('GET', '/api/usage/limits', user)).json()).toEqual({ limits: [] });
   });
 
-  it('a send without any limit costs no settings load and no Redis call of its own', async () => {
+  it('a send without a limit costs no statement and no Redis call of its own; with one, a single MGET', async () => {
     expect((await setDefaults({ perDay: null, perMonth: null })).status).toBe(200);
     const user = await t.signUp('user');
-    const chats = [await newChat(user), await newChat(user)];
-    await request('POST', `/api/sessions/${chats[0]}/runs`, user, { content: 'warm up' });
-    const loads = t.configCache!.stats.loads;
-    const redisCalls = vi.spyOn(t.redis, 'sendCommand');
+    const redisCommands: string[] = [];
+    const sendCommand = t.redis.sendCommand.bind(t.redis);
+    const spy = vi.spyOn(t.redis, 'sendCommand').mockImplementation(((command: { name: string }, ...rest: unknown[]) => {
+      redisCommands.push(command.name);
+      return (sendCommand as (...args: unknown[]) => unknown)(command, ...rest);
+    }) as never);
+    /** One first question in a new chat, measured alone (as group-access-cost.test.ts does). */
+    const firstQuestion = async () => {
+      const chat = await newChat(user);
+      statements.length = 0;
+      redisCommands.length = 0;
+      expect((await request('POST', `/api/sessions/${chat}/runs`, user, { content: 'measured' })).status).toBe(202);
+      // The queue add may follow the 202: let what the send set off finish.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      return { statements: statements.map((statement) => statement.slice(0, 60)), redisCommands: [...redisCommands] };
+    };
     try {
-      const response = await request('POST', `/api/sessions/${chats[1]}/runs`, user, { content: 'no limits here' });
-      expect(response.status).toBe(202);
-      // The cache served the settings (and the user): nothing was loaded, and the only Redis traffic
-      // is the run's job being added to the chat-turns queue.
-      expect(t.configCache!.stats.loads).toBe(loads);
-      await new Promise((resolve) => setImmediate(resolve));
-      const commands = redisCalls.mock.calls.map(([command]) => `${command.name} ${command.args.map(String).join(' ')}`);
-      expect(commands.length).toBeGreaterThan(0);
-      expect(commands.filter((command) => !command.includes(`${t.queues.chatTurns.name}:`))).toEqual([]);
+      await firstQuestion(); // warms the caches: the session cookie, the config snapshot, the limit settings
+      // The run, its question and the chat's title in one statement, then the queue add: nothing more.
+      expect(await firstQuestion()).toEqual({ statements: [expect.stringMatching(/^with "created_run" as \(insert into "runs"/)], redisCommands: ['evalsha'] });
+
+      // With a limit, the send reads its counter (one MGET; made from the runs the first time).
+      await setUserUsageLimits(t.db, user.user.id, { perDay: 1_000_000, perMonth: 'default' });
+      await t.configCache!.invalidate(['usage-limits']);
+      await firstQuestion();
+      expect(await firstQuestion()).toEqual({ statements: [expect.stringMatching(/^with "created_run" as \(insert into "runs"/)], redisCommands: ['mget', 'evalsha'] });
     } finally {
-      redisCalls.mockRestore();
+      spy.mockRestore();
     }
   });
 

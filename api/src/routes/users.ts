@@ -1,4 +1,4 @@
-import { createUser, createUserInputSchema, deleteUser, getUser, listUsers, resetTwoFactor, updateUser, updateUserInputSchema, userListQuerySchema } from '@agentq/shared/services';
+import { createUser, createUserInputSchema, deleteUser, getUser, groupsOfUsers, listUsers, resetTwoFactor, updateUser, updateUserInputSchema, userListQuerySchema } from '@agentq/shared/services';
 import { userUsageLimitsSchema } from '@agentq/shared/api-types';
 import { getUserUsageLimits, setUserUsageLimits } from '@agentq/shared/services';
 import { Hono } from 'hono';
@@ -19,10 +19,14 @@ export const userRoutes = new Hono<AppEnv>()
     describeRoute({
       tags: ['users'],
       summary: 'List users',
-      description: "Newest first. `q` finds users whose email or name holds every word; `limit` (1-200, default 50) per page; pass a page's `nextCursor` as `cursor` for the next one (null on the last page). `total` counts every match.",
+      description: "Newest first, each with `groups` (id, name) they are in. `q` finds users whose email or name holds every word; `limit` (1-200, default 50) per page; pass a page's `nextCursor` as `cursor` for the next one (null on the last page). `total` counts every match.",
     }),
     validate('query', userListQuerySchema),
-    async (c) => c.json(await listUsers(c.get('db'), c.req.valid('query'))),
+    async (c) => {
+      const page = await listUsers(c.get('db'), c.req.valid('query'));
+      const groups = await groupsOfUsers(c.get('db'), page.items.map((user) => user.id));
+      return c.json({ ...page, items: page.items.map((user) => ({ ...user, groups: groups.get(user.id) ?? [] })) });
+    },
   )
   .post('/', describeRoute({ tags: ['users'], summary: 'Create a user' }), validate('json', createUserInputSchema), async (c) =>
     c.json(await createUser(c.get('db'), c.req.valid('json'), currentUser(c).id), 201),

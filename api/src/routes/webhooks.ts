@@ -5,6 +5,7 @@ import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   deliveryQuerySchema,
+  discardManualDelivery,
   getWebhookEndpoint,
   listWebhookDeliveries,
   listWebhookEndpoints,
@@ -32,16 +33,22 @@ function network(c: Context<AppEnv>) {
 }
 
 /** Queues a delivery the user asked for; its log row already says pending. */
+/** Queues a delivery the user asked for; if that fails (503), its pending log row goes with it. */
 async function enqueueDelivery(c: Context<AppEnv>, job: WebhookDeliveryJob): Promise<void> {
-  await enqueue(c.get('queues'), 'webhookDeliveries', 'webhook-delivery', job, { jobId: job.deliveryId });
+  try {
+    await enqueue(c.get('queues'), 'webhookDeliveries', 'webhook-delivery', job, { jobId: job.deliveryId });
+  } catch (error) {
+    await discardManualDelivery(c.get('db'), job.deliveryId);
+    throw error;
+  }
 }
 
 const tags = ['webhooks'];
 
-/** The signed-in user's webhook endpoints and their delivery logs (docs/webhooks.md). */
 /** Where an endpoint points, for the audit log: its host only, as a URL's path or query may carry a token. */
 const hostOf = (url: string) => new URL(url).host;
 
+/** The signed-in user's webhook endpoints and their delivery logs (docs/webhooks.md). */
 export const webhookRoutes = new Hono<AppEnv>()
   .use(requireUser)
   .get('/', describeRoute({ tags, summary: 'Your webhook endpoints (never their secrets)' }), async (c) => c.json({ items: await listWebhookEndpoints(c.get('db'), currentUser(c).id) }))

@@ -7,4 +7,5 @@ export * from './browser-sessions';
 export * from './next-path';
 export * from './sso';
 export * from './audit';
+export * from './groups';
 export * from './usage-limits';

@@ -79,6 +79,9 @@ export type UserView = {
   createdAt: string;
 };
 
+/** A user in Admin → Users' list (GET /api/users): also the groups they are in, by name. */
+export type ListedUserView = UserView & { groups: { id: string; name: string }[] };
+
 /** The signed-in user as they see themselves (GET/PATCH /api/auth/me): what no one else is shown. */
 export type OwnUserView = UserView & {
   /** Their standing instructions to every chat run; null for none. */

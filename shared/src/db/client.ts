@@ -38,7 +38,15 @@ export type DbHandle = {
 // From sources: shared/drizzle; a compiled bundle (infra/compile) carries a copy beside itself.
 const MIGRATIONS_FOLDER = [new URL('./drizzle', import.meta.url), new URL('../../drizzle', import.meta.url)].map((url) => fileURLToPath(url)).find((path) => existsSync(path))!;
 
-export type DbOptions = { url?: string; dataDir?: string; poolSize?: number; prepare?: boolean; warmPool?: boolean };
+export type DbOptions = {
+  url?: string;
+  dataDir?: string;
+  poolSize?: number;
+  prepare?: boolean;
+  warmPool?: boolean;
+  /** PostgreSQL only: called with each statement as it is sent, on every connection (tests count a path's statements with it). */
+  onStatement?: (statement: string) => void;
+};
 
 /** What every process opens from its environment, so a setting such as DATABASE_PREPARE reaches them all. */
 export function databaseOptionsFromEnv(env: Pick<Env, 'DATABASE_URL' | 'DATA_DIR' | 'DATABASE_POOL_SIZE' | 'DATABASE_PREPARE' | 'DATABASE_POOL_WARM'>): DbOptions {
@@ -81,7 +89,8 @@ export async function createDb(options: DbOptions): Promise<DbHandle> {
     // Connections open with TCP_NODELAY (postgres/no-delay-socket.ts).
     const prepare = options.prepare ?? true;
     const open = (max: number) => {
-      const client = createReplaceableClient(() => postgres(options.url!, { max, prepare, onnotice: () => {}, ...noDelaySocketOption() }));
+      const debug = options.onStatement && ((_connection: number, statement: string) => options.onStatement!(statement));
+      const client = createReplaceableClient(() => postgres(options.url!, { max, prepare, onnotice: () => {}, ...(debug && { debug }), ...noDelaySocketOption() }));
       return { client, db: drizzlePostgres({ client: (prepare ? preparingClient(client) : client) as unknown as Sql, schema }) };
     };
     const { client: pool, db } = open(options.poolSize ?? 10);

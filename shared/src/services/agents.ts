@@ -7,6 +7,7 @@ import { findInAgentConfig, loadAgentConfig, type AgentConfigSnapshot } from './
 import { invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors';
 import type { AgentTool } from './tools';
+import { checkGroupIds, groupIdsSchema } from './groups/groups';
 
 type AgentRow = typeof agents.$inferSelect;
 
@@ -68,6 +69,8 @@ const agentFieldsSchema = z.object({
   memoryTokenBudget: z.number().int().min(100, 'Use at least 100 tokens').max(32_000, 'Use at most 32,000 tokens'),
   /** The tools this agent offers; on update the list replaces the old one as a whole. */
   tools: toolListSchema,
+  /** Who can use it: the user groups whose members may chat with it; empty is everyone (admins always may). Never on the default agent. */
+  groupIds: groupIdsSchema,
 });
 
 /** POST /api/agents. */
@@ -80,6 +83,7 @@ export const createAgentInputSchema = agentFieldsSchema.extend({
   loadMemory: z.boolean().default(false),
   memoryTokenBudget: agentFieldsSchema.shape.memoryTokenBudget.default(2000),
   tools: toolListSchema.default([]),
+  groupIds: groupIdsSchema.default([]),
 });
 export type CreateAgentInput = z.input<typeof createAgentInputSchema>;
 
@@ -95,10 +99,21 @@ async function lockDefaultAgent(tx: Database) {
   await tx.execute(DEFAULT_AGENT_LOCK);
 }
 
-async function assertModelExists(db: Database, modelId: string | null | undefined) {
+/** The default agent is everyone's: limiting it to groups would leave the others without an agent. */
+function refuseLimitedDefault(agent: { isDefault?: boolean; groupIds?: readonly string[] }) {
+  if (agent.isDefault && agent.groupIds && agent.groupIds.length > 0) {
+    throw new InvalidInputError('The default agent is used by everyone: it cannot be limited to groups', [{ path: ['groupIds'], message: 'The default agent cannot be limited to groups' }]);
+  }
+}
+
+/** An agent's model must exist and answer chats (a model that transcribes speech does not). */
+async function assertChatModel(db: Database, modelId: string | null | undefined) {
   if (!modelId) return;
-  const [model] = await db.select({ id: llmModels.id }).from(llmModels).where(eq(llmModels.id, modelId));
+  const [model] = await db.select({ name: llmModels.name, transcribesSpeech: llmModels.transcribesSpeech }).from(llmModels).where(eq(llmModels.id, modelId));
   if (!model) throw new InvalidInputError(`Unknown model '${modelId}'`, [{ path: ['modelId'], message: `No model with id '${modelId}'` }]);
+  if (model.transcribesSpeech) {
+    throw new InvalidInputError(`'${model.name}' transcribes speech and answers no chats: pick another model`, [{ path: ['modelId'], message: 'A model that transcribes speech cannot answer an agent\'s chats' }]);
+  }
 }
 
 async function assertToolsExist(db: Database, tools: { toolId: string }[]) {
@@ -206,8 +221,10 @@ export async function createAgent(db: Database, input: CreateAgentInput): Promis
   const { tools, ...fields } = createAgentInputSchema.parse(input);
   const id = newId('agent');
   await db.transaction(async (tx) => {
-    await assertModelExists(tx, fields.modelId);
+    refuseLimitedDefault(fields);
+    await assertChatModel(tx, fields.modelId);
     await assertToolsExist(tx, tools);
+    await checkGroupIds(tx, fields.groupIds);
     if (fields.isDefault) {
       await lockDefaultAgent(tx);
       await clearOtherDefaults(tx, id);
@@ -231,8 +248,10 @@ export async function updateAgent(db: Database, id: string, input: UpdateAgentIn
     if (existing.isDefault && fields.isDefault === false) {
       throw new ConflictError('This is the default agent: make another agent the default instead', { agentId: id });
     }
-    await assertModelExists(tx, fields.modelId);
+    refuseLimitedDefault({ isDefault: fields.isDefault ?? existing.isDefault, groupIds: fields.groupIds ?? existing.groupIds });
+    await assertChatModel(tx, fields.modelId);
     if (tools) await assertToolsExist(tx, tools);
+    await checkGroupIds(tx, fields.groupIds);
     if (fields.isDefault && !existing.isDefault) await clearOtherDefaults(tx, id);
     if (Object.keys(fields).length > 0) await tx.update(agents).set(fields).where(eq(agents.id, id));
     else if (tools) await tx.update(agents).set({ updatedAt: new Date() }).where(eq(agents.id, id));

@@ -25,6 +25,11 @@ const EXPORT_PAGE = 100;
  * document; together, in a JSON array, they are a file the import takes back.
  */
 export async function* exportAllChats(db: Database, userId: string, exportedAt = new Date()): AsyncGenerator<string> {
+  for await (const session of everyChat(db, userId)) yield (await exportChatFile(db, session, 'json', exportedAt)).body.trimEnd();
+}
+
+/** The user's chats that an export holds, oldest first, a page at a time. */
+export async function* everyChat(db: Database, userId: string): AsyncGenerator<ChatSession> {
   let after: { createdAt: Date; id: string } | undefined;
   for (;;) {
     const page = await db
@@ -39,7 +44,7 @@ export async function* exportAllChats(db: Database, userId: string, exportedAt =
       )
       .orderBy(asc(chatSessions.createdAt), asc(chatSessions.id))
       .limit(EXPORT_PAGE);
-    for (const session of page) yield (await exportChatFile(db, session, 'json', exportedAt)).body.trimEnd();
+    yield* page;
     if (page.length < EXPORT_PAGE) return;
     const last = page.at(-1)!;
     after = { createdAt: last.createdAt, id: last.id };

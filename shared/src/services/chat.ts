@@ -9,7 +9,8 @@ import type { ChatRunOpening } from '../queues/catalog';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
 import { attachmentIdsSchema, attachmentParts } from './chat-files';
 import { requireOwnFolder } from './chat-folders';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from './errors';
+import { inAllowedGroups, mayUseAgent } from './groups/access';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
 import { claimReturning, claimRun, claimUpdate, sourcesOf, unclaimedRun, type RunTransitionFields } from './run-lifecycle';
 import type { Run } from './runs';
@@ -77,9 +78,15 @@ export const startRunInputSchema = runOptionsSchema
   .refine((input) => input.content.length > 0 || (input.attachments?.length ?? 0) > 0, { message: 'Write a message', path: ['content'] });
 export type StartRunInput = z.infer<typeof startRunInputSchema>;
 
-/** `id`: a caller that must find its chat again after a crash (a schedule's fire) names it itself. */
-export async function createChatSession(db: Database, userId: string, input: z.infer<typeof createSessionInputSchema>, id = newId('chatSession')): Promise<ChatSession> {
-  if (input.agentId) await requireAgent(db, input.agentId);
+/**
+ * `owner`: the user (as an Asker when they may be an admin or in groups: the agent must be theirs to
+ * use; a bare id is a user in no group). `id`: a caller that must find its chat again after a crash
+ * (a schedule's fire) names it itself.
+ */
+export async function createChatSession(db: Database, owner: Asker | string, input: z.infer<typeof createSessionInputSchema>, id = newId('chatSession')): Promise<ChatSession> {
+  const asker: Asker = typeof owner === 'string' ? { userId: owner } : owner;
+  const userId = asker.userId;
+  if (input.agentId) await requireAgent(db, input.agentId, asker);
   const [session] = await insertChatSession(db).execute({
     id,
     userId,
@@ -415,30 +422,33 @@ export async function getActiveRun(db: Database, sessionId: string): Promise<Run
   return run;
 }
 
-async function requireAgent(db: Database, agentId: string) {
+/** The agent `agentId`, which the asker may use (its "Who can use it"). @throws {ForbiddenError} when they may not */
+async function requireAgent(db: Database, agentId: string, asker: Asker) {
   const agent = await findInAgentConfig(db, (config) => config.agents.find((candidate) => candidate.id === agentId));
   if (!agent) throw new InvalidInputError(`Agent '${agentId}' does not exist`, [{ path: ['agentId'], message: 'Unknown agent' }]);
+  if (!mayUseAgent(agent, asker)) throw new ForbiddenError(`Agent '${agent.name}' is only for some groups of users, and you are in none of them: pick another agent or ask an admin`);
   return agent;
 }
 
 /** Agent for a run: the requested one, the session's, or the default agent (else the oldest). Read through the config cache. */
-async function resolveAgent(db: Database, requested: string | undefined, session: ChatSession) {
+async function resolveAgent(db: Database, requested: string | undefined, session: ChatSession, asker: Asker) {
   const id = requested ?? session.agentId ?? undefined;
-  if (id) return requireAgent(db, id);
+  if (id) return requireAgent(db, id, asker);
   const { agents: rows } = await loadAgentConfig(db);
   return rows.find((agent) => agent.isDefault) ?? rows[0] ?? null;
 }
 
 /**
  * Model for a run: the requested one, the agent's, or the default model (flagged default, else the
- * oldest enabled chat model that is not for admins only). Read through the config cache. A model for admins
- * only is refused when someone else names it; their agent's model is the admin's choice and stands.
+ * oldest enabled chat model everyone may use). Read through the config cache. A model for admins
+ * only, or limited to groups the asker is not in, is refused when they name it; their agent's model
+ * is the admin's choice and stands.
  */
 async function resolveModel(db: Database, requested: string | undefined, agentModelId: string | null | undefined, asker: Asker) {
   const id = requested ?? agentModelId ?? undefined;
   const model = id
     ? await findInAgentConfig(db, (config) => config.models.find((candidate) => candidate.id === id))
-    : await loadAgentConfig(db).then(({ models }) => models.find((candidate) => candidate.enabled && candidate.isDefault) ?? models.find((candidate) => candidate.enabled && !candidate.adminsOnly && !candidate.transcribesSpeech));
+    : await loadAgentConfig(db).then(({ models }) => models.find((candidate) => candidate.enabled && candidate.isDefault) ?? models.find((candidate) => candidate.enabled && !candidate.adminsOnly && candidate.groupIds.length === 0 && !candidate.transcribesSpeech));
   if (!model) {
     throw new InvalidInputError(
       id ? `Model '${id}' does not exist` : 'No model is configured: an admin must add one (or set LLM_BASE_URL and LLM_MODEL)',
@@ -452,15 +462,19 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
   if (requested && model.adminsOnly && !asker.isAdmin) {
     throw new InvalidInputError(`Model '${model.name}' is for administrators only: pick another`, [{ path: ['modelId'], message: 'Model for administrators only' }]);
   }
+  if (requested && !inAllowedGroups(model, asker)) {
+    throw new ForbiddenError(`Model '${model.name}' is only for some groups of users, and you are in none of them: pick another model or ask an admin`);
+  }
   return model;
 }
 
 /**
  * Checks an agent and a model a run will be asked for later (a schedule's) as a send checks them now:
- * the agent exists; the model exists, is enabled and, for admins only, is not named by anyone else.
+ * the agent exists and the asker may use it; the model exists, is enabled and the asker may pick it
+ * (for admins only, limited to groups). @throws {ForbiddenError} for one outside the asker's groups
  */
 export async function checkRunChoices(db: Database, asker: Asker, choices: { agentId?: string | null; modelId?: string | null }): Promise<void> {
-  if (choices.agentId) await requireAgent(db, choices.agentId);
+  if (choices.agentId) await requireAgent(db, choices.agentId, asker);
   if (choices.modelId) await resolveModel(db, choices.modelId, undefined, asker);
 }
 
@@ -518,11 +532,11 @@ function openingOf(run: Run, question: Question): ChatRunOpening | undefined {
 }
 
 /**
- * Who asks for a run: the user, whether they are an admin (models for admins only) and their custom
- * instructions, which the caller already holds (the API's signed-in user), so starting a run reads
+ * Who asks for a run: the user, whether they are an admin (models for admins only), the groups they
+ * are in (models and agents limited to groups) and their custom instructions, which the caller already holds (the API's signed-in user), so starting a run reads
  * no user row; the run carries the instructions to the worker.
  */
-export type Asker = { userId: string; userInstructions?: string | null; isAdmin?: boolean };
+export type Asker = { userId: string; userInstructions?: string | null; isAdmin?: boolean; groupIds?: readonly string[] };
 
 /** Where a run's question comes from: a new message (after `parentId`, null for the first) with the session's files it carries, or an existing one. */
 type Question = { kind: 'new'; content: string; attachments?: string[]; parentId: string | null } | { kind: 'existing'; messageId: string };
@@ -553,20 +567,20 @@ export async function askInSession(
   db: Database,
   options: Asker & { sessionId: string; input: StartRunInput; idempotencyKey?: string },
 ): Promise<StartedRun> {
-  const { userId, userInstructions, isAdmin, sessionId, input, idempotencyKey } = options;
+  const { userId, userInstructions, isAdmin, groupIds, sessionId, input, idempotencyKey } = options;
   const unused = unusedSessions.get(sessionId);
   // Files were uploaded into the session since it was created: the usual path checks them.
   if (unused?.userId === userId && !input.attachments?.length) {
     unusedSessions.delete(sessionId);
     const question: Question = { kind: 'new', content: input.content, parentId: null };
-    const run = await createRun(db, { userId, userInstructions, isAdmin, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
+    const run = await createRun(db, { userId, userInstructions, isAdmin, groupIds, session: unused, options: input, question, idempotencyKey, unusedSession: true }).catch((error: unknown) => {
       if (isUnusedSessionMiss(error)) return undefined;
       throw error;
     });
     if (run) return run;
   }
   const { session, lastShownMessageId } = await getChatSessionWithLastShown(db, sessionId, userId);
-  return startChatRun(db, { userId, userInstructions, isAdmin, session, input, idempotencyKey, parentMessageId: lastShownMessageId });
+  return startChatRun(db, { userId, userInstructions, isAdmin, groupIds, session, input, idempotencyKey, parentMessageId: lastShownMessageId });
 }
 
 /**
@@ -676,7 +690,7 @@ async function createRun(
     }
   }
   const files = question.kind === 'new' && question.attachments?.length ? await attachmentParts(db, session.id, question.attachments) : [];
-  const agent = await resolveAgent(db, input.agentId, session);
+  const agent = await resolveAgent(db, input.agentId, session, options);
   const model = await resolveModel(db, input.modelId, agent?.modelId, options);
   const image = files.findIndex((file) => file.mediaType.startsWith('image/'));
   if (image !== -1 && !model.supportsImages) {

@@ -4,11 +4,12 @@ import type { Database } from '../db/client';
 /**
  * What rarely changes and is read all the time, each scope dropped whole on any change to it, so
  * there is no cascade to get wrong:
- * - `agent-config`: models, agents (with their tool associations) and tool instances, one snapshot
- *   (deleting a model clears agents' model, deleting a tool their associations). Admins edit them;
- *   runs read them several times each.
- * - `auth`: the user behind each session cookie, keyed by the token's hash. Every request reads it;
- *   a sign-out, a revocation or any change to a user drops them all.
+ * - `agent-config`: models, agents (with their tool associations and the groups that may use them)
+ *   and tool instances, one snapshot (deleting a model clears agents' model, deleting a tool their
+ *   associations). Admins edit them; runs read them several times each.
+ * - `auth`: the user behind each session cookie, with the ids of their groups, keyed by the token's
+ *   hash. Every request reads it; a sign-out, a revocation or any change to a user or to a group's
+ *   members drops them all.
  * - `webhooks`: who has an enabled webhook endpoint for which events, one snapshot; every run's end
  *   reads it, so a user without webhooks costs the run no query.
  * - `usage-limits`: the default token limits and every user's override, one snapshot; every send

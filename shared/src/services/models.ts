@@ -1,11 +1,12 @@
-import { and, asc, desc, eq, ne } from 'drizzle-orm';
+import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client';
-import { llmModels } from '../db/schema';
+import { agents, llmModels } from '../db/schema';
 import { newId } from '../ids';
 import { findInAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
 import { InvalidInputError, NotFoundError } from './errors';
+import { checkGroupIds, groupIdsSchema } from './groups/groups';
 import { decryptSecret, encryptSecret } from './secrets';
 
 type LlmModelRow = typeof llmModels.$inferSelect;
@@ -36,6 +37,8 @@ const modelFieldsSchema = z.object({
   namesChats: z.boolean(),
   /** Only admins may pick it for a chat (an agent an admin set to use it still does); never the default. */
   adminsOnly: z.boolean(),
+  /** Who can use it: the user groups whose members may pick it for a chat; empty is everyone (admins always may). Agents set to use it still do; never the default. */
+  groupIds: groupIdsSchema,
   /** A speech-to-text model for dictation (`POST {baseUrl}/audio/transcriptions`), not a chat model; setting it takes the flag from the previous one. */
   transcribesSpeech: z.boolean(),
   enabled: z.boolean(),
@@ -50,6 +53,7 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   supportsImages: z.boolean().default(true),
   namesChats: z.boolean().default(false),
   adminsOnly: z.boolean().default(false),
+  groupIds: groupIdsSchema.default([]),
   transcribesSpeech: z.boolean().default(false),
   enabled: z.boolean().default(true),
   isDefault: z.boolean().default(false),
@@ -61,9 +65,12 @@ export const updateModelInputSchema = modelFieldsSchema.partial();
 export type UpdateModelInput = z.input<typeof updateModelInputSchema>;
 
 /** The default model is every user's chat model: one for admins only, or one that transcribes speech, cannot be it. */
-function refuseBadDefault(model: { adminsOnly: boolean; transcribesSpeech: boolean; isDefault: boolean }): void {
+function refuseBadDefault(model: { adminsOnly: boolean; groupIds: readonly string[]; transcribesSpeech: boolean; isDefault: boolean }): void {
   if (model.adminsOnly && model.isDefault) {
     throw new InvalidInputError('The default model is used by everyone: it cannot be for admins only', [{ path: ['adminsOnly'], message: 'The default model cannot be for admins only' }]);
+  }
+  if (model.groupIds.length > 0 && model.isDefault) {
+    throw new InvalidInputError('The default model is used by everyone: it cannot be limited to groups', [{ path: ['groupIds'], message: 'The default model cannot be limited to groups' }]);
   }
   if (model.transcribesSpeech && model.isDefault) {
     throw new InvalidInputError('The default model answers chats: a model that transcribes speech cannot be it', [{ path: ['transcribesSpeech'], message: 'The default model cannot be the transcription model' }]);
@@ -103,6 +110,7 @@ export async function getModel(db: Database, id: string): Promise<LlmModel> {
 export async function createModel(db: Database, input: CreateModelInput, appSecret: string): Promise<LlmModel> {
   const { apiKey, ...fields } = createModelInputSchema.parse(input);
   refuseBadDefault(fields);
+  await checkGroupIds(db, fields.groupIds);
   const row = await db.transaction(async (tx) => {
     if (fields.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(eq(llmModels.isDefault, true));
     if (fields.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(eq(llmModels.transcribesSpeech, true));
@@ -116,15 +124,27 @@ export async function createModel(db: Database, input: CreateModelInput, appSecr
   return toModelView(row);
 }
 
+/** A model agents answer chats with cannot become the transcription model (their runs would all be refused). */
+async function refuseAgentsModel(db: Database, modelId: string): Promise<void> {
+  const users = await db.select({ name: agents.name }).from(agents).where(eq(agents.modelId, modelId)).orderBy(asc(agents.name));
+  if (users.length === 0) return;
+  const names = users.map((agent) => `'${agent.name}'`).join(', ');
+  throw new InvalidInputError(`Agents answer chats with this model (${names}): give them another model first`, [{ path: ['transcribesSpeech'], message: `Used by ${names}` }]);
+}
+
 /** Updates a model; `apiKey` undefined keeps the stored key, `null` clears it, a string replaces it. */
 export async function updateModel(db: Database, id: string, input: UpdateModelInput, appSecret: string): Promise<LlmModel> {
   const { apiKey, ...fields } = updateModelInputSchema.parse(input);
   const changes: Partial<typeof llmModels.$inferInsert> = { ...fields };
   if (apiKey !== undefined) changes.apiKeyEncrypted = encryptKey(apiKey, appSecret);
   if (Object.keys(changes).length === 0) return getModel(db, id);
+  await checkGroupIds(db, fields.groupIds);
   const row = await db.transaction(async (tx) => {
     if (changes.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(and(eq(llmModels.isDefault, true), ne(llmModels.id, id)));
-    if (changes.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(and(eq(llmModels.transcribesSpeech, true), ne(llmModels.id, id)));
+    if (changes.transcribesSpeech) {
+      await refuseAgentsModel(tx, id);
+      await tx.update(llmModels).set({ transcribesSpeech: false }).where(and(eq(llmModels.transcribesSpeech, true), ne(llmModels.id, id)));
+    }
     const [updated] = await tx.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
     if (updated) refuseBadDefault(updated);
     return updated;
@@ -162,7 +182,7 @@ export async function getDefaultModel(db: Database): Promise<LlmModelRow | null>
   const [row] = await db
     .select()
     .from(llmModels)
-    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false), eq(llmModels.transcribesSpeech, false)))
+    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false), sql`cardinality(${llmModels.groupIds}) = 0`, eq(llmModels.transcribesSpeech, false)))
     .orderBy(desc(llmModels.isDefault), asc(llmModels.createdAt))
     .limit(1);
   return row ?? null;

@@ -7,7 +7,8 @@ import { chatSessions, runs, schedules, SCHEDULE_TARGETS, users, type RunStatus 
 import { ID_PREFIXES, newId } from '../ids';
 import { UsageLimitReachedError } from './usage-limits';
 import { ActiveRunConflictError, askInSession, checkRunChoices, createChatSession, startRunInputSchema, type Asker, type StartedRun } from './chat';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from './errors';
+import { groupIdsOfUserColumn } from './groups/groups';
 
 /**
  * A user's scheduled prompts (like ChatGPT's Tasks): a prompt sent to an agent on a cron schedule,
@@ -233,7 +234,7 @@ export async function fireSchedule(
   },
 ): Promise<ScheduleFire> {
   const [row] = await db
-    .select({ schedule: schedules, user: { role: users.role, customInstructions: users.customInstructions, disabledAt: users.disabledAt } })
+    .select({ schedule: schedules, user: { role: users.role, customInstructions: users.customInstructions, disabledAt: users.disabledAt, groupIds: groupIdsOfUserColumn } })
     .from(schedules)
     .innerJoin(users, eq(users.id, schedules.userId))
     .where(and(eq(schedules.id, scheduleId), options.manual ? eq(schedules.userId, options.manual.userId) : undefined));
@@ -245,11 +246,21 @@ export async function fireSchedule(
   if (!options.manual && !schedule.enabled) return { status: 'skipped', reason: 'The schedule is disabled' };
   if (user.disabledAt) return skip(db, schedule.id, 'The user is disabled');
   const idempotencyKey = `schedule:${options.fireId}`;
-  const asker: Asker = { userId: schedule.userId, userInstructions: user.customInstructions, isAdmin: user.role === 'admin' };
+  const asker: Asker = { userId: schedule.userId, userInstructions: user.customInstructions, isAdmin: user.role === 'admin', groupIds: user.groupIds };
 
   // A retried fire: the run it started, whatever became of the chat since.
   const [earlier] = await db.select().from(runs).where(and(eq(runs.userId, schedule.userId), eq(runs.idempotencyKey, idempotencyKey)));
   if (earlier) return { status: 'started', sessionId: earlier.sessionId!, run: earlier, created: false, durable: Promise.resolve() };
+
+  // The agent or model may have been limited to groups the user is not in since the schedule was saved.
+  const refused = await checkRunChoices(db, asker, { agentId: schedule.agentId, modelId: schedule.modelId }).then(
+    () => null,
+    (error: unknown) => {
+      if (error instanceof ForbiddenError || error instanceof InvalidInputError) return error.message;
+      throw error;
+    },
+  );
+  if (refused) return skip(db, schedule.id, refused);
 
   // Over the user's usage limit: nothing is made. Run now hears why (a 429); a timed fire is skipped with the reason.
   try {
@@ -259,7 +270,7 @@ export async function fireSchedule(
     throw error;
   }
 
-  const { sessionId, createdForFire } = await targetChat(db, schedule, options.fireId);
+  const { sessionId, createdForFire } = await targetChat(db, schedule, asker, options.fireId);
   const input = startRunInputSchema.parse({ content: schedule.prompt, ...(schedule.agentId && { agentId: schedule.agentId }), ...(schedule.modelId && { modelId: schedule.modelId }) });
   let started: StartedRun;
   try {
@@ -270,7 +281,7 @@ export async function fireSchedule(
     // The database allows one active run per chat: a busy chat refuses the run.
     if (error instanceof ActiveRunConflictError) return skip(db, schedule.id, 'The chat\'s previous run was still going');
     // The model or agent is gone, disabled or no longer the user's to pick: retrying will not help.
-    if (error instanceof InvalidInputError) return skip(db, schedule.id, error.message);
+    if (error instanceof InvalidInputError || error instanceof ForbiddenError) return skip(db, schedule.id, error.message);
     throw error;
   }
   await db.update(schedules).set({ lastRunAt: started.run.createdAt, lastRunId: started.run.id, updatedAt: schedule.updatedAt }).where(eq(schedules.id, schedule.id));
@@ -289,7 +300,7 @@ async function skip(db: Database, scheduleId: string, reason: string): Promise<S
  * between the chat's insert and the run's finds the chat it made instead of leaving it empty.
  * `createdForFire`: the chat exists for this fire only.
  */
-async function targetChat(db: Database, schedule: Schedule, fireId: string): Promise<{ sessionId: string; createdForFire: boolean }> {
+async function targetChat(db: Database, schedule: Schedule, asker: Asker, fireId: string): Promise<{ sessionId: string; createdForFire: boolean }> {
   if (schedule.target === 'same-chat' && schedule.sessionId) {
     const [kept] = await db.select({ id: chatSessions.id }).from(chatSessions).where(and(eq(chatSessions.id, schedule.sessionId), eq(chatSessions.userId, schedule.userId)));
     if (kept) return { sessionId: kept.id, createdForFire: false };
@@ -298,10 +309,10 @@ async function targetChat(db: Database, schedule: Schedule, fireId: string): Pro
     const id = fireChatId(schedule.id, fireId);
     const [made] = await db.select({ id: chatSessions.id }).from(chatSessions).where(and(eq(chatSessions.id, id), eq(chatSessions.userId, schedule.userId)));
     if (made) return { sessionId: made.id, createdForFire: true };
-    const session = await createChatSession(db, schedule.userId, { title: `${schedule.name} · ${fireDate(new Date(), schedule.timezone)}`, ...(schedule.agentId && { agentId: schedule.agentId }) }, id);
+    const session = await createChatSession(db, asker, { title: `${schedule.name} · ${fireDate(new Date(), schedule.timezone)}`, ...(schedule.agentId && { agentId: schedule.agentId }) }, id);
     return { sessionId: session.id, createdForFire: true };
   }
-  const session = await createChatSession(db, schedule.userId, { title: schedule.name, ...(schedule.agentId && { agentId: schedule.agentId }) });
+  const session = await createChatSession(db, asker, { title: schedule.name, ...(schedule.agentId && { agentId: schedule.agentId }) });
   // Two fires racing for the first chat: the first one stored wins, the other's chat is dropped.
   const [claimed] = await db
     .update(schedules)

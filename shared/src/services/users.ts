@@ -16,6 +16,7 @@ import { newId } from '../ids';
 import { cachedConfig, forgetCachedConfig, invalidateConfig } from './config-cache';
 import { ConflictError, InvalidInputError, isUniqueViolation, NotFoundError } from './errors';
 import { hashPassword, hasUsablePassword, verifyPassword } from './passwords';
+import { groupIdsOfUserColumn } from './groups/groups';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
 import { containsAllTerms, searchTerms } from './text-search';
 
@@ -134,7 +135,8 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
   if (input.disabled === true && id === actorUserId) throw new ConflictError('You cannot disable your own account');
   const changes: Partial<typeof users.$inferInsert> = {};
   if (input.name !== undefined) changes.name = input.name;
-  if (input.role !== undefined) changes.role = input.role;
+  // A role set by hand is the admin's decision: SSO groups no longer take it back (services/oidc/accounts.ts).
+  if (input.role !== undefined) Object.assign(changes, { role: input.role, adminBySsoGroup: false });
   if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
   if (input.disabled !== undefined) {
     if (input.disabled && id === actorUserId) throw new ConflictError('You cannot disable your own account');
@@ -279,7 +281,7 @@ export async function createSession(db: Database, userId: string, ttlMs = SESSIO
 /** Every request with a cookie asks this: prepared once. */
 const userOfSession = preparedQuery((db) =>
   db
-    .select({ user: users, sessionId: sessions.id, expiresAt: sessions.expiresAt, lastSeenAt: sessions.lastSeenAt, createdAt: sessions.createdAt })
+    .select({ user: users, groupIds: groupIdsOfUserColumn, sessionId: sessions.id, expiresAt: sessions.expiresAt, lastSeenAt: sessions.lastSeenAt, createdAt: sessions.createdAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), gt(sessions.expiresAt, sql.placeholder('now')), isNull(users.disabledAt)))
@@ -290,13 +292,16 @@ const userOfSession = preparedQuery((db) =>
  * A signed-in session as the auth cache keeps it: the user, which session, and when it was last
  * seen active as loaded (epoch ms; the cached copy is not refreshed by activity writes).
  */
-export type SessionCredential = { user: OwnUser; sessionId: string; lastSeenAt: number; expiresAt: number };
+export type SessionCredential = { user: SignedInUser; sessionId: string; lastSeenAt: number; expiresAt: number };
+
+/** The user behind a request: themselves (OwnUser) and the ids of the groups they are in, read in the same statement (the send path's access checks read no more). */
+export type SignedInUser = OwnUser & { groupIds: string[] };
 
 async function loadSession(db: Database, tokenHash: string): Promise<SessionCredential | null> {
   // Placeholder values skip the column's mapping to the driver: the time goes as text, as drizzle would send it.
   const [row] = await userOfSession(db).execute({ tokenHash, now: new Date().toISOString() });
   if (!row) return null;
-  return { user: toOwnUser(row.user), sessionId: row.sessionId, lastSeenAt: (row.lastSeenAt ?? row.createdAt).getTime(), expiresAt: row.expiresAt.getTime() };
+  return { user: { ...toOwnUser(row.user), groupIds: row.groupIds }, sessionId: row.sessionId, lastSeenAt: (row.lastSeenAt ?? row.createdAt).getTime(), expiresAt: row.expiresAt.getTime() };
 }
 
 /**
@@ -313,7 +318,7 @@ export async function resolveSessionCredential(db: Database, token: string): Pro
 }
 
 /** The user signed in with this session cookie, or null (see resolveSessionCredential). */
-export async function resolveSession(db: Database, token: string): Promise<OwnUser | null> {
+export async function resolveSession(db: Database, token: string): Promise<SignedInUser | null> {
   return (await resolveSessionCredential(db, token))?.user ?? null;
 }
 
@@ -354,10 +359,10 @@ export async function revokeApiToken(db: Database, userId: string, id: string): 
 const LAST_USED_PRECISION_MS = 60_000;
 
 /** The user behind a bearer token, or null when unknown, revoked or expired. */
-export async function resolveApiToken(db: Database, token: string): Promise<OwnUser | null> {
+export async function resolveApiToken(db: Database, token: string): Promise<SignedInUser | null> {
   if (!token.startsWith(API_TOKEN_PREFIX)) return null;
   const [row] = await db
-    .select({ user: users, tokenId: apiTokens.id, lastUsedAt: apiTokens.lastUsedAt })
+    .select({ user: users, groupIds: groupIdsOfUserColumn, tokenId: apiTokens.id, lastUsedAt: apiTokens.lastUsedAt })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
     .where(
@@ -367,7 +372,7 @@ export async function resolveApiToken(db: Database, token: string): Promise<OwnU
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() >= LAST_USED_PRECISION_MS) {
     await db.update(apiTokens).set({ lastUsedAt: new Date() }).where(eq(apiTokens.id, row.tokenId));
   }
-  return toOwnUser(row.user);
+  return { ...toOwnUser(row.user), groupIds: row.groupIds };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { chatSessions, llmModels, messages, runs, schedules } from '@agentq/shared/db';
 import { enqueue, removeScheduleJob, upsertScheduleJob } from '@agentq/shared/queues';
-import { createChatSession, createModel, createSchedule, fireChatId, getSchedule, markRunRunning, periodWindow, runTokens, setUserUsageLimits, startChatRun, startRunInputSchema, transitionRun, usageLimitStatus, userChatTokens, type CreateScheduleInput, type ScheduleView } from '@agentq/shared/services';
+import { addGroupMember, createAgent, createChatSession, createGroup, createModel, createSchedule, removeGroupMember, fireChatId, getSchedule, markRunRunning, periodWindow, runTokens, setUserUsageLimits, startChatRun, startRunInputSchema, transitionRun, usageLimitStatus, userChatTokens, type CreateScheduleInput, type ScheduleView } from '@agentq/shared/services';
 import { silentLogger } from '@agentq/shared/testing';
 import { Job } from 'bullmq';
 import { and, eq, inArray, like } from 'drizzle-orm';
@@ -144,6 +144,27 @@ describe('scheduled prompts fire through the worker', () => {
     } finally {
       await setUserUsageLimits(harness.db, harness.userId, { perDay: 'default', perMonth: 'default' });
     }
+  });
+
+  it('skips a fire whose agent the user may no longer use (taken out of its group), says why, and fires again once they are back', async () => {
+    const group = await createGroup(harness.db, { name: `Finance ${Date.now()}` });
+    const agent = await createAgent(harness.db, { name: `Finance agent ${Date.now()}`, modelId, groupIds: [group.id] });
+    await addGroupMember(harness.db, group.id, harness.userId);
+    const row = await createSchedule(harness.db, { userId: harness.userId, groupIds: [group.id] }, { name: 'Ledger', prompt: 'Close the books', cron: '0 3 * * *', agentId: agent.id });
+    created.push(row.id);
+    await removeGroupMember(harness.db, group.id, harness.userId);
+    const chatsBefore = await harness.db.select({ id: chatSessions.id }).from(chatSessions).where(eq(chatSessions.userId, harness.userId));
+
+    const outcome = await fire(row.id, `repeat:${row.id}:1`);
+    expect(outcome).toEqual({ status: 'skipped', reason: expect.stringContaining(`Agent '${agent.name}' is only for some groups of users`) });
+    expect(await runsOf(row.id)).toHaveLength(0);
+    expect(await harness.db.select({ id: chatSessions.id }).from(chatSessions).where(eq(chatSessions.userId, harness.userId))).toHaveLength(chatsBefore.length);
+    expect((await getSchedule(harness.db, harness.userId, row.id)).lastSkipReason).toContain('only for some groups');
+
+    await addGroupMember(harness.db, group.id, harness.userId);
+    const again = await fire(row.id, `repeat:${row.id}:2`);
+    expect(again.status).toBe('started');
+    expect((await harness.waitForEnd(again.runId!)).status).toBe('succeeded');
   });
 
   it('a fire retried after its worker died (same job id) starts no second run', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 import { agentTools } from './agent-tools';
@@ -16,6 +17,8 @@ export const agents = pgTable('agents', {
   loadMemory: boolean('load_memory').notNull().default(false),
   /** Upper bound, in tokens, of the memory text loaded into the prompt. */
   memoryTokenBudget: integer('memory_token_budget').notNull().default(2000),
+  /** Who can use it: the user groups (user_groups.id) whose members may chat with it; empty is everyone. */
+  groupIds: text('group_ids').array().notNull().default(sql`'{}'::text[]`),
   ...timestamps,
 });
 

@@ -13,4 +13,5 @@ export * from './chat-files';
 export * from './schedules';
 export * from './webhooks';
 export * from './user-identities';
+export * from './groups';
 export * from './usage-limits';

@@ -17,6 +17,11 @@ export const llmModels = pgTable('llm_models', {
   /** Only admins may pick it for a chat; an agent an admin set to use it still does (that is how it is shared). Never the default. */
   adminsOnly: boolean('admins_only').notNull().default(false),
   /**
+   * Who can use it: the user groups (user_groups.id) whose members may pick it for a chat; empty is
+   * everyone. Like adminsOnly it limits who may name it, not the agents an admin set to use it.
+   */
+  groupIds: text('group_ids').array().notNull().default(sql`'{}'::text[]`),
+  /**
    * A speech-to-text model (e.g. whisper-1) behind `POST {baseUrl}/audio/transcriptions`: the chat
    * composer's dictation. Not a chat model, so never in a chat's list nor the default; at most one row has it.
    */

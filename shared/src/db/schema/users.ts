@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { createdAt, timestamps } from './columns';
 
 import { USER_ROLES } from '../../api-types/users';
@@ -11,6 +11,11 @@ export const users = pgTable('users', {
   name: text('name').notNull(),
   role: text('role', { enum: USER_ROLES }).notNull().default('user'),
   passwordHash: text('password_hash').notNull(),
+  /**
+   * The admin role came from an OIDC admin group at a sign-in (services/oidc/accounts.ts), so a
+   * sign-in outside the group takes it back; a role an admin sets by hand clears it.
+   */
+  adminBySsoGroup: boolean('admin_by_sso_group').notNull().default(false),
   /** Set by an admin: a disabled user cannot sign in and their sessions and tokens stop working. */
   disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
   /** UI language the user picked ('en', 'zh'); null follows the browser. */

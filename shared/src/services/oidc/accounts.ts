@@ -20,13 +20,16 @@ export type OidcAccountOutcome =
       linked: boolean;
       /** An admin group made the user an admin at this sign-in. */
       promoted: boolean;
+      /** The user, made an admin by an admin group, is in none any more: a user again from this sign-in. */
+      demoted: boolean;
     }
   | { ok: false; reason: Extract<SsoError, 'email_not_verified' | 'domain_not_allowed' | 'account_not_found' | 'account_disabled'>; userId?: string };
 
 /**
  * The agentq account for a checked OpenID identity: the one linked to its issuer + subject, else the
  * one with its verified email (linked now), else a new one when OIDC_AUTO_CREATE_USERS allows.
- * Disabled accounts are refused; members of an admin group become admins. Errors as values: each
+ * Disabled accounts are refused; members of an admin group become admins, and an admin the groups
+ * made stops being one at a sign-in outside them (not one made by hand). Errors as values: each
  * refusal has the reason the login page explains.
  */
 export async function signInWithOidc(db: Database, policy: OidcPolicy, identity: { issuer: string; claims: OidcClaims }): Promise<OidcAccountOutcome> {
@@ -66,17 +69,28 @@ async function resolveAccount(db: Database, policy: OidcPolicy, { issuer, claims
   if (row?.disabledAt) return { ok: false, reason: 'account_disabled', userId: row.id };
 
   const promoted = admin && row?.role !== 'admin';
+  const demoted = !admin && policy.adminGroups.length > 0 && row?.role === 'admin' && row.adminBySsoGroup;
   const user = await db.transaction(async (tx) => {
     let current = row;
     if (!current) {
       [current] = await tx
         .insert(users)
-        .values({ id: newId('user'), email: verifiedEmail!, name: displayNameFromClaims(claims), role: admin ? 'admin' : 'user', passwordHash: NO_PASSWORD_HASH })
+        .values({ id: newId('user'), email: verifiedEmail!, name: displayNameFromClaims(claims), role: admin ? 'admin' : 'user', adminBySsoGroup: admin, passwordHash: NO_PASSWORD_HASH })
         .returning();
       await tx.insert(auditEvents).values({ actorUserId: null, action: 'user.create', targetType: 'user', targetId: current!.id, details: { role: current!.role, method: 'oidc', issuer } });
-    } else if (promoted) {
-      [current] = await tx.update(users).set({ role: 'admin' }).where(eq(users.id, current.id)).returning();
-      await tx.insert(auditEvents).values({ actorUserId: null, action: 'user.update', targetType: 'user', targetId: current!.id, details: { fields: ['role'], role: 'admin', reason: 'oidc-admin-group' } });
+    } else if (promoted || demoted) {
+      [current] = await tx
+        .update(users)
+        .set({ role: promoted ? 'admin' : 'user', adminBySsoGroup: promoted })
+        .where(eq(users.id, current.id))
+        .returning();
+      await tx.insert(auditEvents).values({
+        actorUserId: null,
+        action: 'user.update',
+        targetType: 'user',
+        targetId: current!.id,
+        details: { fields: ['role'], role: current!.role, reason: promoted ? 'oidc-admin-group' : 'oidc-admin-group-left' },
+      });
     }
     await tx
       .insert(userIdentities)
@@ -84,7 +98,7 @@ async function resolveAccount(db: Database, policy: OidcPolicy, { issuer, claims
       .onConflictDoUpdate({ target: [userIdentities.issuer, userIdentities.subject], set: { email: claims.email ?? null, lastSignInAt: new Date() } });
     return current!;
   });
-  // A promotion changes what the user's cached sessions may do: every process drops its copy.
-  if (promoted && !created) await invalidateConfig(db, ['auth']);
-  return { ok: true, user: toOwnUser(user), created, linked: linkedNow, promoted: promoted && !created };
+  // A new role changes what the user's cached sessions may do: every process drops its copy.
+  if ((promoted && !created) || demoted) await invalidateConfig(db, ['auth']);
+  return { ok: true, user: toOwnUser(user), created, linked: linkedNow, promoted: promoted && !created, demoted };
 }

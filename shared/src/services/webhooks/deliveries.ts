@@ -47,6 +47,15 @@ async function startManualDelivery(db: Database, userId: string, endpointId: str
   return { delivery: delivery!, job: { deliveryId: id, endpointId, event, manual: true } };
 }
 
+/**
+ * A manual delivery whose job could not be queued (Redis down): its log row goes, so the log shows
+ * no delivery "pending" that nothing will send. A job that was queued after all writes the row
+ * again at its attempt.
+ */
+export async function discardManualDelivery(db: Database, deliveryId: string): Promise<void> {
+  await db.delete(webhookDeliveries).where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.status, 'pending')));
+}
+
 /** "Send test event": a `ping` to the endpoint, sent even while it is disabled. */
 export async function startTestDelivery(db: Database, userId: string, endpointId: string) {
   await getWebhookEndpoint(db, userId, endpointId);

@@ -1,10 +1,10 @@
 /** Admin user management (`/api/users`); types from @agentq/shared/api-types. */
-import type { CreateUserInput, UpdateUserInput, UserView } from '@agentq/shared/api-types';
+import type { CreateUserInput, ListedUserView, UpdateUserInput, UserView } from '@agentq/shared/api-types';
 import { apiFetch } from '../api.ts';
 import { queryString, type FetchOption } from '../api-routes.ts';
 import { loadShown, ShownCount } from '../paging/shown-pages.svelte.ts';
 
-export type UserPage = { items: UserView[]; total: number; nextCursor: string | null };
+export type UserPage = { items: ListedUserView[]; total: number; nextCursor: string | null };
 
 /** Users newest first, a page at a time; `q` finds those whose email or name holds every word. */
 export function listUsers(query: { q?: string; limit?: number; cursor?: string | null } = {}, options: FetchOption = {}): Promise<UserPage> {
@@ -15,7 +15,7 @@ export function listUsers(query: { q?: string; limit?: number; cursor?: string |
 export const usersShown = new ShownCount(50);
 
 /** The `count` newest users matching `q`, whether more follow, and how many match in all. */
-export function loadShownUsers(count: number, q: string, options: FetchOption = {}): Promise<{ items: UserView[]; more: boolean; total?: number }> {
+export function loadShownUsers(count: number, q: string, options: FetchOption = {}): Promise<{ items: ListedUserView[]; more: boolean; total?: number }> {
   return loadShown(count, (page) => listUsers({ ...page, q }, options));
 }
 

@@ -3,4 +3,7 @@ import { listSignedInSessions } from '#lib/account/devices-api.ts';
 import type { PageLoad } from './$types';
 
 /** The profile page's two-factor section starts from whether it is on, its devices section from the signed-in sessions (the user comes from the app layout). */
-export const load: PageLoad = async ({ fetch }) => ({ twoFactor: await getTwoFactor(fetch), sessions: await listSignedInSessions(fetch) });
+export const load: PageLoad = async ({ fetch, depends }) => {
+  depends('app:signed-in-sessions');
+  return { twoFactor: await getTwoFactor(fetch), sessions: await listSignedInSessions(fetch) };
+};

@@ -1,0 +1,1 @@
+ALTER TABLE "users" ADD COLUMN "admin_by_sso_group" boolean DEFAULT false NOT NULL;
