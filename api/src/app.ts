@@ -35,6 +35,7 @@ import { scheduleRoutes } from './routes/schedules';
 import { agentToolRoutes, toolLogRoutes, toolTypeRoutes } from './routes/tools';
 import { TRANSCRIPTION_PATH, transcriptionRoutes } from './routes/transcriptions';
 import { usageRoutes } from './routes/usage';
+import { usageLimitRoutes } from './routes/usage-limits';
 import { webhookRoutes } from './routes/webhooks';
 import { groupRoutes } from './routes/groups';
 import { userRoutes } from './routes/users';
@@ -70,6 +71,7 @@ function apiRoutes() {
     .route('/approvals', approvalRoutes)
     .route('/agent-documents', documentRoutes)
     .route('/usage', usageRoutes)
+    .route('/admin/usage-limits', usageLimitRoutes)
     .route('/admin', adminRoutes);
 }
 

@@ -1,4 +1,4 @@
-import { ConflictError, ForbiddenError, InvalidInputError, isDependencyDown, NotFoundError } from '@agentq/shared/services';
+import { ConflictError, ForbiddenError, InvalidInputError, isDependencyDown, NotFoundError, UsageLimitReachedError } from '@agentq/shared/services';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -32,6 +32,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  429: 'too_many_requests',
   503: 'service_unavailable',
 };
 
@@ -61,6 +62,11 @@ export function handleError(error: Error, c: Context<AppEnv>) {
   if (error instanceof ConflictError) return render(c, 409, { error: { code: 'conflict', message: error.message, details: error.details } });
   if (error instanceof ForbiddenError) return render(c, 403, { error: { code: 'forbidden', message: error.message } });
   if (error instanceof InvalidInputError) return render(c, 400, { error: { code: 'validation_failed', message: error.message, issues: error.issues } });
+  if (error instanceof UsageLimitReachedError) {
+    // Sending again is pointless before the period ends: say when that is.
+    c.header('retry-after', String(Math.max(1, Math.ceil((Date.parse(error.status.resetsAt) - Date.now()) / 1000))));
+    return render(c, 429, { error: { code: 'usage_limit', message: error.message, details: error.status } });
+  }
   if (isDependencyDown(error)) {
     c.get('logger')?.warn({ err: error, requestId: c.get('requestId') }, 'dependency unavailable');
     // Redis/PostgreSQL restarts take seconds: tell clients (and EventSource-style retry loops) when to come back.

@@ -5,7 +5,7 @@ import { createApiRedis, createWorkerRedis } from '@agentq/shared/redis';
 import { RunEventHub } from '@agentq/shared/run-stream';
 import type { Logger } from '@agentq/shared/logger';
 import { createOidcProvider, createUser, startConfigCache, type OidcSettings } from '@agentq/shared/services';
-import { openTestDb, randomPrefix, silentLogger, testDatabaseUrl, testRedisUrl, uniqueEmail } from '@agentq/shared/testing';
+import { openPrivateTestDb, openTestDb, randomPrefix, silentLogger, testDatabaseUrl, testRedisUrl, uniqueEmail } from '@agentq/shared/testing';
 import { llmModels, type Database } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
 import { createApp, type AppDeps } from './app';
@@ -38,13 +38,15 @@ export async function createTestApp(
     config?: Partial<AppDeps['config']>;
     allowPrivateNetworks?: boolean;
     configCache?: boolean;
+    /** A database of its own (openPrivateTestDb) instead of the shared test database: for settings every user shares. */
+    privateDatabase?: boolean;
     /** Single sign-on against a test's fake provider (infra/testing/fake-oidc-provider.ts). */
     oidc?: OidcSettings;
     /** Sees every statement the app sends to PostgreSQL (tests that count a path's statements). */
     onStatement?: (statement: string) => void;
   } = {},
 ) {
-  const database = await openTestDb({ onStatement: options.onStatement });
+  const database = options.privateDatabase ? await openPrivateTestDb({ onStatement: options.onStatement }) : await openTestDb({ onStatement: options.onStatement });
   const redis = createApiRedis(options.redisUrl ?? testRedisUrl());
   redis.on('error', () => {});
   const prefix = randomPrefix('api');

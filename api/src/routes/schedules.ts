@@ -10,6 +10,7 @@ import { ApiError } from '../errors';
 import { currentAsker, currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
 import { enqueueStartedRun } from './sessions';
+import { enforceUsageLimit } from '../usage-limit';
 
 const idParam = z.object({ id: z.string().min(1).max(100) });
 const idempotencyHeader = z.object({ 'idempotency-key': z.string().min(1).max(200).optional() });
@@ -71,12 +72,12 @@ export const scheduleRoutes = new Hono<AppEnv>()
   })
   .post(
     '/:id/run',
-    describeRoute({ tags: ['chat'], summary: 'Run now: fire the schedule once (even while disabled); 202 with the run and its chat, 409 while that chat still has a run going' }),
+    describeRoute({ tags: ['chat'], summary: 'Run now: fire the schedule once (even while disabled); 202 with the run and its chat, 409 while that chat still has a run going, 429 `usage_limit` when your token limit is reached' }),
     validate('param', idParam),
     validate('header', idempotencyHeader),
     async (c) => {
       const key = c.req.valid('header')['idempotency-key'];
-      const fire = await fireSchedule(c.get('db'), c.req.valid('param').id, { fireId: `run-now:${key ?? newId('run')}`, manual: { userId: currentUser(c).id } });
+      const fire = await fireSchedule(c.get('db'), c.req.valid('param').id, { fireId: `run-now:${key ?? newId('run')}`, manual: { userId: currentUser(c).id }, admit: () => enforceUsageLimit(c) });
       if (fire.status === 'skipped') throw new ApiError(409, 'conflict', fire.reason);
       await enqueueStartedRun(c, fire);
       return c.json({ runId: fire.run.id, sessionId: fire.sessionId, eventsUrl: `/api/runs/${fire.run.id}/events`, status: fire.run.status }, 202);

@@ -61,6 +61,7 @@ import { audit } from '../audit';
 import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
 import { currentAsker, currentUser, requireUser } from '../middleware/auth';
+import { enforceUsageLimit } from '../usage-limit';
 import { validate } from '../validate';
 import { streamNewRun, streamRunEvents } from './run-events';
 
@@ -402,6 +403,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const { id, messageId } = c.req.valid('param');
       const asker = currentAsker(c);
+      await enforceUsageLimit(c, c.req.valid('header')['idempotency-key']);
       const session = await getChatSessionFor(c.get('db'), id, asker.userId);
       const started = await regenerateAnswer(c.get('db'), { ...asker, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
@@ -432,6 +434,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     async (c) => {
       const { id, messageId } = c.req.valid('param');
       const asker = currentAsker(c);
+      await enforceUsageLimit(c, c.req.valid('header')['idempotency-key']);
       const session = await getChatSessionFor(c.get('db'), id, asker.userId);
       const started = await editAndResend(c.get('db'), { ...asker, session, messageId, input: c.req.valid('json'), idempotencyKey: c.req.valid('header')['idempotency-key'] });
       return answerStartedRun(c, started);
@@ -443,13 +446,14 @@ export const sessionRoutes = new Hono<AppEnv>()
       tags: ['chat'],
       summary: 'Send a message: stores it, answers 202 and enqueues a chat turn, or streams the run with Accept: text/event-stream',
       description:
-        'An Idempotency-Key header makes a retried request return the same run. A session has at most one active run (409 names it). With `Accept: text/event-stream` the answer is the run\'s events (200, as GET /api/runs/{id}/events; the run id in `x-agentq-run-id`) instead of the 202.',
+        'An Idempotency-Key header makes a retried request return the same run. A session has at most one active run (409 names it). A user whose tokens in the current UTC day or month reached their usage limit gets 429 `usage_limit` (details: `period`, `limit`, `spent`, `resetsAt`; a Retry-After header) and nothing is stored; regenerate, edit and a schedule\'s Run now answer the same. With `Accept: text/event-stream` the answer is the run\'s events (200, as GET /api/runs/{id}/events; the run id in `x-agentq-run-id`) instead of the 202.',
     }),
     validate('param', idParam),
     validate('header', idempotencyHeader),
     validate('json', startRunInputSchema),
     async (c) => {
       const idempotencyKey = c.req.valid('header')['idempotency-key'];
+      await enforceUsageLimit(c, idempotencyKey);
       const started = await askInSession(c.get('db'), { ...currentAsker(c), sessionId: c.req.valid('param').id, input: c.req.valid('json'), idempotencyKey });
       return answerStartedRun(c, started);
     },

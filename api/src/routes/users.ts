@@ -1,7 +1,10 @@
 import { createUser, createUserInputSchema, deleteUser, getUser, groupsOfUsers, listUsers, resetTwoFactor, updateUser, updateUserInputSchema, userListQuerySchema } from '@agentq/shared/services';
+import { userUsageLimitsSchema } from '@agentq/shared/api-types';
+import { getUserUsageLimits, setUserUsageLimits } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
+import { audit } from '../audit';
 import type { AppEnv } from '../deps';
 import { currentUser, requireAdmin } from '../middleware/auth';
 import { validate } from '../validate';
@@ -42,4 +45,26 @@ export const userRoutes = new Hono<AppEnv>()
   .delete('/:id', describeRoute({ tags: ['users'], summary: 'Delete a user' }), validate('param', idParam), async (c) => {
     await deleteUser(c.get('db'), c.req.valid('param').id, currentUser(c).id);
     return c.body(null, 204);
-  });
+  })
+  .get(
+    '/:id/usage-limits',
+    describeRoute({ tags: ['users'], summary: "A user's token limit override per UTC day and month: a number of tokens, \"unlimited\", or \"default\" (the default limits apply)" }),
+    validate('param', idParam),
+    async (c) => c.json(await getUserUsageLimits(c.get('db'), c.req.valid('param').id)),
+  )
+  .put(
+    '/:id/usage-limits',
+    describeRoute({
+      tags: ['users'],
+      summary: "Set a user's token limit override: `perDay` and `perMonth`, each a whole number of tokens (at least 1), \"unlimited\", or \"default\"",
+      description: 'An override is the only way an admin is held to a limit. It applies from the next send; runs already going finish.',
+    }),
+    validate('param', idParam),
+    validate('json', userUsageLimitsSchema),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const limits = await setUserUsageLimits(c.get('db'), id, c.req.valid('json'));
+      await audit(c, { action: 'usage-limit.update-user', targetType: 'user', targetId: id, details: { ...limits } });
+      return c.json(limits);
+    },
+  );

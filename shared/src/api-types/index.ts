@@ -8,3 +8,4 @@ export * from './next-path';
 export * from './sso';
 export * from './audit';
 export * from './groups';
+export * from './usage-limits';

@@ -43,3 +43,4 @@ export * from './browser-sessions';
 export { describeDevice } from './describe-device';
 export * from './oidc';
 export * from './groups';
+export * from './usage-limits';

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Database } from '../db/client';
 import { chatSessions, runs, schedules, SCHEDULE_TARGETS, users, type RunStatus } from '../db/schema';
 import { ID_PREFIXES, newId } from '../ids';
+import { UsageLimitReachedError } from './usage-limits';
 import { ActiveRunConflictError, askInSession, checkRunChoices, createChatSession, startRunInputSchema, type Asker, type StartedRun } from './chat';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from './errors';
 import { groupIdsOfUserColumn } from './groups/groups';
@@ -222,7 +223,16 @@ export type ScheduleFire = ({ status: 'started'; sessionId: string } & StartedRu
  * skipped. `manual` (Run now) fires for that user only, even while the schedule is disabled. The
  * caller enqueues the run's chat turn once it is durable (enqueueChatTurn).
  */
-export async function fireSchedule(db: Database, scheduleId: string, options: { fireId: string; manual?: { userId: string } }): Promise<ScheduleFire> {
+export async function fireSchedule(
+  db: Database,
+  scheduleId: string,
+  options: {
+    fireId: string;
+    manual?: { userId: string };
+    /** Checks the schedule's user may start a run now (their usage limit) before anything is made; throws UsageLimitReachedError if not. */
+    admit?: (asker: Asker) => Promise<void>;
+  },
+): Promise<ScheduleFire> {
   const [row] = await db
     .select({ schedule: schedules, user: { role: users.role, customInstructions: users.customInstructions, disabledAt: users.disabledAt, groupIds: groupIdsOfUserColumn } })
     .from(schedules)
@@ -251,6 +261,15 @@ export async function fireSchedule(db: Database, scheduleId: string, options: { 
     },
   );
   if (refused) return skip(db, schedule.id, refused);
+
+  // Over the user's usage limit: nothing is made. Run now hears why (a 429); a timed fire is skipped with the reason.
+  try {
+    await options.admit?.(asker);
+  } catch (error) {
+    if (error instanceof UsageLimitReachedError && !options.manual) return skip(db, schedule.id, error.message);
+    throw error;
+  }
+
   const { sessionId, createdForFire } = await targetChat(db, schedule, asker, options.fireId);
   const input = startRunInputSchema.parse({ content: schedule.prompt, ...(schedule.agentId && { agentId: schedule.agentId }), ...(schedule.modelId && { modelId: schedule.modelId }) });
   let started: StartedRun;

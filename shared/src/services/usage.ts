@@ -142,3 +142,9 @@ export async function usageReport(db: Database, window: UsageWindow) {
   const [totals, days, models, people] = await Promise.all([totalsOf(db, scope), byDay(db, window, scope), byModel(db, scope), byUser(db, scope)]);
   return { ...windowOf(window), totals, byDay: days, byModel: models, byUser: people };
 }
+
+/** One user's total chat tokens in [since, until), as the report counts them (usage limits rebuild their counters with it). */
+export async function userChatTokens(db: Database, userId: string, since: Date, until: Date): Promise<number> {
+  const [row] = await db.select({ totalTokens: sums.totalTokens }).from(runs).where(chatRunsIn({ since, until, tz: 'UTC' }, userId));
+  return row?.totalTokens ?? 0;
+}

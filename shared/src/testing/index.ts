@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { inject } from 'vitest';
 import { createDb, type DbHandle, type DbOptions } from '../db/client';
 import { createLogger } from '../logger';
@@ -31,6 +32,28 @@ export function randomPrefix(label = 'test'): string {
 
 export function openTestDb(options: Pick<DbOptions, 'onStatement'> = {}): Promise<DbHandle> {
   return createDb({ url: testDatabaseUrl(), poolSize: 4, ...options });
+}
+
+/**
+ * A migrated PostgreSQL database of its own, dropped on close: for tests that change what every user
+ * shares (such as the default usage limits), which the shared test database's other files would feel.
+ */
+export async function openPrivateTestDb(options: Pick<DbOptions, 'onStatement'> = {}): Promise<DbHandle & { url: string }> {
+  const name = `agentq_private_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const url = Object.assign(new URL(testDatabaseUrl()), { pathname: `/${name}` }).toString();
+  const server = postgres(testDatabaseUrl(), { max: 1, onnotice: () => {} });
+  await server.unsafe(`create database "${name}"`);
+  const handle = await createDb({ url, poolSize: 4, ...options });
+  await handle.migrate();
+  return {
+    ...handle,
+    url,
+    close: async () => {
+      await handle.close();
+      await server.unsafe(`drop database if exists "${name}" with (force)`).catch(() => {});
+      await server.end({ timeout: 5 });
+    },
+  };
 }
 
 /** A fresh, migrated embedded PGlite in memory: the database of the all-in-one `npm start`. */

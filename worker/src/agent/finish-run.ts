@@ -1,5 +1,5 @@
 import type { SessionTitleData } from '@agentq/shared/events';
-import { closeApprovalsOfRun, messageText, runEndedEvent, runEndEventType, settleChatRun, toRunErrorText, type Run, type TerminalRunStatus } from '@agentq/shared/services';
+import { closeApprovalsOfRun, messageText, recordRunSpend, runEndedEvent, runEndEventType, runTokens, settleChatRun, toRunErrorText, type Run, type TerminalRunStatus } from '@agentq/shared/services';
 import type { UIMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
 import { assembleMessage } from './assemble-message';
@@ -63,6 +63,10 @@ export async function finishRun(
   stream.status({ status: outcome.status, finishReason: outcome.finishReason, steps: progress.steps, usage: progress.usage, hitStepLimit: outcome.hitStepLimit, error: outcome.error });
   stream.emit({ type: 'finish', finishReason: (outcome.finishReason as never) ?? undefined });
   await stream.publisher.close();
+  // Its user's usage-limit counters, after the stream's end (a cached lookup when no limit is set); a side channel, never the run's failure.
+  await recordRunSpend({ db: deps.db, redis: deps.redis, prefix: deps.config.prefix }, run, runTokens(progress.usage)).catch((error: unknown) =>
+    deps.logger.warn({ err: error }, 'could not count the run\'s tokens against its user\'s usage limit'),
+  );
   // After the stream's end, so followers never wait on it; a user without webhooks pays a cached lookup.
   const ended = outcome;
   await notifyWebhooks(deps, run.userId, runEndEventType(ended.status), () =>

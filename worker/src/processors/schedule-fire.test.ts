@@ -1,6 +1,6 @@
 import { chatSessions, llmModels, messages, runs, schedules } from '@agentq/shared/db';
 import { enqueue, removeScheduleJob, upsertScheduleJob } from '@agentq/shared/queues';
-import { addGroupMember, createAgent, createChatSession, createGroup, createModel, createSchedule, removeGroupMember, fireChatId, getSchedule, markRunRunning, startChatRun, startRunInputSchema, transitionRun, type CreateScheduleInput, type ScheduleView } from '@agentq/shared/services';
+import { addGroupMember, createAgent, createChatSession, createGroup, createModel, createSchedule, removeGroupMember, fireChatId, getSchedule, markRunRunning, periodWindow, runTokens, setUserUsageLimits, startChatRun, startRunInputSchema, transitionRun, usageLimitStatus, userChatTokens, type CreateScheduleInput, type ScheduleView } from '@agentq/shared/services';
 import { silentLogger } from '@agentq/shared/testing';
 import { Job } from 'bullmq';
 import { and, eq, inArray, like } from 'drizzle-orm';
@@ -115,6 +115,34 @@ describe('scheduled prompts fire through the worker', () => {
       expect(await getSchedule(harness.db, harness.userId, busy.id)).toMatchObject({ lastRunId: null, lastSkipReason: 'The chat\'s previous run was still going', lastSkippedAt: expect.any(Date) });
     } finally {
       await transitionRun(harness.db, running.id, 'cancelled', { finishReason: 'cancelled' });
+    }
+  });
+
+  it("counts an ended run's tokens against its user's limit, and a fire over the limit starts nothing and records why", async () => {
+    const metered = await schedule({ name: 'Metered' });
+    const deps = { db: harness.db, redis: harness.deps.redis, prefix: harness.deps.config.prefix };
+    const user = { id: harness.userId, isAdmin: true };
+    // An override holds admins too (the harness's user is one); this one is far off.
+    await setUserUsageLimits(harness.db, harness.userId, { perDay: 1_000_000_000, perMonth: 'default' });
+    try {
+      const started = await fire(metered.id, `repeat:${metered.id}:1`);
+      expect(started.status).toBe('started');
+      const ended = await harness.waitForEnd(started.runId!);
+      const tokens = runTokens(ended.usage as never);
+      expect(tokens).toBeGreaterThan(0);
+      // The fire's check made the counter; the worker added the run's tokens at its end: it agrees with PostgreSQL.
+      const today = periodWindow('day', new Date());
+      await expect.poll(async () => (await usageLimitStatus(deps, user))[0]?.spent, { timeout: 5_000 }).toBe(await userChatTokens(harness.db, harness.userId, today.start, today.end));
+
+      const [status] = await usageLimitStatus(deps, user);
+      await setUserUsageLimits(harness.db, harness.userId, { perDay: status!.spent, perMonth: 'default' });
+      const outcome = await fire(metered.id, `repeat:${metered.id}:2`);
+      const reason = `You have used ${status!.spent} of your ${status!.spent} tokens today; you can send again after ${today.end.toISOString()}`;
+      expect(outcome).toEqual({ status: 'skipped', reason });
+      expect((await runsOf(metered.id)).map((run) => run.id)).toEqual([started.runId]);
+      expect(await getSchedule(harness.db, harness.userId, metered.id)).toMatchObject({ lastRunId: started.runId, lastSkipReason: reason });
+    } finally {
+      await setUserUsageLimits(harness.db, harness.userId, { perDay: 'default', perMonth: 'default' });
     }
   });
 

@@ -14,3 +14,4 @@ export * from './schedules';
 export * from './webhooks';
 export * from './user-identities';
 export * from './groups';
+export * from './usage-limits';

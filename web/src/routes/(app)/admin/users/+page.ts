@@ -1,5 +1,6 @@
 import { countAwaitingApproval, loadShownUsers, usersShown } from '#lib/users/users-api.ts';
 import { throwPageError } from '#lib/page-error.ts';
+import { usageLimitSettings } from '#lib/usage/usage-limits-api.ts';
 import type { PageLoad } from './$types';
 
 export const load: PageLoad = async ({ fetch, url, depends, untrack }) => {
@@ -9,8 +10,12 @@ export const load: PageLoad = async ({ fetch, url, depends, untrack }) => {
   // ?awaiting=true: only the sign-ups an admin has still to approve.
   const awaiting = url.searchParams.get('awaiting') === 'true';
   try {
-    const [users, awaitingTotal] = await Promise.all([loadShownUsers(untrack(() => usersShown.count), q, { fetch }, awaiting), countAwaitingApproval({ fetch })]);
-    return { users: users.items, moreUsers: users.more, total: users.total ?? users.items.length, q, awaiting, awaitingTotal };
+    const [users, awaitingTotal, limits] = await Promise.all([
+      loadShownUsers(untrack(() => usersShown.count), q, { fetch }, awaiting),
+      countAwaitingApproval({ fetch }),
+      usageLimitSettings({ fetch }),
+    ]);
+    return { users: users.items, moreUsers: users.more, total: users.total ?? users.items.length, q, awaiting, awaitingTotal, limitOverrides: limits.overrides };
   } catch (caught) {
     throwPageError(caught, url);
   }
