@@ -57,7 +57,7 @@ describe('signing up where an admin approves new accounts', () => {
     await page.waitForURL(/awaiting=true/);
     await expect.poll(() => page.getByTestId('user-row').count()).toBe(1);
     const row = page.locator(`[data-testid="user-row"][data-user-email="${who.email}"]`);
-    expect(await row.getByTestId('user-row-status').innerText()).toBe('Awaiting approval');
+    expect(await row.getByTestId('user-row-status').locator('.pill').innerText()).toBe('Awaiting approval');
     await row.getByTestId('user-approve').click();
     expect(await page.getByTestId('users-notice').innerText()).toBe('Approved Grace Hopper: they can log in now.');
     await expect.poll(() => page.getByTestId('user-row').count()).toBe(0);
