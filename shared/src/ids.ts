@@ -22,6 +22,8 @@ export const ID_PREFIXES = {
   webhook: 'whk',
   webhookDelivery: 'whd',
   webhookEvent: 'evt',
+  knowledgeBase: 'kb',
+  knowledgeFile: 'kbf',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -84,8 +84,8 @@ export const chatOptionRoutes = new Hono<AppEnv>().get(
     const isAdmin = currentUser(c).role === 'admin';
     return c.json({
       defaultModelId: defaultModel?.id ?? null,
-      // A transcription model is not a chat model: it only decides whether the composer offers dictation.
-      models: models.filter((model) => (isAdmin || !model.adminsOnly) && !model.transcribesSpeech).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
+      // A transcription or embedding model is not a chat model: it only decides whether the composer offers dictation.
+      models: models.filter((model) => (isAdmin || !model.adminsOnly) && !model.transcribesSpeech && !model.embedsText).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
       agents: agents.map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
       /** The composer shows its microphone: POST /api/transcriptions has a model this user may use. */
       dictation: offersDictation(models, isAdmin),

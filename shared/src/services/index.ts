@@ -41,3 +41,4 @@ export * from './answer-edits';
 export * from './browser-sessions';
 export { describeDevice } from './describe-device';
 export * from './oidc';
+export * from './knowledge';

@@ -38,6 +38,8 @@ const modelFieldsSchema = z.object({
   adminsOnly: z.boolean(),
   /** A speech-to-text model for dictation (`POST {baseUrl}/audio/transcriptions`), not a chat model; setting it takes the flag from the previous one. */
   transcribesSpeech: z.boolean(),
+  /** An embedding model for knowledge bases (`POST {baseUrl}/embeddings`), not a chat model; setting it takes the flag from the previous one. */
+  embedsText: z.boolean(),
   enabled: z.boolean(),
   /** New chats use the default model unless the chat or its agent names another; setting it takes the flag from the previous one. */
   isDefault: z.boolean(),
@@ -51,6 +53,7 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   namesChats: z.boolean().default(false),
   adminsOnly: z.boolean().default(false),
   transcribesSpeech: z.boolean().default(false),
+  embedsText: z.boolean().default(false),
   enabled: z.boolean().default(true),
   isDefault: z.boolean().default(false),
 });
@@ -61,7 +64,10 @@ export const updateModelInputSchema = modelFieldsSchema.partial();
 export type UpdateModelInput = z.input<typeof updateModelInputSchema>;
 
 /** The default model is every user's chat model: one for admins only, or one that transcribes speech, cannot be it. */
-function refuseBadDefault(model: { adminsOnly: boolean; transcribesSpeech: boolean; isDefault: boolean }): void {
+function refuseBadDefault(model: { adminsOnly: boolean; transcribesSpeech: boolean; embedsText?: boolean; isDefault: boolean }): void {
+  if (model.embedsText && model.isDefault) {
+    throw new InvalidInputError('The default model answers chats: a model that embeds text cannot be it', [{ path: ['embedsText'], message: 'The default model cannot be the embedding model' }]);
+  }
   if (model.adminsOnly && model.isDefault) {
     throw new InvalidInputError('The default model is used by everyone: it cannot be for admins only', [{ path: ['adminsOnly'], message: 'The default model cannot be for admins only' }]);
   }
@@ -106,6 +112,7 @@ export async function createModel(db: Database, input: CreateModelInput, appSecr
   const row = await db.transaction(async (tx) => {
     if (fields.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(eq(llmModels.isDefault, true));
     if (fields.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(eq(llmModels.transcribesSpeech, true));
+    if (fields.embedsText) await tx.update(llmModels).set({ embedsText: false }).where(eq(llmModels.embedsText, true));
     const [inserted] = await tx
       .insert(llmModels)
       .values({ id: newId('model'), ...fields, apiKeyEncrypted: encryptKey(apiKey, appSecret) })
@@ -125,6 +132,7 @@ export async function updateModel(db: Database, id: string, input: UpdateModelIn
   const row = await db.transaction(async (tx) => {
     if (changes.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(and(eq(llmModels.isDefault, true), ne(llmModels.id, id)));
     if (changes.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(and(eq(llmModels.transcribesSpeech, true), ne(llmModels.id, id)));
+    if (changes.embedsText) await tx.update(llmModels).set({ embedsText: false }).where(and(eq(llmModels.embedsText, true), ne(llmModels.id, id)));
     const [updated] = await tx.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
     if (updated) refuseBadDefault(updated);
     return updated;
@@ -162,7 +170,7 @@ export async function getDefaultModel(db: Database): Promise<LlmModelRow | null>
   const [row] = await db
     .select()
     .from(llmModels)
-    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false), eq(llmModels.transcribesSpeech, false)))
+    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false), eq(llmModels.transcribesSpeech, false), eq(llmModels.embedsText, false)))
     .orderBy(desc(llmModels.isDefault), asc(llmModels.createdAt))
     .limit(1);
   return row ?? null;

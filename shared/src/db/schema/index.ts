@@ -13,3 +13,4 @@ export * from './chat-files';
 export * from './schedules';
 export * from './webhooks';
 export * from './user-identities';
+export * from './knowledge';
