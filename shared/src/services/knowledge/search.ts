@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, isNotNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { knowledgeChunks, knowledgeFiles } from '../../db/schema';
 import { cjkTerms, hasCjk } from '../cjk-search';
-import { containsAllTerms, englishMatch, englishRank } from '../text-search';
+import { containsAllTerms, ENGLISH_SEARCH_CONFIG } from '../text-search';
 import { embedTexts, findEmbeddingModel } from './embeddings';
 
 /** One retrieved passage: where it came from and its text. */
@@ -25,8 +25,20 @@ function arrayLiteral(vector: readonly number[]): string {
   return `{${vector.map((value) => (Number.isFinite(value) ? value : 0)).join(',')}}`;
 }
 
-/** Chunk ids by full-text rank: English stems, plus every CJK term as a substring (PostgreSQL cannot split CJK words). */
+/**
+ * The English query matching ANY of the query's stemmed words (stop words dropped), ranked by how many
+ * and how often: a question ("how many days of leave") rarely has every word in the passage that answers
+ * it, which `websearch_to_tsquery`'s AND would demand. The lexemes are quoted, so nothing in the query is
+ * tsquery syntax.
+ */
+function anyWordQuery(query: string) {
+  const config = sql.raw(`'${ENGLISH_SEARCH_CONFIG}'::regconfig`);
+  return sql`(select coalesce(string_agg('''' || replace(replace(lexeme, chr(92), ''), '''', '''''') || '''', ' | '), '')::tsquery from unnest(tsvector_to_array(to_tsvector(${config}, ${query}))) as lexeme)`;
+}
+
+/** Chunk ids by full-text rank: English stems (any word), plus every CJK term as a substring (PostgreSQL cannot split CJK words). */
 async function fullTextRanking(db: Database, baseIds: string[], query: string): Promise<number[]> {
+  const words = anyWordQuery(query);
   const cjk = hasCjk(query) ? cjkTerms(query) : [];
   const cjkRank = cjk.length
     ? sql<number>`(${sql.join(cjk.map((term) => sql`0.1 * ln(1 + (length(${knowledgeChunks.text}) - length(replace(lower(${knowledgeChunks.text}), ${term}, ''))) / ${term.length})`), sql` + `)})`
@@ -34,8 +46,8 @@ async function fullTextRanking(db: Database, baseIds: string[], query: string): 
   const rows = await db
     .select({ id: knowledgeChunks.id })
     .from(knowledgeChunks)
-    .where(and(inArray(knowledgeChunks.baseId, baseIds), or(englishMatch(knowledgeChunks.searchVector, query), cjk.length ? containsAllTerms(knowledgeChunks.text, cjk) : sql`false`)))
-    .orderBy(desc(sql`${englishRank(knowledgeChunks.searchVector, query)} + ${cjkRank}`), knowledgeChunks.id)
+    .where(and(inArray(knowledgeChunks.baseId, baseIds), or(sql`${knowledgeChunks.searchVector} @@ ${words}`, cjk.length ? containsAllTerms(knowledgeChunks.text, cjk) : sql`false`)))
+    .orderBy(desc(sql`ts_rank(${knowledgeChunks.searchVector}, ${words}) + ${cjkRank}`), knowledgeChunks.id)
     .limit(CANDIDATES);
   return rows.map((row) => row.id);
 }
