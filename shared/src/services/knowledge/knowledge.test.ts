@@ -2,12 +2,12 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../../../infra/fake-llm/server';
 import type { DbHandle } from '../../db/client';
-import { knowledgeChunks, knowledgeFiles, users } from '../../db/schema';
+import { knowledgeChunks, knowledgeFiles, llmModels, users } from '../../db/schema';
 import { newId } from '../../ids';
 import { bothTestDatabases, openEmbeddedTestDb, pdfWithPages } from '../../testing';
 import { knowledgeToolType } from '../../tools/knowledge';
 import { InvalidInputError, NotFoundError } from '../errors';
-import { createModel } from '../models';
+import { createModel, updateModel } from '../models';
 import { createTool } from '../tools';
 import { chunkText } from './chunk-text';
 import { EmbeddingFailedError, ingestKnowledgeFile } from './ingest';
@@ -231,6 +231,15 @@ describe('with an embedding model (PGlite)', () => {
     const found = await searchKnowledge(db, [base.id], 'annual leave allowance carry over', { topK: 2, appSecret: APP_SECRET });
     expect(found.mode).toBe('hybrid');
     expect(found.passages[0]!.text).toContain('25 days of annual leave');
+  });
+
+  it('keeps the "Embeds text" flag on one model, and never on the default chat model', async () => {
+    const db = database.db;
+    const second = await createModel(db, { name: 'Embeddings 2', baseUrl: llm.url, modelId: 'other-embedder', embedsText: true }, APP_SECRET);
+    expect((await db.select().from(llmModels).where(eq(llmModels.embedsText, true))).map((row) => row.id)).toEqual([second.id]);
+    await expect(createModel(db, { name: 'Both', baseUrl: llm.url, modelId: 'x', embedsText: true, isDefault: true }, APP_SECRET)).rejects.toBeInstanceOf(InvalidInputError);
+    await updateModel(db, second.id, { embedsText: false }, APP_SECRET);
+    await db.update(llmModels).set({ embedsText: true }).where(eq(llmModels.modelId, 'text-embedding-3-small'));
   });
 
   it('retries a failed embedding call, and marks the file failed with the reason on the last attempt (no key in it)', async () => {
