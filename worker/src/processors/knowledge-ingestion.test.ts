@@ -8,7 +8,7 @@ import { sequence } from '../../../infra/fake-llm/scripts';
 import { startAgentHarness, type AgentHarness } from '../agent/testing';
 
 let harness: AgentHarness;
-let pool: { close: (timeoutMs?: number) => Promise<void> };
+let pool: ReturnType<AgentHarness['startWorker']>;
 
 beforeAll(async () => {
   harness = await startAgentHarness([{ text: 'unused' }]);
