@@ -31,11 +31,13 @@ export async function listKnowledgeBases(db: Database, userId: string): Promise<
   return db
     .select({
       ...getTableColumns(knowledgeBases),
-      fileCount: sql<number>`(select count(*)::int from ${knowledgeFiles} where ${knowledgeFiles.baseId} = ${knowledgeBases.id})`,
-      chunkCount: sql<number>`(select coalesce(sum(${knowledgeFiles.chunkCount}), 0)::int from ${knowledgeFiles} where ${knowledgeFiles.baseId} = ${knowledgeBases.id})`,
+      fileCount: sql<number>`count(${knowledgeFiles.id})::int`,
+      chunkCount: sql<number>`coalesce(sum(${knowledgeFiles.chunkCount}), 0)::int`,
     })
     .from(knowledgeBases)
+    .leftJoin(knowledgeFiles, eq(knowledgeFiles.baseId, knowledgeBases.id))
     .where(eq(knowledgeBases.userId, userId))
+    .groupBy(knowledgeBases.id)
     .orderBy(desc(knowledgeBases.createdAt), desc(knowledgeBases.id));
 }
 

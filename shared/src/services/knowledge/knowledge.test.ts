@@ -130,6 +130,8 @@ describe.each(bothTestDatabases)('knowledge bases on %s', (_name, open) => {
     const [stored] = await listKnowledgeFiles(db, base.id);
     expect(stored).toMatchObject({ status: 'ready', error: null });
     expect(stored!.chunkCount).toBeGreaterThan(0);
+    const [summary] = (await listKnowledgeBases(db, base.userId)).filter((row) => row.id === base.id);
+    expect(summary).toMatchObject({ fileCount: 1, chunkCount: stored!.chunkCount });
 
     const leave = await searchKnowledge(db, [base.id], 'how many days of leave', { topK: 3, appSecret: APP_SECRET });
     expect(leave.passages[0]).toMatchObject({ fileName: 'handbook.md', fileId: file.id });

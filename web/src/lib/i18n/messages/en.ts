@@ -1245,7 +1245,7 @@ export const en = {
   "knowledge.creating": "Creating…",
   "knowledge.cancel": "Cancel",
   "knowledge.empty": "No knowledge bases yet. Create one, then add files to it.",
-  "knowledge.counts": "{files} files · {chunks} passages",
+  "knowledge.counts": "Files: {files} · Passages: {chunks}",
   "knowledge.edit": "Rename",
   "knowledge.save": "Save",
   "knowledge.saving": "Saving…",

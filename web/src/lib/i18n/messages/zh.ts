@@ -1244,7 +1244,7 @@ export const zh = {
   "knowledge.creating": "正在创建…",
   "knowledge.cancel": "取消",
   "knowledge.empty": "还没有知识库。先创建一个，再向其中添加文件。",
-  "knowledge.counts": "{files} 个文件 · {chunks} 个段落",
+  "knowledge.counts": "文件：{files} · 段落：{chunks}",
   "knowledge.edit": "重命名",
   "knowledge.save": "保存",
   "knowledge.saving": "正在保存…",
