@@ -76,7 +76,6 @@ describe('Knowledge', () => {
     expect(await first.textContent()).toContain('handbook.md');
     expect(await first.textContent()).toContain('Ask the service desk for a hardware token.');
     expect(await page.getByTestId('knowledge-search-mode').textContent()).toContain('full-text');
-    await page.screenshot({ path: '/tmp/wt-knowledge-base.png', fullPage: true });
 
     // The list shows the base with its counts.
     await page.goto(`${stack.url}/knowledge`);
@@ -97,6 +96,5 @@ describe('Knowledge', () => {
     const answer = (await lastAssistant(page).textContent()) ?? '';
     expect(answer).toContain('file: handbook.md');
     expect(answer).toContain('Ask the service desk for a hardware token.');
-    await page.screenshot({ path: '/tmp/wt-knowledge-chat.png', fullPage: true });
   });
 });

@@ -1234,7 +1234,7 @@ export const zh = {
   // Knowledge bases
   "nav.knowledge": "知识库",
   "models.embedsText": "文本向量化",
-  "models.embedsTextHelp": "向量模型（例如 text-embedding-3-small，调用 …/embeddings），知识库用它为段落建立索引；不会出现在对话的模型列表中；同一时间只有一个模型",
+  "models.embedsTextHelp": "向量模型（调用 …/embeddings 接口），知识库用它为段落建立索引；不会出现在对话的模型列表中；同一时间只有一个模型",
   "knowledge.description": "智能体可以据以回答的参考文件（手册、制度、笔记）：管理员把知识库附加到“知识库”工具上，模型会注明每段内容出自哪个文件。",
   "knowledge.new": "新建知识库",
   "knowledge.name": "名称",
