@@ -30,7 +30,7 @@ export const knowledgeToolType = defineToolType({
     const added = config.knowledgeBaseIds.filter((id) => !context.previousConfig?.knowledgeBaseIds.includes(id));
     const owned = await ownedKnowledgeBaseIds(db, context.actorId, added);
     return config.knowledgeBaseIds.flatMap((id, index) =>
-      added.includes(id) && !owned.has(id) ? [{ path: ['knowledgeBaseIds', index], message: `No knowledge base '${id}' of yours: attach one you own (Account → Knowledge)` }] : [],
+      added.includes(id) && !owned.has(id) ? [{ path: ['knowledgeBaseIds', index], message: `No knowledge base '${id}' of yours: attach one you own (its id is on the Knowledge page)` }] : [],
     );
   },
   execute: async (input, config, context): Promise<ToolResult> => {

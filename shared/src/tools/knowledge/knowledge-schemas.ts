@@ -6,7 +6,7 @@ export const knowledgeConfigSchema = z.object({
     .array(z.string().min(1).max(100))
     .max(20)
     .default([])
-    .describe('Ids of the knowledge bases this tool searches (Account → Knowledge shows them); only bases you own can be attached.'),
+    .describe('Ids of the knowledge bases this tool searches (the Knowledge page shows their ids); only bases you own can be attached.'),
   topK: z.number().int().min(1).max(20).default(5).describe('Passages a search returns, best first (1 to 20).'),
 });
 export type KnowledgeToolConfig = z.infer<typeof knowledgeConfigSchema>;
