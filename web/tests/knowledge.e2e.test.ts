@@ -77,6 +77,21 @@ describe('Knowledge', () => {
     expect(await first.textContent()).toContain('Ask the service desk for a hardware token.');
     expect(await page.getByTestId('knowledge-search-mode').textContent()).toContain('full-text');
 
+    // A file dropped on the drop zone is uploaded too; removing it takes it off the list.
+    const transfer = await page.evaluateHandle(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['Parking spaces are assigned by the facilities team.'], 'parking.txt', { type: 'text/plain' }));
+      return data;
+    });
+    await page.getByTestId('knowledge-drop').dispatchEvent('drop', { dataTransfer: transfer });
+    const parking = page.locator('[data-testid="knowledge-file-row"][data-file-name="parking.txt"][data-status="ready"]');
+    await parking.waitFor(SLOW);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectNoHorizontalOverflow(page, 'knowledge base page, phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await parking.getByTestId('knowledge-file-delete').click();
+    await parking.waitFor({ state: 'detached', ...SLOW });
+
     // The list shows the base with its counts.
     await page.goto(`${stack.url}/knowledge`);
     const listed = page.locator(`[data-testid="knowledge-row"][data-base-id="${baseId}"]`);
