@@ -3,6 +3,7 @@ import type { Database } from '../../db/client';
 import { knowledgeChunks, knowledgeFiles } from '../../db/schema';
 import { PDF_MEDIA_TYPE } from '../chat-files/judge-upload';
 import { extractPdfText, MAX_PDF_PAGES, type PdfText } from '../chat-files/pdf-text';
+import { SecretDecryptionError } from '../secrets';
 import { chunkText } from './chunk-text';
 import { embedTexts, findEmbeddingModel } from './embeddings';
 
@@ -28,7 +29,8 @@ const PDF_FAILURES: Record<Exclude<PdfText, { ok: true }>['reason'], string> = {
 /** Rows per INSERT: a chunk with a 1,536-dimension vector is ~20 KB of parameters. */
 const INSERT_BATCH = 200;
 
-async function markFailed(db: Database, fileId: string, error: string): Promise<IngestOutcome> {
+/** Marks a file failed with a reason the owner sees (no key, no stack); `gone` when it was deleted meanwhile. */
+export async function markKnowledgeFileFailed(db: Database, fileId: string, error: string): Promise<IngestOutcome> {
   const updated = await db.update(knowledgeFiles).set({ status: 'failed', error, chunkCount: 0 }).where(eq(knowledgeFiles.id, fileId)).returning({ id: knowledgeFiles.id });
   return updated.length > 0 ? { status: 'failed', error } : { status: 'gone' };
 }
@@ -46,21 +48,27 @@ export async function ingestKnowledgeFile(db: Database, fileId: string, options:
   let text: string;
   if (file.mediaType === PDF_MEDIA_TYPE) {
     const pdf = await extractPdfText(new Uint8Array(file.data));
-    if (!pdf.ok) return markFailed(db, fileId, PDF_FAILURES[pdf.reason]);
+    if (!pdf.ok) return markKnowledgeFileFailed(db, fileId, PDF_FAILURES[pdf.reason]);
     text = pdf.text;
   } else {
     text = new TextDecoder('utf-8').decode(file.data);
   }
   const chunks = chunkText(text);
-  if (chunks.length === 0) return markFailed(db, fileId, 'The file has no text to index');
+  if (chunks.length === 0) return markKnowledgeFileFailed(db, fileId, 'The file has no text to index');
 
-  const model = await findEmbeddingModel(db, options.appSecret);
+  let model: Awaited<ReturnType<typeof findEmbeddingModel>>;
+  try {
+    model = await findEmbeddingModel(db, options.appSecret);
+  } catch (error) {
+    if (!(error instanceof SecretDecryptionError)) throw error;
+    return markKnowledgeFileFailed(db, fileId, "The embedding model's API key cannot be decrypted (was APP_SECRET changed?): an admin must enter it again");
+  }
   let vectors: number[][] | null = null;
   if (model) {
     const embedded = await embedTexts(model, chunks.map((chunk) => `${file.name}\n\n${chunk}`), { signal: options.signal });
     if (!embedded.ok) {
       if (!options.finalAttempt) throw new EmbeddingFailedError(embedded.message);
-      return markFailed(db, fileId, embedded.message);
+      return markKnowledgeFileFailed(db, fileId, embedded.message);
     }
     vectors = embedded.vectors;
   }

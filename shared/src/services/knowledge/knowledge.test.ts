@@ -235,6 +235,17 @@ describe('with an embedding model (PGlite)', () => {
     expect(found.passages[0]!.text).toContain('25 days of annual leave');
   });
 
+  it("fails a file, and searches by full-text, when the embedding model's key cannot be decrypted (APP_SECRET changed)", async () => {
+    const db = database.db;
+    const base = await createKnowledgeBase(db, await newUser(db), { name: 'Rotated' });
+    const file = await addFile(db, base.id, 'a.md', 'Badges are renewed every January.');
+    const otherSecret = 'another-app-secret-0123456789abcdef';
+    expect(await ingestKnowledgeFile(db, file.id, { appSecret: otherSecret, finalAttempt: false })).toMatchObject({ status: 'failed', error: expect.stringContaining('cannot be decrypted') });
+    await ingestKnowledgeFile(db, file.id, { appSecret: APP_SECRET, finalAttempt: true });
+    const found = await searchKnowledge(db, [base.id], 'badges renewed', { topK: 1, appSecret: otherSecret });
+    expect(found).toMatchObject({ mode: 'full-text', passages: [{ fileName: 'a.md' }] });
+  });
+
   it('keeps the "Embeds text" flag on one model, and never on the default chat model', async () => {
     const db = database.db;
     const second = await createModel(db, { name: 'Embeddings 2', baseUrl: llm.url, modelId: 'other-embedder', embedsText: true }, APP_SECRET);

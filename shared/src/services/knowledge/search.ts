@@ -3,6 +3,7 @@ import type { Database } from '../../db/client';
 import { knowledgeChunks, knowledgeFiles } from '../../db/schema';
 import { cjkTerms, hasCjk } from '../cjk-search';
 import { containsAllTerms, ENGLISH_SEARCH_CONFIG } from '../text-search';
+import { SecretDecryptionError } from '../secrets';
 import { embedTexts, findEmbeddingModel } from './embeddings';
 
 /** One retrieved passage: where it came from and its text. */
@@ -85,7 +86,11 @@ export async function searchKnowledge(db: Database, baseIds: readonly string[], 
   const trimmed = query.trim();
   if (ids.length === 0 || trimmed === '') return { passages: [], mode: 'full-text' };
 
-  const model = await findEmbeddingModel(db, options.appSecret);
+  // A key this process cannot decrypt (APP_SECRET changed) leaves search to full-text rather than failing it.
+  const model = await findEmbeddingModel(db, options.appSecret).catch((error: unknown) => {
+    if (error instanceof SecretDecryptionError) return null;
+    throw error;
+  });
   const queryVector = model ? await embedTexts(model, [trimmed], { signal: options.signal }) : null;
   const [textIds, vectorIds] = await Promise.all([
     fullTextRanking(db, ids, trimmed),
