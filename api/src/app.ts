@@ -28,6 +28,7 @@ import { approvalRoutes } from './routes/approvals';
 import { runRoutes } from './routes/runs';
 import { CHAT_IMPORT_LIMIT_BYTES, CHAT_IMPORT_PATH, chatOptionRoutes, sessionRoutes } from './routes/sessions';
 import { CHAT_FILE_UPLOAD_PATH, chatFileRoutes } from './routes/chat-files';
+import { KNOWLEDGE_UPLOAD_PATH, knowledgeRoutes } from './routes/knowledge';
 import { chatFolderRoutes } from './routes/chat-folders';
 import { sharedChatRoutes } from './routes/shared-chats';
 import { promptRoutes } from './routes/prompts';
@@ -70,6 +71,7 @@ function apiRoutes() {
     .route('/runs', runRoutes)
     .route('/approvals', approvalRoutes)
     .route('/agent-documents', documentRoutes)
+    .route('/knowledge', knowledgeRoutes)
     .route('/usage', usageRoutes)
     .route('/admin/usage-limits', usageLimitRoutes)
     .route('/admin', adminRoutes);
@@ -108,6 +110,7 @@ export function createApp(deps: AppDeps) {
   const largerBodies = [
     { path: CHAT_IMPORT_PATH, maxBytes: deps.config.chatImportLimitBytes ?? CHAT_IMPORT_LIMIT_BYTES },
     { path: CHAT_FILE_UPLOAD_PATH, maxBytes: CHAT_FILE_UPLOAD_LIMIT_BYTES },
+    { path: KNOWLEDGE_UPLOAD_PATH, maxBytes: CHAT_FILE_UPLOAD_LIMIT_BYTES },
     { path: TRANSCRIPTION_PATH, maxBytes: TRANSCRIPTION_UPLOAD_LIMIT_BYTES },
   ];
   const bodyLimits = [bodySizeLimit(deps.config.bodyLimitBytes, largerBodies), jsonBody(deps.config.jsonMaxDepth)];

@@ -3,7 +3,8 @@
  * protocol level (SPEC §8), so the worker runs its real AI SDK code path against it.
  * Serves `POST /v1/chat/completions` (SSE `chat.completion.chunk` events or one
  * `chat.completion` object) and `GET /v1/models`, answering from a script (see
- * `scripts.ts`) at the pace of a latency model, and `POST /v1/audio/transcriptions` from a
+ * `scripts.ts`) at the pace of a latency model, `POST /v1/embeddings` with deterministic vectors
+ * (`embeddings.ts`), and `POST /v1/audio/transcriptions` from a
  * transcription script (see `transcriptions.ts`). Uses node:http only.
  *
  * @example
@@ -17,6 +18,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { demoModel } from './demo-model';
+import { answerEmbeddings, type EmbeddingRequest } from './embeddings';
 import {
   toScript,
   type ChatCompletionRequest,
@@ -35,6 +37,7 @@ import {
 } from './transcriptions';
 
 export type { TranscriptionRequest, TranscriptionScript, TranscriptionTurn } from './transcriptions';
+export { fakeEmbedding, FAKE_EMBEDDING_DIMENSIONS, type EmbeddingRequest } from './embeddings';
 
 /** Options of `startFakeLlm`; every field has a test-friendly default. */
 export interface FakeLlmOptions {
@@ -54,6 +57,8 @@ export interface FakeLlmOptions {
   onTurn?: (event: { request: ChatCompletionRequest; turn: Turn }) => void;
   /** What `POST /v1/audio/transcriptions` answers; defaults to the demo's description of what arrived. */
   transcription?: TranscriptionScript;
+  /** `POST /v1/embeddings` answers this error instead of vectors (an outage to test retries against). */
+  embeddingError?: { status: number; message: string } | null;
 }
 
 /** A running fake LLM. */
@@ -71,6 +76,10 @@ export interface FakeLlm {
   setTranscription(script: TranscriptionScript): void;
   /** What each transcription request carried, in arrival order (kept when `recordRequests` is). */
   readonly transcriptions: TranscriptionRequest[];
+  /** Makes `POST /v1/embeddings` fail with this error (null: answer vectors again). */
+  setEmbeddingError(error: { status: number; message: string } | null): void;
+  /** What each embeddings request carried, in arrival order (kept when `recordRequests` is). */
+  readonly embeddings: EmbeddingRequest[];
   /** Completion requests still being answered; back to 0 once clients are done or gone (a leak check). */
   readonly inFlight: number;
   /** Stops listening and cuts open connections, which ends in-flight streams. */
@@ -123,6 +132,8 @@ interface ServerState {
   onTurn: FakeLlmOptions['onTurn'];
   transcription: TranscriptionScript;
   transcriptions: TranscriptionRequest[];
+  embeddingError: { status: number; message: string } | null;
+  embeddings: EmbeddingRequest[];
 }
 
 /** Thrown inside a response when the client went away; the response is then dropped quietly. */
@@ -152,6 +163,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     onTurn: options.onTurn,
     transcription: options.transcription ?? demoTranscription,
     transcriptions: [],
+    embeddingError: options.embeddingError ?? null,
+    embeddings: [],
   };
   const host = options.host ?? '127.0.0.1';
 
@@ -182,6 +195,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       state.transcription = script;
     },
     transcriptions: state.transcriptions,
+    setEmbeddingError(error) {
+      state.embeddingError = error;
+    },
+    embeddings: state.embeddings,
     get inFlight() {
       return state.inFlight;
     },
@@ -214,6 +231,10 @@ async function route(request: IncomingMessage, response: ServerResponse, state: 
     }
     return;
   }
+  if (request.method === 'POST' && pathname === '/v1/embeddings') {
+    await embeddings(request, response, state);
+    return;
+  }
   if (request.method === 'POST' && pathname === '/v1/audio/transcriptions') {
     await transcriptions(request, response, state);
     return;
@@ -221,7 +242,7 @@ async function route(request: IncomingMessage, response: ServerResponse, state: 
   sendError(
     response,
     404,
-    `No route for ${request.method} ${pathname}. The fake LLM serves POST /v1/chat/completions, POST /v1/audio/transcriptions and GET /v1/models.`,
+    `No route for ${request.method} ${pathname}. The fake LLM serves POST /v1/chat/completions, POST /v1/embeddings, POST /v1/audio/transcriptions and GET /v1/models.`,
     'not_found',
   );
 }
@@ -262,6 +283,24 @@ async function chatCompletions(request: IncomingMessage, response: ServerRespons
   const plan = planResponse(body, turn, latency, requestNumber);
   if (body.stream) await streamResponse(response, disconnected, body, turn, plan, latency);
   else await jsonResponse(response, disconnected, turn, plan, latency);
+}
+
+async function embeddings(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBody(request));
+  } catch (error) {
+    if (error instanceof RequestTooLargeError) sendError(response, 413, error.message, 'invalid_request_error');
+    else sendError(response, 400, `The request body is not JSON: ${errorMessage(error)}`, 'invalid_request_error');
+    return;
+  }
+  if (state.embeddingError) {
+    sendError(response, state.embeddingError.status, state.embeddingError.message, 'server_error');
+    return;
+  }
+  const answer = answerEmbeddings(body, request.headers.authorization);
+  if (answer.request && state.recordRequests) state.embeddings.push(answer.request);
+  sendJson(response, answer.status, answer.body);
 }
 
 async function transcriptions(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {

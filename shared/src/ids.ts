@@ -23,6 +23,8 @@ export const ID_PREFIXES = {
   webhookDelivery: 'whd',
   webhookEvent: 'evt',
   group: 'grp',
+  knowledgeBase: 'kb',
+  knowledgeFile: 'kbf',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -205,6 +205,7 @@ describe('Chinese UI', () => {
         ['/account/shared', '[data-testid="share-row"]'],
         ['/account/usage', '[data-testid="usage-models"]'],
         ['/account/data', '[data-testid="data-export"]'],
+        ['/knowledge', '[data-testid="knowledge-empty"]'],
       ] as const) {
         await visit(page, `${stack.url}${path}`, ready);
         expect(await page.locator('h1').first().textContent(), path).toMatch(/[\u4e00-\u9fff]/);

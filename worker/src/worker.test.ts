@@ -35,6 +35,7 @@ describe('worker pool', () => {
       },
       scheduleFires: { 'schedule-fire': async () => ({}) },
       webhookDeliveries: { 'webhook-delivery': async () => ({}) },
+      knowledgeIngestions: { 'knowledge-ingestion': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
     const events = new QueueEvents(queueCatalog.toolExecutions.name, { connection: createWorkerRedis(testRedisUrl()), prefix });
@@ -71,6 +72,7 @@ describe('worker pool', () => {
       },
       scheduleFires: { 'schedule-fire': async () => ({}) },
       webhookDeliveries: { 'webhook-delivery': async () => ({}) },
+      knowledgeIngestions: { 'knowledge-ingestion': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
     try {
@@ -112,6 +114,7 @@ describe('shutdown deadline', () => {
       },
       scheduleFires: { 'schedule-fire': async () => ({}) },
       webhookDeliveries: { 'webhook-delivery': async () => ({}) },
+      knowledgeIngestions: { 'knowledge-ingestion': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 1 });
     try {

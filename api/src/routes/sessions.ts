@@ -90,8 +90,8 @@ export const chatOptionRoutes = new Hono<AppEnv>().get(
     const asker = currentAsker(c);
     return c.json({
       defaultModelId: defaultModel?.id ?? null,
-      // A transcription model is not a chat model: it only decides whether the composer offers dictation.
-      models: models.filter((model) => mayPickModel(model, asker) && !model.transcribesSpeech).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
+      // A transcription or embedding model is not a chat model: it only decides whether the composer offers dictation.
+      models: models.filter((model) => mayPickModel(model, asker) && !model.transcribesSpeech && !model.embedsText).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
       agents: agents.filter((agent) => mayUseAgent(agent, asker)).map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
       /** The composer shows its microphone: POST /api/transcriptions has a model this user may use. */
       dictation: offersDictation(models, asker),

@@ -71,7 +71,7 @@ export const agentToolRoutes = new Hono<AppEnv>()
     describeRoute({ tags: ['tools'], summary: 'Create a tool instance; config is validated against its type. MCP/OpenAPI instances discover their tools right away (a failure is reported in discoveryError).' }),
     validate('json', createToolInputSchema),
     async (c) => {
-      let tool = await createTool(c.get('db'), c.req.valid('json'), { appSecret: c.get('config').appSecret });
+      let tool = await createTool(c.get('db'), c.req.valid('json'), { appSecret: c.get('config').appSecret, actorId: currentUser(c).id });
       await audit(c, { action: 'tool.create', targetType: 'tool', targetId: tool.id, details: { slug: tool.slug, type: tool.type } });
       if (discoversTools(tool.type)) tool = (await refreshToolDiscovery(c.get('db'), tool, discoveryOptions(c))).tool;
       return c.json(view(c, tool), 201);
@@ -87,7 +87,7 @@ export const agentToolRoutes = new Hono<AppEnv>()
     validate('json', updateToolInputSchema),
     async (c) => {
       const input = c.req.valid('json');
-      let tool = await updateTool(c.get('db'), c.req.valid('param').id, input, { appSecret: c.get('config').appSecret });
+      let tool = await updateTool(c.get('db'), c.req.valid('param').id, input, { appSecret: c.get('config').appSecret, actorId: currentUser(c).id });
       // `secrets` names its keys only: their values never reach the log.
       await audit(c, { action: 'tool.update', targetType: 'tool', targetId: tool.id, details: { slug: tool.slug, fields: changedFields(input), ...(input.secrets && { secrets: Object.keys(input.secrets) }) } });
       if (discoversTools(tool.type) && (input.config !== undefined || input.secrets !== undefined)) tool = (await refreshToolDiscovery(c.get('db'), tool, discoveryOptions(c))).tool;

@@ -82,8 +82,19 @@ export const webhookDeliveries = defineQueue({
   defaultJobOptions: { attempts: 5, backoff: { type: 'exponential', delay: 2000 }, ...keepForAudit },
 });
 
+/**
+ * One uploaded knowledge-base file to read, chunk and embed (services/knowledge/ingest.ts): the job id
+ * is the file's id, so an upload enqueued twice is processed once. Only an embedding call that failed
+ * is retried (2, 4 s); a file without text is marked failed at once.
+ */
+export const knowledgeIngestions = defineQueue({
+  name: 'knowledge-ingestions',
+  jobs: { 'knowledge-ingestion': z.object({ fileId: z.string().min(1) }) },
+  defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 2000 }, ...keepForAudit },
+});
+
 /** Every queue the worker serves; adding one here makes a missing processor a compile error. */
-export const queueCatalog = { chatTurns, toolExecutions, scheduleFires, webhookDeliveries } as const;
+export const queueCatalog = { chatTurns, toolExecutions, scheduleFires, webhookDeliveries, knowledgeIngestions } as const;
 
 /** The queue and job that run each kind of run (under the run's id), so nothing branches on the kind. */
 export const RUN_KIND_JOBS = {

@@ -106,13 +106,17 @@ function refuseLimitedDefault(agent: { isDefault?: boolean; groupIds?: readonly 
   }
 }
 
-/** An agent's model must exist and answer chats (a model that transcribes speech does not). */
+/** An agent's model must exist and answer chats (a model that transcribes speech or embeds text does not). */
 async function assertChatModel(db: Database, modelId: string | null | undefined) {
   if (!modelId) return;
-  const [model] = await db.select({ name: llmModels.name, transcribesSpeech: llmModels.transcribesSpeech }).from(llmModels).where(eq(llmModels.id, modelId));
+  const [model] = await db
+    .select({ name: llmModels.name, transcribesSpeech: llmModels.transcribesSpeech, embedsText: llmModels.embedsText })
+    .from(llmModels)
+    .where(eq(llmModels.id, modelId));
   if (!model) throw new InvalidInputError(`Unknown model '${modelId}'`, [{ path: ['modelId'], message: `No model with id '${modelId}'` }]);
-  if (model.transcribesSpeech) {
-    throw new InvalidInputError(`'${model.name}' transcribes speech and answers no chats: pick another model`, [{ path: ['modelId'], message: 'A model that transcribes speech cannot answer an agent\'s chats' }]);
+  if (model.transcribesSpeech || model.embedsText) {
+    const does = model.transcribesSpeech ? 'transcribes speech' : 'embeds text';
+    throw new InvalidInputError(`'${model.name}' ${does} and answers no chats: pick another model`, [{ path: ['modelId'], message: `A model that ${does} cannot answer an agent's chats` }]);
   }
 }
 

@@ -448,7 +448,7 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
   const id = requested ?? agentModelId ?? undefined;
   const model = id
     ? await findInAgentConfig(db, (config) => config.models.find((candidate) => candidate.id === id))
-    : await loadAgentConfig(db).then(({ models }) => models.find((candidate) => candidate.enabled && candidate.isDefault) ?? models.find((candidate) => candidate.enabled && !candidate.adminsOnly && candidate.groupIds.length === 0 && !candidate.transcribesSpeech));
+    : await loadAgentConfig(db).then(({ models }) => models.find((candidate) => candidate.enabled && candidate.isDefault) ?? models.find((candidate) => candidate.enabled && !candidate.adminsOnly && candidate.groupIds.length === 0 && !candidate.transcribesSpeech && !candidate.embedsText));
   if (!model) {
     throw new InvalidInputError(
       id ? `Model '${id}' does not exist` : 'No model is configured: an admin must add one (or set LLM_BASE_URL and LLM_MODEL)',
@@ -458,6 +458,9 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
   if (!model.enabled) throw new InvalidInputError(`Model '${model.name}' is disabled`, [{ path: ['modelId'], message: 'Model disabled' }]);
   if (model.transcribesSpeech) {
     throw new InvalidInputError(`Model '${model.name}' transcribes speech for dictation and does not answer chats: pick another`, [{ path: ['modelId'], message: 'Transcription model' }]);
+  }
+  if (model.embedsText) {
+    throw new InvalidInputError(`Model '${model.name}' embeds text for knowledge bases and does not answer chats: pick another`, [{ path: ['modelId'], message: 'Embedding model' }]);
   }
   if (requested && model.adminsOnly && !asker.isAdmin) {
     throw new InvalidInputError(`Model '${model.name}' is for administrators only: pick another`, [{ path: ['modelId'], message: 'Model for administrators only' }]);

@@ -44,3 +44,4 @@ export { describeDevice } from './describe-device';
 export * from './oidc';
 export * from './groups';
 export * from './usage-limits';
+export * from './knowledge';

@@ -41,6 +41,8 @@ const modelFieldsSchema = z.object({
   groupIds: groupIdsSchema,
   /** A speech-to-text model for dictation (`POST {baseUrl}/audio/transcriptions`), not a chat model; setting it takes the flag from the previous one. */
   transcribesSpeech: z.boolean(),
+  /** An embedding model for knowledge bases (`POST {baseUrl}/embeddings`), not a chat model; setting it takes the flag from the previous one. */
+  embedsText: z.boolean(),
   enabled: z.boolean(),
   /** New chats use the default model unless the chat or its agent names another; setting it takes the flag from the previous one. */
   isDefault: z.boolean(),
@@ -55,6 +57,7 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   adminsOnly: z.boolean().default(false),
   groupIds: groupIdsSchema.default([]),
   transcribesSpeech: z.boolean().default(false),
+  embedsText: z.boolean().default(false),
   enabled: z.boolean().default(true),
   isDefault: z.boolean().default(false),
 });
@@ -65,7 +68,10 @@ export const updateModelInputSchema = modelFieldsSchema.partial();
 export type UpdateModelInput = z.input<typeof updateModelInputSchema>;
 
 /** The default model is every user's chat model: one for admins only, or one that transcribes speech, cannot be it. */
-function refuseBadDefault(model: { adminsOnly: boolean; groupIds: readonly string[]; transcribesSpeech: boolean; isDefault: boolean }): void {
+function refuseBadDefault(model: { adminsOnly: boolean; groupIds: readonly string[]; transcribesSpeech: boolean; embedsText?: boolean; isDefault: boolean }): void {
+  if (model.embedsText && model.isDefault) {
+    throw new InvalidInputError('The default model answers chats: a model that embeds text cannot be it', [{ path: ['embedsText'], message: 'The default model cannot be the embedding model' }]);
+  }
   if (model.adminsOnly && model.isDefault) {
     throw new InvalidInputError('The default model is used by everyone: it cannot be for admins only', [{ path: ['adminsOnly'], message: 'The default model cannot be for admins only' }]);
   }
@@ -114,6 +120,7 @@ export async function createModel(db: Database, input: CreateModelInput, appSecr
   const row = await db.transaction(async (tx) => {
     if (fields.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(eq(llmModels.isDefault, true));
     if (fields.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(eq(llmModels.transcribesSpeech, true));
+    if (fields.embedsText) await tx.update(llmModels).set({ embedsText: false }).where(eq(llmModels.embedsText, true));
     const [inserted] = await tx
       .insert(llmModels)
       .values({ id: newId('model'), ...fields, apiKeyEncrypted: encryptKey(apiKey, appSecret) })
@@ -124,12 +131,12 @@ export async function createModel(db: Database, input: CreateModelInput, appSecr
   return toModelView(row);
 }
 
-/** A model agents answer chats with cannot become the transcription model (their runs would all be refused). */
-async function refuseAgentsModel(db: Database, modelId: string): Promise<void> {
+/** A model agents answer chats with cannot become the transcription or embedding model (their runs would all be refused). */
+async function refuseAgentsModel(db: Database, modelId: string, flag: 'transcribesSpeech' | 'embedsText'): Promise<void> {
   const users = await db.select({ name: agents.name }).from(agents).where(eq(agents.modelId, modelId)).orderBy(asc(agents.name));
   if (users.length === 0) return;
   const names = users.map((agent) => `'${agent.name}'`).join(', ');
-  throw new InvalidInputError(`Agents answer chats with this model (${names}): give them another model first`, [{ path: ['transcribesSpeech'], message: `Used by ${names}` }]);
+  throw new InvalidInputError(`Agents answer chats with this model (${names}): give them another model first`, [{ path: [flag], message: `Used by ${names}` }]);
 }
 
 /** Updates a model; `apiKey` undefined keeps the stored key, `null` clears it, a string replaces it. */
@@ -141,10 +148,9 @@ export async function updateModel(db: Database, id: string, input: UpdateModelIn
   await checkGroupIds(db, fields.groupIds);
   const row = await db.transaction(async (tx) => {
     if (changes.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(and(eq(llmModels.isDefault, true), ne(llmModels.id, id)));
-    if (changes.transcribesSpeech) {
-      await refuseAgentsModel(tx, id);
-      await tx.update(llmModels).set({ transcribesSpeech: false }).where(and(eq(llmModels.transcribesSpeech, true), ne(llmModels.id, id)));
-    }
+    if (changes.transcribesSpeech || changes.embedsText) await refuseAgentsModel(tx, id, changes.transcribesSpeech ? 'transcribesSpeech' : 'embedsText');
+    if (changes.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(and(eq(llmModels.transcribesSpeech, true), ne(llmModels.id, id)));
+    if (changes.embedsText) await tx.update(llmModels).set({ embedsText: false }).where(and(eq(llmModels.embedsText, true), ne(llmModels.id, id)));
     const [updated] = await tx.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
     if (updated) refuseBadDefault(updated);
     return updated;
@@ -182,7 +188,7 @@ export async function getDefaultModel(db: Database): Promise<LlmModelRow | null>
   const [row] = await db
     .select()
     .from(llmModels)
-    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false), sql`cardinality(${llmModels.groupIds}) = 0`, eq(llmModels.transcribesSpeech, false)))
+    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false), sql`cardinality(${llmModels.groupIds}) = 0`, eq(llmModels.transcribesSpeech, false), eq(llmModels.embedsText, false)))
     .orderBy(desc(llmModels.isDefault), asc(llmModels.createdAt))
     .limit(1);
   return row ?? null;

@@ -120,12 +120,22 @@ export async function getTool(db: Database, id: string): Promise<AgentTool> {
   return tool;
 }
 
-/** Where secrets are encrypted; the API passes APP_SECRET. */
-export type ToolWriteOptions = { appSecret?: string };
+/** Where secrets are encrypted (the API passes APP_SECRET), and who saves the tool (a type's `checkConfig` judges for them). */
+export type ToolWriteOptions = { appSecret?: string; actorId?: string };
+
+/** The type's `checkConfig` for the admin saving the instance; issues come back under `config`. Skipped without an actor (seeds, tests). */
+async function checkToolConfig(db: Database, type: string, config: Record<string, unknown>, previousConfig: Record<string, unknown> | undefined, options: ToolWriteOptions): Promise<void> {
+  const toolType = getToolType(type);
+  if (!toolType.checkConfig || !options.actorId) return;
+  const previous = previousConfig === undefined ? undefined : (toolType.configSchema as z.ZodType).safeParse(previousConfig).data;
+  const issues = await toolType.checkConfig(config, { db, actorId: options.actorId, previousConfig: previous });
+  if (issues.length > 0) throw new InvalidInputError(`Invalid config for tool type '${type}'`, issues.map((issue) => ({ path: ['config', ...issue.path], message: issue.message })));
+}
 
 export async function createTool(db: Database, input: Omit<CreateToolInput, 'retryInterrupted'> & { retryInterrupted?: CreateToolInput['retryInterrupted'] }, options: ToolWriteOptions = {}): Promise<AgentTool> {
   const { secrets, ...fields } = input;
   const config = validateToolConfig(input.type, input.config);
+  await checkToolConfig(db, input.type, config, undefined, options);
   const validSecrets = validateToolSecrets(input.type, secrets);
   checkToolSecrets(input.type, config, validSecrets);
   const secretsEncrypted = sealToolSecrets(validSecrets, options.appSecret);
@@ -147,7 +157,10 @@ export async function updateTool(db: Database, id: string, input: UpdateToolInpu
   const { secrets, ...fields } = input;
   const changes: Partial<typeof agentTools.$inferInsert> = { ...fields };
   const validSecrets = secrets !== undefined ? validateToolSecrets(existing.type, secrets) : undefined;
-  if (input.config !== undefined) changes.config = validateToolConfig(existing.type, input.config);
+  if (input.config !== undefined) {
+    changes.config = validateToolConfig(existing.type, input.config);
+    await checkToolConfig(db, existing.type, changes.config, existing.config ?? {}, options);
+  }
   if (validSecrets !== undefined || input.config !== undefined) checkUpdatedSecrets(existing, changes.config, validSecrets, options);
   if (validSecrets !== undefined) changes.secretsEncrypted = sealToolSecrets(validSecrets, options.appSecret);
   if (Object.keys(changes).length === 0) return existing;

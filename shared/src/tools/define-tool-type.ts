@@ -133,6 +133,12 @@ export type ToolType<Name extends string = string, Config = any, Input = any> = 
    */
   checkSecrets?: (config: Config, secrets: Record<string, unknown>) => { path: PropertyKey[]; message: string }[];
   /**
+   * What an instance's config requires of the database as the admin saving it (the bases a `knowledge`
+   * tool names must be theirs), checked on create and update after the schema. `previousConfig` is the
+   * stored config on an update. Paths are relative to the config: the API answers 400 with `config.<path>`.
+   */
+  checkConfig?: (config: Config, context: { db: unknown; actorId: string; previousConfig?: Config }) => Promise<{ path: PropertyKey[]; message: string }[]>;
+  /**
    * Asks the instance's server what it offers (MCP `tools/list`, an OpenAPI document). The API stores the
    * result on the row on create, update and refresh; a failure keeps the previous snapshot.
    */

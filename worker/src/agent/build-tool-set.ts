@@ -24,9 +24,9 @@ export function expandOfferedTools(offered: OfferedTool[]): OfferedModelTool[] {
   });
 }
 
-/** What tool types may use from the worker (the document tool's database, MCP's stdio allow-list). */
+/** What tool types may use from the worker (the document tool's database, MCP's stdio allow-list, the key that opens the embedding model's API key). */
 export function toolServices(deps: WorkerDeps): Record<string, unknown> {
-  return { db: deps.db, mcpStdioCommands: deps.config.mcpStdioCommands ?? [] };
+  return { db: deps.db, mcpStdioCommands: deps.config.mcpStdioCommands ?? [], appSecret: deps.config.appSecret };
 }
 
 export type ToolCallContext = {

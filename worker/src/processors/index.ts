@@ -1,5 +1,6 @@
 import type { ProcessorMap } from '../processor';
 import { processChatTurn } from './chat-turn';
+import { processKnowledgeIngestion } from './knowledge-ingestion';
 import { processScheduleFire } from './schedule-fire';
 import { processToolExecution } from './tool-execution';
 import { processWebhookDelivery } from './webhook-delivery';
@@ -10,4 +11,5 @@ export const processors = {
   toolExecutions: { 'tool-exec': processToolExecution },
   scheduleFires: { 'schedule-fire': processScheduleFire },
   webhookDeliveries: { 'webhook-delivery': processWebhookDelivery },
+  knowledgeIngestions: { 'knowledge-ingestion': processKnowledgeIngestion },
 } satisfies ProcessorMap;

@@ -15,3 +15,4 @@ export * from './webhooks';
 export * from './user-identities';
 export * from './groups';
 export * from './usage-limits';
+export * from './knowledge';

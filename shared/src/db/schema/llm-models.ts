@@ -26,6 +26,11 @@ export const llmModels = pgTable('llm_models', {
    * composer's dictation. Not a chat model, so never in a chat's list nor the default; at most one row has it.
    */
   transcribesSpeech: boolean('transcribes_speech').notNull().default(false),
+  /**
+   * An embedding model behind `POST {baseUrl}/embeddings`: knowledge bases index their passages with it.
+   * Not a chat model, so never in a chat's list nor the default; at most one row has it.
+   */
+  embedsText: boolean('embeds_text').notNull().default(false),
   enabled: boolean('enabled').notNull().default(true),
   /** The model new chats use when neither the request nor the agent names one; at most one row has it. */
   isDefault: boolean('is_default').notNull().default(false),
@@ -33,4 +38,5 @@ export const llmModels = pgTable('llm_models', {
 }, (table) => [
   uniqueIndex('llm_models_one_default_idx').on(table.isDefault).where(sql`${table.isDefault}`),
   uniqueIndex('llm_models_one_transcriber_idx').on(table.transcribesSpeech).where(sql`${table.transcribesSpeech}`),
+  uniqueIndex('llm_models_one_embedder_idx').on(table.embedsText).where(sql`${table.embedsText}`),
 ]);

@@ -1,0 +1,107 @@
+import { enqueue } from '@agentq/shared/queues';
+import {
+  acceptKnowledgeUpload,
+  createKnowledgeBase,
+  createKnowledgeBaseInputSchema,
+  deleteKnowledgeBase,
+  deleteKnowledgeFile,
+  getKnowledgeBase,
+  listKnowledgeBases,
+  listKnowledgeFiles,
+  MAX_PDF_BYTES,
+  MAX_PDF_PAGES,
+  MAX_TEXT_FILE_BYTES,
+  MAX_TOP_K,
+  searchKnowledge,
+  updateKnowledgeBase,
+  updateKnowledgeBaseInputSchema,
+} from '@agentq/shared/services';
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import { z } from 'zod';
+import type { AppEnv } from '../deps';
+import { ApiError } from '../errors';
+import { currentUser, requireUser } from '../middleware/auth';
+import { validate } from '../validate';
+import { uploadedFile } from './chat-files';
+
+/** Uploads take more than the API's usual body limit (app.ts): a PDF runs to megabytes. */
+export const KNOWLEDGE_UPLOAD_PATH = /^\/api\/knowledge\/[^/]+\/files$/;
+
+const idParam = z.object({ id: z.string().min(1).max(100) });
+const fileParam = idParam.extend({ fileId: z.string().min(1).max(100) });
+export const knowledgeSearchInputSchema = z.object({
+  query: z.string().trim().min(1).max(1000),
+  topK: z.number().int().min(1).max(MAX_TOP_K).default(5),
+});
+
+const tags = ['knowledge'];
+
+/**
+ * The signed-in user's knowledge bases (docs/using.md "Knowledge"): any user keeps their own; another
+ * user's base answers 404. Uploaded files are processed on the `knowledge-ingestions` queue.
+ */
+export const knowledgeRoutes = new Hono<AppEnv>()
+  .use(requireUser)
+  .get('/', describeRoute({ tags, summary: 'Your knowledge bases, newest first, with file and chunk counts' }), async (c) =>
+    c.json({ items: await listKnowledgeBases(c.get('db'), currentUser(c).id) }),
+  )
+  .post('/', describeRoute({ tags, summary: 'Create a knowledge base: `name` (1–100 characters), optional `description`' }), validate('json', createKnowledgeBaseInputSchema), async (c) =>
+    c.json(await createKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
+  )
+  .get('/:id', describeRoute({ tags, summary: 'A knowledge base with its files (status processing, ready or failed with the reason; chunk counts)' }), validate('param', idParam), async (c) => {
+    const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+    return c.json({ ...base, files: await listKnowledgeFiles(c.get('db'), base.id) });
+  })
+  .patch('/:id', describeRoute({ tags, summary: 'Rename a knowledge base or change its description' }), validate('param', idParam), validate('json', updateKnowledgeBaseInputSchema), async (c) =>
+    c.json(await updateKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id, c.req.valid('json'))),
+  )
+  .delete('/:id', describeRoute({ tags, summary: 'Delete a knowledge base with its files and passages; knowledge tools that name it stop finding them' }), validate('param', idParam), async (c) => {
+    await deleteKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+    return c.body(null, 204);
+  })
+  .post(
+    '/:id/files',
+    describeRoute({
+      tags,
+      summary: 'Upload a file to a knowledge base; 201 with the file, status `processing` until it is read, chunked and embedded',
+      description: `multipart/form-data with one \`file\` field. The type is judged from the bytes, not the name: a PDF by its header (up to ${MAX_PDF_BYTES / 1024 / 1024} MiB and ${MAX_PDF_PAGES} pages; its text is read), else UTF-8 text — plain, Markdown, CSV, code (up to ${MAX_TEXT_FILE_BYTES / 1024} KiB). Anything else is a 415, too big a 413. Poll GET /api/knowledge/{id} until the file is \`ready\` or \`failed\` (with \`error\`).`,
+      requestBody: { content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } } } },
+    }),
+    validate('param', idParam),
+    async (c) => {
+      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      const file = await uploadedFile(() => c.req.parseBody());
+      const outcome = await acceptKnowledgeUpload(c.get('db'), base.id, { name: file.name, data: new Uint8Array(await file.arrayBuffer()) });
+      if (!outcome.ok) throw new ApiError(outcome.status, outcome.status === 413 ? 'payload_too_large' : 'unsupported_media_type', outcome.message);
+      try {
+        await enqueue(c.get('queues'), 'knowledgeIngestions', 'knowledge-ingestion', { fileId: outcome.file.id }, { jobId: outcome.file.id });
+      } catch (error) {
+        // Nothing would ever process it: take it back rather than leave it `processing` for good.
+        await deleteKnowledgeFile(c.get('db'), base.id, outcome.file.id).catch(() => {});
+        throw error;
+      }
+      return c.json(outcome.file, 201);
+    },
+  )
+  .delete('/:id/files/:fileId', describeRoute({ tags, summary: 'Remove a file and its passages from a knowledge base' }), validate('param', fileParam), async (c) => {
+    const { id, fileId } = c.req.valid('param');
+    const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, id);
+    await deleteKnowledgeFile(c.get('db'), base.id, fileId);
+    return c.body(null, 204);
+  })
+  .post(
+    '/:id/search',
+    describeRoute({
+      tags,
+      summary: 'Try retrieval: the passages of this base that best match `query`, best first',
+      description: `What a \`knowledge\` tool attached to this base would return: \`topK\` (1–${MAX_TOP_K}, default 5) passages, each with its file and position. \`mode\` is \`hybrid\` (vector similarity fused with full-text rank) when a model is flagged "Embeds text", else \`full-text\`.`,
+    }),
+    validate('param', idParam),
+    validate('json', knowledgeSearchInputSchema),
+    async (c) => {
+      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      const { query, topK } = c.req.valid('json');
+      return c.json(await searchKnowledge(c.get('db'), [base.id], query, { topK, appSecret: c.get('config').appSecret, signal: c.req.raw.signal }));
+    },
+  );

@@ -1,0 +1,73 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { customType, index, integer, pgTable, real, text, varchar } from 'drizzle-orm/pg-core';
+import { createdAt, timestamps } from './columns';
+import { users } from './users';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+export const KNOWLEDGE_FILE_STATUSES = ['processing', 'ready', 'failed'] as const;
+export type KnowledgeFileStatus = (typeof KNOWLEDGE_FILE_STATUSES)[number];
+
+/** A user's collection of reference files (manuals, policies, notes) that a `knowledge` tool retrieves from. */
+export const knowledgeBases = pgTable(
+  'knowledge_bases',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    name: varchar('name', { length: 100 }).notNull(),
+    description: text('description').notNull().default(''),
+    ...timestamps,
+  },
+  (table) => [index('knowledge_bases_user_idx').on(table.userId, table.createdAt)],
+);
+
+/**
+ * A file of a knowledge base: its bytes are kept (the ingestion job reads them from here), its text is
+ * split into `knowledge_chunks` by the `knowledge-ingestions` queue, which moves `status` on.
+ */
+export const knowledgeFiles = pgTable(
+  'knowledge_files',
+  {
+    id: text('id').primaryKey(),
+    baseId: text('base_id').notNull().references(() => knowledgeBases.id, { onDelete: 'cascade' }),
+    /** The name it was uploaded under, cleaned of paths and control characters. */
+    name: text('name').notNull(),
+    /** Judged from the bytes: application/pdf, or a text/* type for valid UTF-8. */
+    mediaType: text('media_type').notNull(),
+    size: integer('size').notNull(),
+    data: bytea('data').notNull(),
+    status: varchar('status', { length: 20, enum: KNOWLEDGE_FILE_STATUSES }).notNull().default('processing'),
+    /** Why processing failed (safe to show: no key, no stack). */
+    error: text('error'),
+    chunkCount: integer('chunk_count').notNull().default(0),
+    ...timestamps,
+  },
+  (table) => [index('knowledge_files_base_idx').on(table.baseId, table.createdAt)],
+);
+
+/**
+ * A passage of a file, about 1,000 characters, searched by English full-text (`search_vector`) and, when
+ * an embedding model exists, by cosine similarity of `embedding` (unit length, so a dot product). `real[]`
+ * rather than pgvector: it needs no extension, so PGlite works too.
+ */
+export const knowledgeChunks = pgTable(
+  'knowledge_chunks',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    fileId: text('file_id').notNull().references(() => knowledgeFiles.id, { onDelete: 'cascade' }),
+    /** Denormalised from the file: searches filter by base. */
+    baseId: text('base_id').notNull().references(() => knowledgeBases.id, { onDelete: 'cascade' }),
+    /** 0-based order of the chunk within its file. */
+    position: integer('position').notNull(),
+    text: text('text').notNull(),
+    embedding: real('embedding').array(),
+    searchVector: tsvector('search_vector').generatedAlwaysAs((): SQL => sql`to_tsvector('english', ${knowledgeChunks.text})`),
+    createdAt,
+  },
+  (table) => [
+    index('knowledge_chunks_base_idx').on(table.baseId),
+    index('knowledge_chunks_file_idx').on(table.fileId, table.position),
+    index('knowledge_chunks_search_idx').using('gin', table.searchVector),
+  ],
+);

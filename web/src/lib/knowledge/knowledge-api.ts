@@ -1,0 +1,43 @@
+/** The user's knowledge bases (`/api/knowledge`): bases, their files (uploaded, then processed on the server), and a test search. */
+import { apiFetch } from '../api.ts';
+import { segment, type FetchOption, type RouteOutput } from '../api-routes.ts';
+
+export type KnowledgeBaseSummary = RouteOutput<'/knowledge', '$get'>['items'][number];
+export type KnowledgeBaseDetail = RouteOutput<'/knowledge/:id', '$get'>;
+export type KnowledgeFile = KnowledgeBaseDetail['files'][number];
+export type KnowledgeSearchResult = RouteOutput<'/knowledge/:id/search', '$post'>;
+export type KnowledgeBaseInput = { name: string; description?: string };
+
+export async function listKnowledgeBases(options: FetchOption = {}): Promise<KnowledgeBaseSummary[]> {
+  return (await apiFetch<{ items: KnowledgeBaseSummary[] }>('/api/knowledge', options)).items;
+}
+
+export function getKnowledgeBase(id: string, options: FetchOption = {}): Promise<KnowledgeBaseDetail> {
+  return apiFetch(`/api/knowledge/${segment(id)}`, options);
+}
+
+export function createKnowledgeBase(input: KnowledgeBaseInput): Promise<{ id: string }> {
+  return apiFetch('/api/knowledge', { method: 'POST', json: input });
+}
+
+export function updateKnowledgeBase(id: string, input: Partial<KnowledgeBaseInput>): Promise<{ id: string; name: string }> {
+  return apiFetch(`/api/knowledge/${segment(id)}`, { method: 'PATCH', json: input });
+}
+
+export async function deleteKnowledgeBase(id: string): Promise<void> {
+  await apiFetch(`/api/knowledge/${segment(id)}`, { method: 'DELETE' });
+}
+
+export function uploadKnowledgeFile(id: string, file: File): Promise<KnowledgeFile> {
+  const body = new FormData();
+  body.append('file', file, file.name);
+  return apiFetch(`/api/knowledge/${segment(id)}/files`, { method: 'POST', body });
+}
+
+export async function deleteKnowledgeFile(id: string, fileId: string): Promise<void> {
+  await apiFetch(`/api/knowledge/${segment(id)}/files/${segment(fileId)}`, { method: 'DELETE' });
+}
+
+export function searchKnowledgeBase(id: string, query: string, topK = 5): Promise<KnowledgeSearchResult> {
+  return apiFetch(`/api/knowledge/${segment(id)}/search`, { method: 'POST', json: { query, topK } });
+}
