@@ -205,7 +205,7 @@ describe('self-service account and admin users', () => {
         expect((await login('second-password-2')).status).toBe(200);
 
         await row.getByTestId('user-toggle-disabled').click();
-        await expect.poll(() => row.getByTestId('user-row-status').textContent(), SLOW).toBe('Disabled');
+        await expect.poll(() => row.getByTestId('user-row-status').locator('.pill').textContent(), SLOW).toBe('Disabled');
         expect((await login('second-password-2')).status).toBe(401);
 
         // Signed in as the disabled user: the login page refuses.

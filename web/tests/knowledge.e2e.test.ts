@@ -44,8 +44,11 @@ describe('Knowledge', () => {
   });
 
   it('creates a base, uploads a Markdown file that becomes ready, finds the right passage, and a chat run retrieves it through a knowledge tool', async () => {
-    await page.getByTestId('nav-knowledge').click();
+    // Knowledge bases live under Documents (the main nav keeps four sections, for phones).
+    await page.getByTestId('nav-documents').click();
+    await page.getByTestId('documents-knowledge').click();
     await page.waitForURL(`${stack.url}/knowledge`);
+    expect(await page.getByTestId('nav-documents').getAttribute('aria-current')).toBe('page');
     await page.getByTestId('knowledge-empty').waitFor(SLOW);
 
     await page.getByTestId('knowledge-new').click();
