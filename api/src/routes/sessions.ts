@@ -1,3 +1,4 @@
+import { answersChats } from '@agentq/shared/api-types';
 import { enqueueChatTurn as addChatTurn, type ChatRunOpening } from '@agentq/shared/queues';
 import {
   askInSession,
@@ -91,7 +92,7 @@ export const chatOptionRoutes = new Hono<AppEnv>().get(
     return c.json({
       defaultModelId: defaultModel?.id ?? null,
       // A transcription or embedding model is not a chat model: it only decides whether the composer offers dictation.
-      models: models.filter((model) => mayPickModel(model, asker) && !model.transcribesSpeech && !model.embedsText).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
+      models: models.filter((model) => mayPickModel(model, asker) && answersChats(model)).map((model) => ({ id: model.id, name: model.name, supportsReasoning: model.supportsReasoning, supportsImages: model.supportsImages, isDefault: model.id === defaultModel?.id })),
       agents: agents.filter((agent) => mayUseAgent(agent, asker)).map((agent) => ({ id: agent.id, name: agent.name, isDefault: agent.isDefault, modelId: agent.modelId })),
       /** The composer shows its microphone: POST /api/transcriptions has a model this user may use. */
       dictation: offersDictation(models, asker),

@@ -1,4 +1,4 @@
-import { signUpInputSchema, signUpUser } from '@agentq/shared/services';
+import { inEmailDomains, signUpInputSchema, signUpUser } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { AppEnv } from '../deps';
@@ -29,8 +29,7 @@ export const signUpRoutes = new Hono<AppEnv>().post(
     const policy = c.get('config').signUp;
     if (!policy) throw new ApiError(403, 'sign_up_disabled', 'This server does not take sign-ups: ask an administrator for an account');
     const input = c.req.valid('json');
-    const domain = input.email.slice(input.email.lastIndexOf('@') + 1);
-    if (policy.emailDomains.length > 0 && !policy.emailDomains.includes(domain)) {
+    if (!inEmailDomains(input.email, policy.emailDomains)) {
       throw validationFailed([{ path: ['email'], message: `Use an address at ${policy.emailDomains.join(', ')}` }], 'Sign-ups take email addresses of some domains only');
     }
     const address = clientAddress(c);

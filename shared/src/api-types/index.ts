@@ -9,3 +9,4 @@ export * from './sso';
 export * from './audit';
 export * from './groups';
 export * from './usage-limits';
+export * from './models';

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import { answersChats } from '../api-types/models';
 import type { Database } from '../db/client';
 import { agents, agentToolAssociations, agentTools, llmModels } from '../db/schema';
 import { newId } from '../ids';
@@ -114,7 +115,7 @@ async function assertChatModel(db: Database, modelId: string | null | undefined)
     .from(llmModels)
     .where(eq(llmModels.id, modelId));
   if (!model) throw new InvalidInputError(`Unknown model '${modelId}'`, [{ path: ['modelId'], message: `No model with id '${modelId}'` }]);
-  if (model.transcribesSpeech || model.embedsText) {
+  if (!answersChats(model)) {
     const does = model.transcribesSpeech ? 'transcribes speech' : 'embeds text';
     throw new InvalidInputError(`'${model.name}' ${does} and answers no chats: pick another model`, [{ path: ['modelId'], message: `A model that ${does} cannot answer an agent's chats` }]);
   }

@@ -2,8 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { Database } from '../db/client';
 import { chatFiles } from '../db/schema';
-import { everyChat, exportChatFile } from './chat-data';
-import { chatFileIdOf } from './chat-files';
+import { everyChat, exportChatWithFiles } from './chat-data';
 
 /**
  * Every chat of the user with the files its questions carried, as one ZIP (Account → Data,
@@ -37,10 +36,10 @@ export async function* chatsArchive(db: Database, userId: string, exportedAt = n
   let first = true;
   json.push(encoder.encode('['));
   for await (const session of everyChat(db, userId)) {
-    const file = await exportChatFile(db, session, 'json', exportedAt);
+    const { file, fileIds: carried } = await exportChatWithFiles(db, session, 'json', exportedAt);
     json.push(encoder.encode(`${first ? '\n' : ',\n'}${file.body.trimEnd()}`));
     first = false;
-    for (const id of carriedFileIds(file.body)) fileIds.push({ sessionId: session.id, id });
+    for (const id of carried) fileIds.push({ sessionId: session.id, id });
     yield* drain();
   }
   json.push(encoder.encode('\n]\n'), true);
@@ -61,11 +60,4 @@ export async function* chatsArchive(db: Database, userId: string, exportedAt = n
   }
   zip.end();
   yield* drain();
-}
-
-/** The stored files a chat's exported messages name, each once, in the order they appear. */
-function carriedFileIds(exportedChat: string): string[] {
-  const { messages } = JSON.parse(exportedChat) as { messages: { parts: { type: string; url?: unknown }[] }[] };
-  const ids = messages.flatMap((message) => message.parts.flatMap((part) => (part.type === 'file' ? (chatFileIdOf(part.url) ?? []) : [])));
-  return [...new Set(ids)];
 }

@@ -3,6 +3,7 @@ import type { Database } from '../db/client';
 import { ACTIVE_RUN_STATUSES, chatSessions, runs } from '../db/schema';
 import { listThreadMessages, type ChatSession } from './chat';
 import { exportChat, type ChatExportFile, type ChatExportFormat } from './chat-export';
+import { chatFileIdOf } from './chat-files';
 import { sessionFeedback } from './feedback';
 
 /**
@@ -13,8 +14,15 @@ import { sessionFeedback } from './feedback';
 
 /** The chat as a file, the branch it shows with the user's ratings (GET /api/sessions/:id/export). */
 export async function exportChatFile(db: Database, session: ChatSession, format: ChatExportFormat, exportedAt = new Date()): Promise<ChatExportFile> {
+  return (await exportChatWithFiles(db, session, format, exportedAt)).file;
+}
+
+/** exportChatFile, and the stored files the exported messages carry, each once, in the order they appear. */
+export async function exportChatWithFiles(db: Database, session: ChatSession, format: ChatExportFormat, exportedAt = new Date()): Promise<{ file: ChatExportFile; fileIds: string[] }> {
   const [thread, ratings] = await Promise.all([listThreadMessages(db, session.id), sessionFeedback(db, session.id)]);
-  return exportChat(session, thread, format, exportedAt, new Map(ratings.map(({ messageId, rating, comment }) => [messageId, { rating, comment }])));
+  const file = exportChat(session, thread, format, exportedAt, new Map(ratings.map(({ messageId, rating, comment }) => [messageId, { rating, comment }])));
+  const fileIds = thread.flatMap((message) => (message.parts as { type: string; url?: unknown }[]).flatMap((part) => (part.type === 'file' ? (chatFileIdOf(part.url) ?? []) : [])));
+  return { file, fileIds: [...new Set(fileIds)] };
 }
 
 const EXPORT_PAGE = 100;

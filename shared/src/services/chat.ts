@@ -12,6 +12,7 @@ import { requireOwnFolder } from './chat-folders';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from './errors';
 import { inAllowedGroups, mayUseAgent } from './groups/access';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
+import { defaultChatModel } from './models';
 import { claimReturning, claimRun, claimUpdate, sourcesOf, unclaimedRun, type RunTransitionFields } from './run-lifecycle';
 import type { Run } from './runs';
 import { activeBranch, pathTo, type MessageVersions } from './chat-thread';
@@ -448,7 +449,7 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
   const id = requested ?? agentModelId ?? undefined;
   const model = id
     ? await findInAgentConfig(db, (config) => config.models.find((candidate) => candidate.id === id))
-    : await loadAgentConfig(db).then(({ models }) => models.find((candidate) => candidate.enabled && candidate.isDefault) ?? models.find((candidate) => candidate.enabled && !candidate.adminsOnly && candidate.groupIds.length === 0 && !candidate.transcribesSpeech && !candidate.embedsText));
+    : await loadAgentConfig(db).then(({ models }) => defaultChatModel(models));
   if (!model) {
     throw new InvalidInputError(
       id ? `Model '${id}' does not exist` : 'No model is configured: an admin must add one (or set LLM_BASE_URL and LLM_MODEL)',

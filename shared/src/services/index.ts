@@ -27,6 +27,7 @@ export * from './chat-shares';
 export * from './chat-fork';
 export * from './chat-data';
 export * from './chat-archive';
+export * from './email-domains';
 export * from './temporary-chats';
 export * from './prompts';
 export * from './chat-files';

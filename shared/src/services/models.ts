@@ -1,9 +1,10 @@
-import { and, asc, desc, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, ne } from 'drizzle-orm';
 import { z } from 'zod';
+import { answersChats } from '../api-types/models';
 import type { Database } from '../db/client';
 import { agents, llmModels } from '../db/schema';
 import { newId } from '../ids';
-import { findInAgentConfig } from './agent-config';
+import { findInAgentConfig, loadAgentConfig } from './agent-config';
 import { invalidateConfig } from './config-cache';
 import { InvalidInputError, NotFoundError } from './errors';
 import { checkGroupIds, groupIdsSchema } from './groups/groups';
@@ -182,16 +183,16 @@ export type ModelSeed = { baseUrl?: string; apiKey?: string; model?: string };
 
 /**
  * The model new chats use when neither the chat nor its agent names one: the enabled model flagged
- * default, else the oldest enabled chat model everyone may use. Null when there is none.
+ * default, else the oldest enabled chat model everyone may use (`models` oldest first, as the config
+ * snapshot holds them).
  */
+export function defaultChatModel<Model extends LlmModelRow>(models: readonly Model[]): Model | undefined {
+  return models.find((model) => model.enabled && model.isDefault) ?? models.find((model) => model.enabled && !model.adminsOnly && model.groupIds.length === 0 && answersChats(model));
+}
+
+/** defaultChatModel of every model, from the config cache. Null when there is none. */
 export async function getDefaultModel(db: Database): Promise<LlmModelRow | null> {
-  const [row] = await db
-    .select()
-    .from(llmModels)
-    .where(and(eq(llmModels.enabled, true), eq(llmModels.adminsOnly, false), sql`cardinality(${llmModels.groupIds}) = 0`, eq(llmModels.transcribesSpeech, false), eq(llmModels.embedsText, false)))
-    .orderBy(desc(llmModels.isDefault), asc(llmModels.createdAt))
-    .limit(1);
-  return row ?? null;
+  return defaultChatModel((await loadAgentConfig(db)).models) ?? null;
 }
 
 /**

@@ -7,7 +7,8 @@ import { invalidateConfig } from '../config-cache';
 import { isUniqueViolation } from '../errors';
 import { NO_PASSWORD_HASH } from '../passwords';
 import { toOwnUser, type OwnUser } from '../users';
-import { displayNameFromClaims, emailDomain, groupsFromClaims, type OidcClaims } from './claims';
+import { inEmailDomains } from '../email-domains';
+import { displayNameFromClaims, groupsFromClaims, type OidcClaims } from './claims';
 import type { OidcPolicy } from './settings';
 
 export type OidcAccountOutcome =
@@ -46,7 +47,7 @@ async function resolveAccount(db: Database, policy: OidcPolicy, { issuer, claims
   const verifiedEmail = claims.email_verified ? claims.email : undefined;
   if (policy.allowedEmailDomains.length > 0) {
     if (!verifiedEmail) return { ok: false, reason: 'email_not_verified' };
-    if (!policy.allowedEmailDomains.includes(emailDomain(verifiedEmail))) return { ok: false, reason: 'domain_not_allowed' };
+    if (!inEmailDomains(verifiedEmail, policy.allowedEmailDomains)) return { ok: false, reason: 'domain_not_allowed' };
   }
   const admin = policy.adminGroups.length > 0 && groupsFromClaims(claims, policy.groupsClaim).some((group) => policy.adminGroups.includes(group));
 

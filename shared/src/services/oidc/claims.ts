@@ -29,11 +29,6 @@ export function groupsFromClaims(claims: Record<string, unknown>, claim: string)
   return Array.isArray(value) ? value.filter((group): group is string => typeof group === 'string') : [];
 }
 
-/** The part after the last `@`, lowercase. */
-export function emailDomain(email: string): string {
-  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-}
-
 /** A display name for a new account: the provider's name, else its username, else the email's local part. */
 export function displayNameFromClaims(claims: OidcClaims): string {
   const name = claims.name ?? claims.preferred_username ?? claims.email?.split('@')[0] ?? 'User';
