@@ -1,4 +1,4 @@
-import { llmModels, messages, runs } from '@agentq/shared/db';
+import { chatSessions, llmModels, messages, runs } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
 import { createModel, OPENING_MAX_CHARS, settleChatRun } from '@agentq/shared/services';
 import { eq, sql } from 'drizzle-orm';
@@ -874,5 +874,20 @@ describe('archived sessions', () => {
     expect(restored).toMatchObject({ archivedAt: null, pinnedAt: null });
     expect(await ids('')).toEqual([chat.id, other.id]);
     expect(await ids('?archived=true')).toEqual([]);
+  });
+
+  it('keeps a pinned, archived or restored chat above an older one made in the same millisecond', async () => {
+    const user = await t.signUp('user');
+    const older = await newSession(user);
+    const newer = await newSession(user);
+    // Within one millisecond, as two quick sends can land: only the microseconds order them.
+    await t.db.update(chatSessions).set({ updatedAt: sql`'2026-12-01T10:00:00.000400Z'::timestamptz` }).where(eq(chatSessions.id, older.id));
+    await t.db.update(chatSessions).set({ updatedAt: sql`'2026-12-01T10:00:00.000900Z'::timestamptz` }).where(eq(chatSessions.id, newer.id));
+    const ids = async () => ((await (await request('GET', '/api/sessions', user)).json()) as { items: { id: string }[] }).items.map((session) => session.id);
+    expect(await ids()).toEqual([newer.id, older.id]);
+    for (const change of [{ pinned: true }, { pinned: false }, { archived: true }, { archived: false }, { title: 'Renamed' }]) {
+      expect((await request('PATCH', `/api/sessions/${newer.id}`, user, change)).status).toBe(200);
+    }
+    expect(await ids()).toEqual([newer.id, older.id]);
   });
 });

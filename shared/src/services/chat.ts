@@ -376,7 +376,9 @@ export async function updateChatSession(db: Database, session: ChatSession, inpu
       ...(archived === undefined ? {} : { archivedAt: archived ? (session.archivedAt ?? new Date()) : null, ...(archived ? { pinnedAt: null } : {}) }),
       ...(folderId === undefined ? {} : { folderId }),
       ...(temporary === undefined ? {} : { temporary }),
-      updatedAt: session.updatedAt,
+      // Kept as stored, to the microsecond: writing back the millisecond Date read earlier could put
+      // the chat below one made in the same millisecond.
+      updatedAt: sql`${chatSessions.updatedAt}`,
     })
     .where(eq(chatSessions.id, session.id))
     .returning();
