@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { customType, index, integer, pgTable, real, text, varchar } from 'drizzle-orm/pg-core';
+import { customType, index, integer, pgTable, text, varchar } from 'drizzle-orm/pg-core';
 import { createdAt, timestamps } from './columns';
 import { users } from './users';
 
@@ -48,8 +48,9 @@ export const knowledgeFiles = pgTable(
 
 /**
  * A passage of a file, about 1,000 characters, searched by English full-text (`search_vector`) and, when
- * an embedding model exists, by cosine similarity of `embedding` (unit length, so a dot product). `real[]`
- * rather than pgvector: it needs no extension, so PGlite works too.
+ * an embedding model exists, by cosine similarity of `vector` (unit length, so a dot product), scored in
+ * the searching process (services/knowledge/vector-ranking.ts). No pgvector: it needs no extension, so
+ * PGlite works too.
  */
 export const knowledgeChunks = pgTable(
   'knowledge_chunks',
@@ -61,7 +62,8 @@ export const knowledgeChunks = pgTable(
     /** 0-based order of the chunk within its file. */
     position: integer('position').notNull(),
     text: text('text').notNull(),
-    embedding: real('embedding').array(),
+    /** The embedding as 4-byte big-endian floats (`float4send`'s order): a quarter of `real[]`'s text to read. */
+    vector: bytea('vector'),
     searchVector: tsvector('search_vector').generatedAlwaysAs((): SQL => sql`to_tsvector('english', ${knowledgeChunks.text})`),
     createdAt,
   },

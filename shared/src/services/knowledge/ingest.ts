@@ -6,6 +6,7 @@ import { extractPdfText, MAX_PDF_PAGES, type PdfText } from '../chat-files/pdf-t
 import { SecretDecryptionError } from '../secrets';
 import { chunkText } from './chunk-text';
 import { embedTexts, findEmbeddingModel } from './embeddings';
+import { encodeVector } from './vector-ranking';
 
 /** An embedding call failed and attempts remain: thrown so the queue backs off and tries again. */
 export class EmbeddingFailedError extends Error {
@@ -82,7 +83,7 @@ export async function ingestKnowledgeFile(db: Database, fileId: string, options:
       .returning({ id: knowledgeFiles.id });
     if (updated.length === 0) return { status: 'gone' } as const;
     await tx.delete(knowledgeChunks).where(eq(knowledgeChunks.fileId, fileId));
-    const rows = chunks.map((chunk, position) => ({ fileId, baseId: file.baseId, position, text: chunk, embedding: vectors?.[position] ?? null }));
+    const rows = chunks.map((chunk, position) => ({ fileId, baseId: file.baseId, position, text: chunk, vector: vectors?.[position] ? encodeVector(vectors[position]) : null }));
     for (let start = 0; start < rows.length; start += INSERT_BATCH) await tx.insert(knowledgeChunks).values(rows.slice(start, start + INSERT_BATCH));
     return { status: 'ready', chunkCount: chunks.length, embedded: vectors !== null } as const;
   });

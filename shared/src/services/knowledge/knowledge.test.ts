@@ -13,6 +13,7 @@ import { chunkText } from './chunk-text';
 import { EmbeddingFailedError, ingestKnowledgeFile } from './ingest';
 import { acceptKnowledgeUpload, createKnowledgeBase, deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases, listKnowledgeFiles, updateKnowledgeBase } from './knowledge-bases';
 import { fuseRankings, searchKnowledge } from './search';
+import { decodeVector } from './vector-ranking';
 
 const APP_SECRET = 'knowledge-test-secret-0123456789abcdef';
 
@@ -228,7 +229,7 @@ describe('with an embedding model (PGlite)', () => {
     expect(llm.embeddings).toHaveLength(1);
     expect(llm.embeddings[0]).toMatchObject({ model: 'text-embedding-3-small', authorization: 'Bearer sk-embed-secret' });
     const chunks = await db.select().from(knowledgeChunks).where(eq(knowledgeChunks.fileId, file.id));
-    for (const chunk of chunks) expect(chunk.embedding).toHaveLength(256);
+    for (const chunk of chunks) expect(decodeVector(chunk.vector!)).toHaveLength(256);
 
     // "allowance" occurs nowhere, so full-text (every word must match) finds nothing: similarity still finds the leave passage.
     const found = await searchKnowledge(db, [base.id], 'annual leave allowance carry over', { topK: 2, appSecret: APP_SECRET });

@@ -1,10 +1,11 @@
-import { and, desc, eq, inArray, isNotNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { knowledgeChunks, knowledgeFiles } from '../../db/schema';
 import { cjkTerms, hasCjk } from '../cjk-search';
 import { containsAllTerms, ENGLISH_SEARCH_CONFIG } from '../text-search';
 import { SecretDecryptionError } from '../secrets';
 import { embedTexts, findEmbeddingModel } from './embeddings';
+import { vectorRanking } from './vector-ranking';
 
 /** One retrieved passage: where it came from and its text. */
 export type KnowledgePassage = { baseId: string; fileId: string; fileName: string; position: number; text: string; score: number };
@@ -20,11 +21,6 @@ const CANDIDATES = 50;
 /** Reciprocal rank fusion's constant (Cormack et al. 2009): damps the weight of the very top ranks. */
 const RRF_K = 60;
 export const MAX_TOP_K = 20;
-
-/** `'{0.1,0.2}'`: a vector as a PostgreSQL array literal, sent as one text parameter (both drivers take it). */
-function arrayLiteral(vector: readonly number[]): string {
-  return `{${vector.map((value) => (Number.isFinite(value) ? value : 0)).join(',')}}`;
-}
 
 /**
  * The English query matching ANY of the query's stemmed words (stop words dropped), ranked by how many
@@ -49,22 +45,6 @@ async function fullTextRanking(db: Database, baseIds: string[], query: string): 
     .from(knowledgeChunks)
     .where(and(inArray(knowledgeChunks.baseId, baseIds), or(sql`${knowledgeChunks.searchVector} @@ ${words}`, cjk.length ? containsAllTerms(knowledgeChunks.text, cjk) : sql`false`)))
     .orderBy(desc(sql`ts_rank(${knowledgeChunks.searchVector}, ${words}) + ${cjkRank}`), knowledgeChunks.id)
-    .limit(CANDIDATES);
-  return rows.map((row) => row.id);
-}
-
-/**
- * Chunk ids by cosine similarity to `vector` (both unit length, so the dot product), computed in SQL
- * over every embedded chunk of the bases: linear in their count, fine for a few thousand chunks
- * (docs/using.md says the limit). Chunks embedded by a model of another dimension are skipped.
- */
-async function vectorRanking(db: Database, baseIds: string[], vector: readonly number[]): Promise<number[]> {
-  const similarity = sql<number>`(select sum(a * b) from unnest(${knowledgeChunks.embedding}, ${arrayLiteral(vector)}::real[]) as pair(a, b))`;
-  const rows = await db
-    .select({ id: knowledgeChunks.id })
-    .from(knowledgeChunks)
-    .where(and(inArray(knowledgeChunks.baseId, baseIds), isNotNull(knowledgeChunks.embedding), sql`cardinality(${knowledgeChunks.embedding}) = ${vector.length}`))
-    .orderBy(desc(similarity), knowledgeChunks.id)
     .limit(CANDIDATES);
   return rows.map((row) => row.id);
 }
@@ -94,7 +74,7 @@ export async function searchKnowledge(db: Database, baseIds: readonly string[], 
   const queryVector = model ? await embedTexts(model, [trimmed], { signal: options.signal }) : null;
   const [textIds, vectorIds] = await Promise.all([
     fullTextRanking(db, ids, trimmed),
-    queryVector?.ok ? vectorRanking(db, ids, queryVector.vectors[0]!) : Promise.resolve(null),
+    queryVector?.ok ? vectorRanking(db, ids, queryVector.vectors[0]!, CANDIDATES) : Promise.resolve(null),
   ]);
   const scores = fuseRankings(vectorIds ? [vectorIds, textIds] : [textIds]);
   const best = [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, Math.min(Math.max(1, options.topK), MAX_TOP_K));

@@ -1,0 +1,1 @@
+ALTER TABLE "knowledge_chunks" DROP COLUMN "embedding";
