@@ -115,4 +115,30 @@ describe('Knowledge', () => {
     expect(answer).toContain('file: handbook.md');
     expect(answer).toContain('Ask the service desk for a hardware token.');
   });
+
+  it('after an embedding model is set up, offers to process the files it did not embed, and then searches by meaning', async () => {
+    await createByApi(stack, admin, '/api/models', { name: 'Embeddings', baseUrl: llm.url, modelId: 'text-embedding-3-small', apiKey: 'sk-embed', embedsText: true });
+    await page.goto(`${stack.url}/knowledge`);
+    await page.getByTestId('knowledge-link').first().click();
+    await page.waitForURL(/\/knowledge\/kb_[^/]+$/);
+    const notice = page.getByTestId('knowledge-reindex-notice');
+    await notice.waitFor(SLOW);
+    expect(await notice.textContent()).toContain('Files not embedded by the current embedding model (text-embedding-3-small): 1.');
+    await page.getByTestId('knowledge-reindex').click();
+    // The workers process it again, now with embeddings; the page follows until it is ready.
+    await page.getByTestId('knowledge-reindex-queued').filter({ hasText: 'Queued 1 file(s).' }).waitFor(SLOW);
+    await page.locator('[data-testid="knowledge-file-row"][data-file-name="handbook.md"][data-status="ready"]').waitFor(SLOW);
+    expect(await notice.count()).toBe(0);
+
+    // Ranked by the embeddings too now (the page says so).
+    await page.getByTestId('knowledge-search-input').fill('annual leave allowance');
+    await page.getByTestId('knowledge-search').click();
+    await page.getByTestId('knowledge-search-mode').filter({ hasText: 'meaning' }).waitFor(SLOW);
+    expect(await page.getByTestId('knowledge-passage').first().textContent()).toContain('25 days of annual leave');
+
+    // Admins can do the same for every user's files from Admin → Models; nothing is left to do here.
+    await page.goto(`${stack.url}/admin/models`);
+    await page.getByTestId('models-reindex-knowledge-button').click();
+    await page.getByTestId('models-reindex-notice').filter({ hasText: 'Queued 0 knowledge file(s)' }).waitFor(SLOW);
+  });
 });

@@ -1,8 +1,9 @@
 import { listWorkerHeartbeats, queueCatalog, type QueueKey } from '@agentq/shared/queues';
-import { auditQuerySchema, feedbackListQuerySchema, feedbackSummary, feedbackWindowSchema, listAuditEvents, listFeedback, usageQuerySchema, usageReport } from '@agentq/shared/services';
+import { auditQuerySchema, feedbackListQuerySchema, feedbackSummary, feedbackWindowSchema, listAuditEvents, listFeedback, reindexKnowledgeFiles, usageQuerySchema, usageReport } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
+import { audit } from '../audit';
 import type { AppEnv } from '../deps';
 import { requireAdmin } from '../middleware/auth';
 import { discardFailedJob, listFailedJobs, retryFailedJob } from '../operations/failed-jobs';
@@ -10,6 +11,7 @@ import { queueOverview } from '../operations/queue-overview';
 import { adminRunDetail, adminRunsQuerySchema, listAdminRuns } from '../operations/run-reports';
 import { queueThroughput } from '../operations/throughput';
 import { validate } from '../validate';
+import { enqueueIngestions } from './knowledge';
 
 const queueNames = Object.values(queueCatalog).map((definition) => definition.name) as [string, ...string[]];
 const throughputQuery = z.object({ minutes: z.coerce.number().int().min(1).max(24 * 60).default(60) });
@@ -119,6 +121,19 @@ export const adminRoutes = new Hono<AppEnv>()
     describeRoute({ tags: ['operations'], summary: 'Most recently failed jobs across queues (or one queue), newest first' }),
     validate('query', failedQuery),
     async (c) => c.json(await listFailedJobs(c.get('queues'), c.req.valid('query'))),
+  )
+  .post(
+    '/knowledge/reindex',
+    describeRoute({
+      tags: ['knowledge'],
+      summary: "Every user's knowledge files the current embedding model did not embed, and the failed ones, processed again; 202 with how many were queued",
+      description: 'After flagging a model "Embeds text" for the first time, or replacing the one that was: passages embedded by no model or another one are skipped by vector search until then. Each file costs one embeddings call per 64 passages. Audited.',
+    }),
+    async (c) => {
+      const outcome = await reindexKnowledgeFiles(c.get('db'), 'all', enqueueIngestions(c));
+      await audit(c, { action: 'model.reindex-knowledge', targetType: 'knowledge', targetId: 'all', details: outcome });
+      return c.json(outcome, 202);
+    },
   )
   .post(
     '/jobs/:queue/:id/retry',

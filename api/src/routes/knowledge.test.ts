@@ -1,5 +1,6 @@
 import { ingestKnowledgeFile } from '@agentq/shared/services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlm, type FakeLlm } from '../../../infra/fake-llm/server';
 import { createTestApp, TEST_APP_SECRET } from '../testing';
 
 let t: Awaited<ReturnType<typeof createTestApp>>;
@@ -128,5 +129,83 @@ describe('knowledge bases API', () => {
     expect(tool.config).toEqual({ knowledgeBaseIds: [own.id], topK: 3 });
     const sneaked = await send('PUT', `/api/agent-tools/${tool.id}`, admin, { config: { knowledgeBaseIds: [own.id, theirs.id] } });
     expect(sneaked.status).toBe(400);
+  });
+});
+
+describe('re-indexing after an embedding model is set up (a database of its own: the flag is shared)', () => {
+  let own: Awaited<ReturnType<typeof createTestApp>>;
+  let llm: FakeLlm;
+  beforeAll(async () => {
+    own = await createTestApp({ privateDatabase: true });
+    llm = await startFakeLlm();
+  });
+  afterAll(async () => {
+    await own?.close();
+    await llm?.close();
+  });
+
+  const call = (method: string, path: string, account: Account, body?: unknown) =>
+    own.app.request(path, { method, headers: account.headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const ingestQueued = async () => {
+    for (const job of await own.queues.knowledgeIngestions.getJobs(['waiting'])) {
+      await ingestKnowledgeFile(own.db, job.data.fileId, { appSecret: TEST_APP_SECRET, finalAttempt: true });
+      await job.remove();
+    }
+  };
+
+  it('queues the files no model (or another model) embedded and the failed ones, once; admins can do it for everyone', async () => {
+    const owner = await own.signUp();
+    const other = await own.signUp();
+    const admin = await own.signUp('admin');
+    const base = (await (await call('POST', '/api/knowledge', owner, { name: 'Handbook' })).json()) as Base;
+    const form = new FormData();
+    form.append('file', new File(['# Leave\n\nStaff get 25 days of annual leave.'], 'leave.md'));
+    const file = (await (await own.app.request(`/api/knowledge/${base.id}/files`, { method: 'POST', headers: { cookie: owner.cookie }, body: form })).json()) as FileView;
+    await ingestQueued();
+    // No embedding model: nothing to re-index, and the file says no model embedded it.
+    let detail = (await (await call('GET', `/api/knowledge/${base.id}`, owner)).json()) as { embeddingModel: string | null; files: (FileView & { embeddingModel: string | null })[] };
+    expect(detail).toMatchObject({ embeddingModel: null, files: [{ id: file.id, status: 'ready', embeddingModel: null }] });
+    expect(await (await call('POST', `/api/knowledge/${base.id}/reindex`, owner)).json()).toEqual({ queued: 0, embeddingModel: null });
+
+    const model = await call('POST', '/api/models', admin, { name: 'Embeddings', baseUrl: llm.url, modelId: 'text-embedding-3-small', apiKey: 'sk-embed', embedsText: true });
+    expect(model.status).toBe(201);
+    detail = (await (await call('GET', `/api/knowledge/${base.id}`, owner)).json()) as typeof detail;
+    expect(detail.embeddingModel).toBe('text-embedding-3-small');
+    expect((await call('POST', `/api/knowledge/${base.id}/reindex`, other)).status).toBe(404);
+    const reindexed = await call('POST', `/api/knowledge/${base.id}/reindex`, owner);
+    expect(reindexed.status).toBe(202);
+    expect(await reindexed.json()).toEqual({ queued: 1, embeddingModel: 'text-embedding-3-small' });
+    // A second click while it is processing queues nothing more.
+    expect(await (await call('POST', `/api/knowledge/${base.id}/reindex`, owner)).json()).toEqual({ queued: 0, embeddingModel: 'text-embedding-3-small' });
+    detail = (await (await call('GET', `/api/knowledge/${base.id}`, owner)).json()) as typeof detail;
+    expect(detail.files[0]).toMatchObject({ status: 'processing' });
+    // Its old passages are still found meanwhile.
+    expect(((await (await call('POST', `/api/knowledge/${base.id}/search`, owner, { query: 'annual leave' })).json()) as { passages: unknown[] }).passages).toHaveLength(1);
+    llm.embeddings.length = 0;
+    await ingestQueued();
+    expect(llm.embeddings).toHaveLength(1);
+    detail = (await (await call('GET', `/api/knowledge/${base.id}`, owner)).json()) as typeof detail;
+    expect(detail.files[0]).toMatchObject({ status: 'ready', embeddingModel: 'text-embedding-3-small' });
+    const found = (await (await call('POST', `/api/knowledge/${base.id}/search`, owner, { query: 'how much holiday' })).json()) as { mode: string; passages: { fileName: string }[] };
+    expect(found).toMatchObject({ mode: 'hybrid', passages: [{ fileName: 'leave.md' }] });
+    expect(await (await call('POST', `/api/knowledge/${base.id}/reindex`, owner)).json()).toEqual({ queued: 0, embeddingModel: 'text-embedding-3-small' });
+
+    // Another user's file added while the model is down fails; an admin's re-index for everyone retries it.
+    const theirs = (await (await call('POST', '/api/knowledge', other, { name: 'Notes' })).json()) as Base;
+    const note = new FormData();
+    note.append('file', new File(['Badges are renewed every January.'], 'badges.md'));
+    await own.app.request(`/api/knowledge/${theirs.id}/files`, { method: 'POST', headers: { cookie: other.cookie }, body: note });
+    llm.setEmbeddingError({ status: 503, message: 'overloaded' });
+    await ingestQueued();
+    llm.setEmbeddingError(null);
+    expect(((await (await call('GET', `/api/knowledge/${theirs.id}`, other)).json()) as typeof detail).files[0]).toMatchObject({ status: 'failed' });
+    expect((await call('POST', '/api/admin/knowledge/reindex', owner)).status).toBe(403);
+    const all = await call('POST', '/api/admin/knowledge/reindex', admin);
+    expect(all.status).toBe(202);
+    expect(await all.json()).toEqual({ queued: 1, embeddingModel: 'text-embedding-3-small' });
+    await ingestQueued();
+    expect(((await (await call('GET', `/api/knowledge/${theirs.id}`, other)).json()) as typeof detail).files[0]).toMatchObject({ status: 'ready', embeddingModel: 'text-embedding-3-small', error: null });
+    const audited = (await (await call('GET', '/api/admin/audit?action=model.reindex-knowledge', admin)).json()) as { items: { details: unknown }[] };
+    expect(audited.items[0]?.details).toEqual({ queued: 1, embeddingModel: 'text-embedding-3-small' });
   });
 });

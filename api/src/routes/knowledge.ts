@@ -2,6 +2,7 @@ import { enqueue } from '@agentq/shared/queues';
 import {
   acceptKnowledgeUpload,
   createKnowledgeBase,
+  currentEmbeddingModelId,
   createKnowledgeBaseInputSchema,
   deleteKnowledgeBase,
   deleteKnowledgeFile,
@@ -12,6 +13,7 @@ import {
   MAX_PDF_PAGES,
   MAX_TEXT_FILE_BYTES,
   MAX_TOP_K,
+  reindexKnowledgeFiles,
   searchKnowledge,
   updateKnowledgeBase,
   updateKnowledgeBaseInputSchema,
@@ -19,6 +21,7 @@ import {
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
+import type { Context } from 'hono';
 import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
 import { currentUser, requireUser } from '../middleware/auth';
@@ -49,10 +52,19 @@ export const knowledgeRoutes = new Hono<AppEnv>()
   .post('/', describeRoute({ tags, summary: 'Create a knowledge base: `name` (1–100 characters), optional `description`' }), validate('json', createKnowledgeBaseInputSchema), async (c) =>
     c.json(await createKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
   )
-  .get('/:id', describeRoute({ tags, summary: 'A knowledge base with its files (status processing, ready or failed with the reason; chunk counts)' }), validate('param', idParam), async (c) => {
-    const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
-    return c.json({ ...base, files: await listKnowledgeFiles(c.get('db'), base.id) });
-  })
+  .get(
+    '/:id',
+    describeRoute({
+      tags,
+      summary: 'A knowledge base with its files (status processing, ready or failed with the reason; chunk counts; the model each was embedded with) and `embeddingModel`, the model that embeds now',
+    }),
+    validate('param', idParam),
+    async (c) => {
+      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      const [files, embeddingModel] = await Promise.all([listKnowledgeFiles(c.get('db'), base.id), currentEmbeddingModelId(c.get('db'))]);
+      return c.json({ ...base, embeddingModel, files });
+    },
+  )
   .patch('/:id', describeRoute({ tags, summary: 'Rename a knowledge base or change its description' }), validate('param', idParam), validate('json', updateKnowledgeBaseInputSchema), async (c) =>
     c.json(await updateKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id, c.req.valid('json'))),
   )
@@ -91,6 +103,19 @@ export const knowledgeRoutes = new Hono<AppEnv>()
     return c.body(null, 204);
   })
   .post(
+    '/:id/reindex',
+    describeRoute({
+      tags,
+      summary: 'Process again the files the current embedding model did not embed, and the failed ones; 202 with how many were queued',
+      description: 'For files added before a model was flagged "Embeds text", or embedded by another model since replaced: until then vector search skips their passages. Files show `processing` until done; their old passages stay searchable meanwhile.',
+    }),
+    validate('param', idParam),
+    async (c) => {
+      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      return c.json(await reindexKnowledgeFiles(c.get('db'), { baseId: base.id }, enqueueIngestions(c)), 202);
+    },
+  )
+  .post(
     '/:id/search',
     describeRoute({
       tags,
@@ -105,3 +130,12 @@ export const knowledgeRoutes = new Hono<AppEnv>()
       return c.json(await searchKnowledge(c.get('db'), [base.id], query, { topK, appSecret: c.get('config').appSecret, signal: c.req.raw.signal }));
     },
   );
+
+/** Adds one ingestion job per file in one round trip (addBulk is a MULTI: all or none). A file's
+ * first job is named by its id; these get a suffix, since the first may still be kept for audit. */
+export function enqueueIngestions(c: Context<AppEnv>) {
+  return async (fileIds: string[]): Promise<void> => {
+    const stamp = Date.now().toString(36);
+    await c.get('queues').knowledgeIngestions.addBulk(fileIds.map((fileId) => ({ name: 'knowledge-ingestion', data: { fileId }, opts: { jobId: `${fileId}-reindex-${stamp}` } })));
+  };
+}

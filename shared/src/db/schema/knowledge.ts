@@ -41,6 +41,8 @@ export const knowledgeFiles = pgTable(
     /** Why processing failed (safe to show: no key, no stack). */
     error: text('error'),
     chunkCount: integer('chunk_count').notNull().default(0),
+    /** The model id its passages were embedded with (null: not embedded); another one now makes it stale. */
+    embeddingModel: text('embedding_model'),
     ...timestamps,
   },
   (table) => [index('knowledge_files_base_idx').on(table.baseId, table.createdAt)],

@@ -3,3 +3,4 @@ export * from './embeddings';
 export * from './ingest';
 export * from './knowledge-bases';
 export * from './search';
+export * from './reindex';

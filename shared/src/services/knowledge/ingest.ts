@@ -78,7 +78,7 @@ export async function ingestKnowledgeFile(db: Database, fileId: string, options:
     // The update locks the row first: a delete racing this waits, or has already won (gone).
     const updated = await tx
       .update(knowledgeFiles)
-      .set({ status: 'ready', error: null, chunkCount: chunks.length })
+      .set({ status: 'ready', error: null, chunkCount: chunks.length, embeddingModel: vectors ? model!.modelId : null })
       .where(eq(knowledgeFiles.id, fileId))
       .returning({ id: knowledgeFiles.id });
     if (updated.length === 0) return { status: 'gone' } as const;

@@ -41,3 +41,15 @@ export async function deleteKnowledgeFile(id: string, fileId: string): Promise<v
 export function searchKnowledgeBase(id: string, query: string, topK = 5): Promise<KnowledgeSearchResult> {
   return apiFetch(`/api/knowledge/${segment(id)}/search`, { method: 'POST', json: { query, topK } });
 }
+
+export type ReindexOutcome = RouteOutput<'/knowledge/:id/reindex', '$post'>;
+
+/** Processes again the base's files the current embedding model did not embed, and the failed ones. */
+export function reindexKnowledgeBase(id: string): Promise<ReindexOutcome> {
+  return apiFetch(`/api/knowledge/${segment(id)}/reindex`, { method: 'POST' });
+}
+
+/** The same for every user's bases (admins). */
+export function reindexAllKnowledge(): Promise<ReindexOutcome> {
+  return apiFetch('/api/admin/knowledge/reindex', { method: 'POST' });
+}

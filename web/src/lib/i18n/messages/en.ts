@@ -1354,6 +1354,14 @@ export const en = {
   "knowledge.modeFullText": "Ranked by words (full-text search): no embedding model is set up.",
   "knowledge.noPassages": "Nothing in these files matches.",
   "knowledge.passageNumber": "passage {number}",
+  "knowledge.staleFiles": "Files not embedded by the current embedding model ({model}): {count}. Search by meaning skips their passages until they are processed again.",
+  "knowledge.failedFilesRetry": "Files that failed: {count}. Processing them again may succeed now (say, after an outage of the embedding model).",
+  "knowledge.reindex": "Process again",
+  "knowledge.reindexing": "Queuing…",
+  "knowledge.reindexQueued": "Queued {count} file(s).",
+  "models.reindexKnowledge": "Re-index all knowledge",
+  "models.reindexKnowledgeHelp": "After setting up or replacing the embedding model: every user's knowledge files it did not embed, and the failed ones, are processed again (one embeddings request per 64 passages).",
+  "models.reindexKnowledgeQueued": "Queued {count} knowledge file(s) for processing.",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -1353,4 +1353,12 @@ export const zh = {
   "knowledge.modeFullText": "按词语排序（全文搜索）：尚未配置向量模型。",
   "knowledge.noPassages": "这些文件中没有匹配的内容。",
   "knowledge.passageNumber": "第 {number} 段",
+  "knowledge.staleFiles": "未经当前向量模型（{model}）处理的文件：{count} 个。重新处理之前，按语义搜索会跳过它们的段落。",
+  "knowledge.failedFilesRetry": "处理失败的文件：{count} 个。现在重新处理可能会成功（例如向量模型故障恢复之后）。",
+  "knowledge.reindex": "重新处理",
+  "knowledge.reindexing": "正在排队…",
+  "knowledge.reindexQueued": "已排队 {count} 个文件。",
+  "models.reindexKnowledge": "重建全部知识库索引",
+  "models.reindexKnowledgeHelp": "设置或更换向量模型之后：所有用户的知识库中未经它处理的文件以及处理失败的文件都会重新处理（每 64 段调用一次向量接口）。",
+  "models.reindexKnowledgeQueued": "已将 {count} 个知识库文件加入处理队列。",
 } satisfies Record<MessageKey, string>;
