@@ -38,7 +38,7 @@ describe('models for admins only', () => {
     expect(await offered(user.headers)).not.toContain(premium.id);
 
     const refused = await ask(user.headers, { modelId: premium.id });
-    expect(refused.status).toBe(400);
+    expect(refused.status).toBe(403);
     expect(JSON.stringify(await refused.json())).toContain('for administrators only');
     expect((await ask(admin.headers, { modelId: premium.id })).status).toBe(202);
     expect((await ask(user.headers, {})).status).toBe(202);

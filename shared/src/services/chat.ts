@@ -466,7 +466,8 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
     throw new InvalidInputError(`Model '${model.name}' embeds text for knowledge bases and does not answer chats: pick another`, [{ path: ['modelId'], message: 'Embedding model' }]);
   }
   if (requested && model.adminsOnly && !asker.isAdmin) {
-    throw new InvalidInputError(`Model '${model.name}' is for administrators only: pick another`, [{ path: ['modelId'], message: 'Model for administrators only' }]);
+    // Like a model outside the asker's groups: a choice the request may not make, not a malformed one.
+    throw new ForbiddenError(`Model '${model.name}' is for administrators only: pick another`);
   }
   if (requested && !inAllowedGroups(model, asker)) {
     throw new ForbiddenError(`Model '${model.name}' is only for some groups of users, and you are in none of them: pick another model or ask an admin`);
@@ -477,7 +478,7 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
 /**
  * Checks an agent and a model a run will be asked for later (a schedule's) as a send checks them now:
  * the agent exists and the asker may use it; the model exists, is enabled and the asker may pick it
- * (for admins only, limited to groups). @throws {ForbiddenError} for one outside the asker's groups
+ * (for admins only, limited to groups). @throws {ForbiddenError} for one for admins only or outside the asker's groups
  */
 export async function checkRunChoices(db: Database, asker: Asker, choices: { agentId?: string | null; modelId?: string | null }): Promise<void> {
   if (choices.agentId) await requireAgent(db, choices.agentId, asker);
