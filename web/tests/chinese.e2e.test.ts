@@ -194,6 +194,7 @@ describe('Chinese UI', () => {
         ['/admin/models', 'table'],
         ['/admin/users', 'table'],
         ['/admin/groups', '[data-testid="groups-empty"], table'],
+        ['/admin/banners', '[data-testid="banners-empty"], table'],
         ['/admin/feedback', '[data-testid="feedback-item"]'],
         ['/admin/usage', '[data-testid="usage-users"]'],
         ['/admin/tool-logs', '[data-testid="log-row"]'],
