@@ -15,6 +15,7 @@ import { createAppMetrics } from './operations/metrics';
 import { adminRoutes } from './routes/admin';
 import { agentRoutes } from './routes/agents';
 import { authRoutes } from './routes/auth';
+import { adminBannerRoutes, bannerRoutes } from './routes/banners';
 import { oidcRoutes } from './routes/oidc';
 import { signUpRoutes } from './routes/sign-up';
 import { docsRoutes } from './routes/docs';
@@ -73,7 +74,9 @@ function apiRoutes() {
     .route('/agent-documents', documentRoutes)
     .route('/knowledge', knowledgeRoutes)
     .route('/usage', usageRoutes)
+    .route('/banners', bannerRoutes)
     .route('/admin/usage-limits', usageLimitRoutes)
+    .route('/admin/banners', adminBannerRoutes)
     .route('/admin', adminRoutes);
 }
 

@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   group: 'grp',
   knowledgeBase: 'kb',
   knowledgeFile: 'kbf',
+  banner: 'bnr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

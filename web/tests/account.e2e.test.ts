@@ -183,8 +183,9 @@ describe('self-service account and admin users', () => {
         expect(await textOf(page, 'users-notice')).toContain('Created Katherine Johnson');
 
         const row = page.locator(`[data-testid="user-row"][data-user-email="${email}"]`);
-        await expectNoHorizontalOverflow(page);
-        // The row's buttons stay on screen even when the table scrolls sideways on a phone.
+        // Nor does the table scroll sideways inside its card: on a phone each user is a stacked card.
+        await expectNoHorizontalOverflow(page, `Admin → Users at ${viewport.width} px`, page.getByTestId('users-table').locator('..'));
+        // The row's buttons stay on screen.
         for (const button of ['user-reset-password', 'user-toggle-role', 'user-toggle-disabled', 'user-delete']) {
           const box = await row.getByTestId(button).boundingBox();
           expect(box!.x + box!.width, button).toBeLessThanOrEqual(viewport.width);

@@ -107,6 +107,8 @@ describe('Chinese UI', () => {
     await createByApi(stack, admin, '/api/models', { name: 'Fake model', baseUrl: llm.url, modelId: 'fake-model', apiKey: 'sk-fake', isDefault: true });
     await createByApi(stack, admin, '/api/agent-tools', { name: 'Web', slug: 'web', type: 'fetch' });
     await createByApi(stack, admin, '/api/agent-tools', { name: 'Purchase', slug: 'order', type: 'fetch', needsApproval: true });
+    // A banner above every page: its kind (read out) and its × are the UI's; its text is the admin's.
+    await createByApi(stack, admin, '/api/admin/banners', { kind: 'warning', text: 'Maintenance **tonight**: see [the notes](https://example.com/notes)' });
   }, 120_000);
 
   afterAll(async () => {
@@ -194,6 +196,7 @@ describe('Chinese UI', () => {
         ['/admin/models', 'table'],
         ['/admin/users', 'table'],
         ['/admin/groups', '[data-testid="groups-empty"], table'],
+        ['/admin/banners', '[data-testid="banners-empty"], table'],
         ['/admin/feedback', '[data-testid="feedback-item"]'],
         ['/admin/usage', '[data-testid="usage-users"]'],
         ['/admin/tool-logs', '[data-testid="log-row"]'],

@@ -70,8 +70,16 @@ export async function waitForRunStatus(page: Page, status: string, timeout = 30_
   await expect.poll(() => lastAssistant(page).getAttribute('data-status'), { timeout }).toBe(status);
 }
 
-/** The page is no wider than the viewport: nothing pushes it sideways (`where` names the page in a failure). */
-export async function expectNoHorizontalOverflow(page: Page, where?: string): Promise<void> {
+/**
+ * The page is no wider than the viewport: nothing pushes it sideways (`where` names the page in a
+ * failure). With `scroller` (a box that scrolls sideways, such as a table's card), that box must fit
+ * its content too: a table that only scrolls inside its card still makes a phone user swipe.
+ */
+export async function expectNoHorizontalOverflow(page: Page, where?: string, scroller?: Locator): Promise<void> {
   const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
   expect(scrollWidth, `${where ?? page.url()}: page wider than the viewport`).toBeLessThanOrEqual(innerWidth);
+  if (scroller) {
+    const box = await scroller.evaluate((element) => ({ scrollWidth: element.scrollWidth, clientWidth: element.clientWidth }));
+    expect(box.scrollWidth, `${where ?? page.url()}: content scrolls sideways inside its box`).toBeLessThanOrEqual(box.clientWidth);
+  }
 }

@@ -14,11 +14,13 @@ import type { Database } from '../db/client';
  *   reads it, so a user without webhooks costs the run no query.
  * - `usage-limits`: the default token limits and every user's override, one snapshot; every send
  *   reads it, so without limits a send costs no query and no Redis call (services/usage-limits).
+ * - `banners`: the enabled announcement banners, one snapshot (their windows are checked on read);
+ *   every page load reads it, so a user who has nothing to dismiss costs no query (services/banners).
  */
-export type ConfigScope = 'agent-config' | 'auth' | 'webhooks' | 'usage-limits';
+export type ConfigScope = 'agent-config' | 'auth' | 'webhooks' | 'usage-limits' | 'banners';
 
 /** How long an entry may serve without a reload, whatever invalidations say (the safety net). */
-const TTL_MS: Record<ConfigScope, number> = { 'agent-config': 60_000, auth: 15_000, webhooks: 60_000, 'usage-limits': 60_000 };
+const TTL_MS: Record<ConfigScope, number> = { 'agent-config': 60_000, auth: 15_000, webhooks: 60_000, 'usage-limits': 60_000, banners: 60_000 };
 /** Keyed scopes hold at most this many entries; the oldest go first. */
 const MAX_KEYS = 10_000;
 /** How often an invalidation that could not be published is tried again (until every copy it targets has expired). */

@@ -46,3 +46,4 @@ export * from './oidc';
 export * from './groups';
 export * from './usage-limits';
 export * from './knowledge';
+export * from './banners';
