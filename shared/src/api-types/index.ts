@@ -10,3 +10,4 @@ export * from './audit';
 export * from './groups';
 export * from './usage-limits';
 export * from './models';
+export * from './chat-tags';

@@ -16,3 +16,4 @@ export * from './user-identities';
 export * from './groups';
 export * from './usage-limits';
 export * from './knowledge';
+export * from './chat-tags';
