@@ -1354,6 +1354,15 @@ export const en = {
   "knowledge.modeFullText": "Ranked by words (full-text search): no embedding model is set up.",
   "knowledge.noPassages": "Nothing in these files matches.",
   "knowledge.passageNumber": "passage {number}",
+  "chat.tags.label": "Tags",
+  "chat.tags.add": "Add tag",
+  "chat.tags.newTag": "New tag",
+  "chat.tags.placeholder": "Tag name",
+  "chat.tags.suggestions": "Your tags",
+  "chat.tags.search": "Show chats tagged {name}",
+  "chat.tags.remove": "Remove tag {name}",
+  "chat.tags.invalid": "A tag is 1–32 characters, without double quotes.",
+  "chat.tags.tooMany": "A chat carries at most {count} tags.",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

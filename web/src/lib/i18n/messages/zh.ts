@@ -1353,4 +1353,13 @@ export const zh = {
   "knowledge.modeFullText": "按词语排序（全文搜索）：尚未配置向量模型。",
   "knowledge.noPassages": "这些文件中没有匹配的内容。",
   "knowledge.passageNumber": "第 {number} 段",
+  "chat.tags.label": "标签",
+  "chat.tags.add": "添加标签",
+  "chat.tags.newTag": "新标签",
+  "chat.tags.placeholder": "标签名称",
+  "chat.tags.suggestions": "你的标签",
+  "chat.tags.search": "显示带有标签“{name}”的对话",
+  "chat.tags.remove": "移除标签“{name}”",
+  "chat.tags.invalid": "标签长度为 1–32 个字符，且不能包含双引号。",
+  "chat.tags.tooMany": "每个对话最多 {count} 个标签。",
 } satisfies Record<MessageKey, string>;
