@@ -172,6 +172,47 @@ describe('chat tags', () => {
   });
 });
 
+describe('chat tags in exports and imports', () => {
+  const chatFile = (title: string, tags: unknown) => ({
+    format: 'agentq.chat.v1',
+    session: { title, tags },
+    messages: [
+      { role: 'user', createdAt: '2026-12-01T10:00:00.000Z', parts: [{ type: 'text', text: 'Where to go?' }] },
+      { role: 'assistant', createdAt: '2026-12-01T10:00:05.000Z', parts: [{ type: 'text', text: 'Lyon.' }] },
+    ],
+  });
+
+  it("carries a chat's tags in its JSON export (and Markdown), and an import restores them as the importer's tags", async () => {
+    const alice = await t.signUp();
+    await tag(alice, await newChat(alice, 'Mine'), ['travel']);
+    // Invalid names are left out, a name repeated in another case counts once, and ten at most are kept.
+    const messy = ['Travel', ' Ideas ', 'TRAVEL', '', 'x'.repeat(33), 'say "hi"', 7, ...Array.from({ length: 12 }, (_, index) => `t${index}`)];
+    const imported = await request('POST', '/api/sessions/import', alice, chatFile('Trip', messy));
+    expect(imported.status).toBe(201);
+    const { id } = ((await imported.json()) as { items: { id: string }[] }).items[0]!;
+    const expected = ['Ideas', 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 'travel'];
+    expect(await (await request('GET', `/api/sessions/${id}`, alice)).json()).toMatchObject({ title: 'Trip', tags: expected });
+    expect((await tagList(alice)).find(([name]) => name === 'travel')).toEqual(['travel', 2]);
+
+    const exported = await (await request('GET', `/api/sessions/${id}/export?format=json`, alice)).json();
+    expect(exported.session.tags).toEqual(expected);
+    expect(await (await request('GET', `/api/sessions/${id}/export`, alice)).text()).toContain(`Tags: ${expected.join(', ')}`);
+    const all = (await (await request('GET', '/api/sessions/export', alice)).json()) as { session: { title: string; tags: string[] } }[];
+    expect(all.map(({ session }) => [session.title, session.tags]).sort()).toEqual([['Mine', ['travel']], ['Trip', expected]]);
+
+    // Into another account: the tags become the importer's own.
+    const bob = await t.signUp();
+    const again = await request('POST', '/api/sessions/import', bob, exported);
+    expect(again.status).toBe(201);
+    expect(await listed(bob, '')).toEqual([['Trip', expected]]);
+    expect(await tagList(bob)).toEqual(expected.map((name) => [name, 1]));
+    // Archived, the chat keeps its tags in the export too.
+    const bobChat = ((await (await request('GET', '/api/sessions', bob)).json()) as { items: { id: string }[] }).items[0]!;
+    await request('PATCH', `/api/sessions/${bobChat.id}`, bob, { archived: true });
+    expect((await (await request('GET', `/api/sessions/${bobChat.id}/export?format=json`, bob)).json()).session.tags).toEqual(expected);
+  });
+});
+
 describe('chat tags on the send path', () => {
   it('cost a send in a tagged chat nothing: the same statements as in an untagged one, none reading tags', async () => {
     const admin = await t.signUp('admin');

@@ -146,7 +146,7 @@ export async function deleteChatTag(db: Database, userId: string, name: string):
   });
 }
 
-/** Tags each new chat as the file said (an import): `names` are checked and capped as a PUT would. */
+/** Tags each new chat as its file said (an import); `names` are valid tag names, at most MAX_TAGS_PER_CHAT a chat (agentq-json.ts). */
 export async function tagImportedChats(db: Database, userId: string, links: readonly { sessionId: string; names: readonly string[] }[]): Promise<void> {
   await addTagLinks(db, userId, links);
 }
