@@ -104,4 +104,29 @@ describe('chat tags', () => {
     await expect.poll(() => page.getByTestId('search-hit').getByTestId('session-row-tags').textContent()).toBe(long.slice().sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())).join(''));
     await expectNoHorizontalOverflow(page, 'tag search in the drawer on a phone');
   });
+
+  it('renames (merging) and deletes tags on Account → Data', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${stack.url}/account/data`);
+    const names = () => page.getByTestId('tag-manager-name').allTextContents();
+    await expect.poll(names, SLOW).toEqual(['A rather long tag name, 32 chars', 'Household', 'Ideas', 'Quarterly numbers and forecasts', 'Travel']);
+
+    const ideas = page.getByTestId('tag-manager-row').filter({ hasText: 'Ideas' });
+    await ideas.getByTestId('tag-rename').click();
+    await page.getByTestId('tag-rename-input').fill('travel');
+    await page.getByTestId('tag-rename-input').press('Enter');
+    await expect.poll(names, SLOW).toEqual(['A rather long tag name, 32 chars', 'Household', 'Quarterly numbers and forecasts', 'Travel']);
+    expect(await page.getByTestId('tag-manager-row').filter({ hasText: 'Travel' }).textContent()).toContain('2');
+
+    await page.getByTestId('tag-manager-row').filter({ hasText: 'Household' }).getByTestId('tag-delete').click();
+    await page.getByTestId('tag-delete-confirm').click();
+    await expect.poll(names, SLOW).toEqual(['A rather long tag name, 32 chars', 'Quarterly numbers and forecasts', 'Travel']);
+    expect(await tagList()).toEqual([
+      { name: 'A rather long tag name, 32 chars', chatCount: 1 },
+      { name: 'Quarterly numbers and forecasts', chatCount: 1 },
+      { name: 'Travel', chatCount: 2 },
+    ]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectNoHorizontalOverflow(page, 'tags on Account → Data on a phone');
+  });
 });

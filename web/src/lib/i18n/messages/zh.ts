@@ -1362,4 +1362,11 @@ export const zh = {
   "chat.tags.remove": "移除标签“{name}”",
   "chat.tags.invalid": "标签长度为 1–32 个字符，且不能包含双引号。",
   "chat.tags.tooMany": "每个对话最多 {count} 个标签。",
+  "tags.title": "对话标签",
+  "tags.hint": "在对话标题下方为对话添加标签。将标签重命名为已有的标签时，两者会合并。",
+  "tags.empty": "还没有标签。",
+  "tags.chatCount": "对话数：{count}",
+  "tags.rename": "重命名",
+  "tags.newName": "“{name}”的新名称",
+  "tags.deleteConfirm": "从所有带有“{name}”的对话（{count} 个）中移除该标签？",
 } satisfies Record<MessageKey, string>;
