@@ -115,6 +115,11 @@ describe('chat tags', () => {
     expect(await listed(alice, '')).toEqual([['One', []], ['Two', []]]);
     expect(await tagList(alice)).toEqual([]);
 
+    // A name with a slash or spaces, encoded in the path.
+    await tag(alice, two, ['Q3/Q4 plans']);
+    expect(await (await request('PATCH', `/api/tags/${encodeURIComponent('q3/q4 PLANS')}`, alice, { name: 'Q3/Q4' })).json()).toEqual({ name: 'Q3/Q4', chatCount: 1 });
+    expect((await request('DELETE', `/api/tags/${encodeURIComponent('Q3/Q4')}`, alice)).status).toBe(204);
+
     expect((await request('PATCH', '/api/tags/nothing', alice, { name: 'x' })).status).toBe(404);
     expect((await request('DELETE', '/api/tags/nothing', alice)).status).toBe(404);
     await tag(alice, one, ['Named']);
