@@ -31,6 +31,7 @@ import { CHAT_IMPORT_LIMIT_BYTES, CHAT_IMPORT_PATH, chatOptionRoutes, sessionRou
 import { CHAT_FILE_UPLOAD_PATH, chatFileRoutes } from './routes/chat-files';
 import { KNOWLEDGE_UPLOAD_PATH, knowledgeRoutes } from './routes/knowledge';
 import { chatFolderRoutes } from './routes/chat-folders';
+import { chatTagRoutes } from './routes/chat-tags';
 import { sharedChatRoutes } from './routes/shared-chats';
 import { promptRoutes } from './routes/prompts';
 import { scheduleRoutes } from './routes/schedules';
@@ -69,6 +70,7 @@ function apiRoutes() {
     .route('/schedules', scheduleRoutes)
     .route('/webhooks', webhookRoutes)
     .route('/folders', chatFolderRoutes)
+    .route('/tags', chatTagRoutes)
     .route('/runs', runRoutes)
     .route('/approvals', approvalRoutes)
     .route('/agent-documents', documentRoutes)

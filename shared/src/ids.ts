@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   prompt: 'prm',
   file: 'fil',
   folder: 'fld',
+  tag: 'tag',
   schedule: 'sch',
   webhook: 'whk',
   webhookDelivery: 'whd',

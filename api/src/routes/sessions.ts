@@ -1,4 +1,4 @@
-import { answersChats } from '@agentq/shared/api-types';
+import { answersChats, setChatTagsInputSchema } from '@agentq/shared/api-types';
 import { enqueueChatTurn as addChatTurn, type ChatRunOpening } from '@agentq/shared/queues';
 import {
   askInSession,
@@ -41,6 +41,8 @@ import {
   runOptionsSchema,
   searchChatSessions,
   sessionFeedback,
+  setChatTags,
+  tagsOfChat,
   updateChatSession,
   updateSessionInputSchema,
   searchSessionsQuerySchema,
@@ -127,9 +129,11 @@ async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: stri
     .from(runs)
     .where(eq(runs.sessionId, session.id));
   const activeRun = runRows.find((run) => !isTerminal(run.status));
-  const [messageRows, feedback] = await Promise.all([listThreadMessages(c.get('db'), session.id), sessionFeedback(c.get('db'), session.id)]);
+  const [messageRows, feedback, tags] = await Promise.all([listThreadMessages(c.get('db'), session.id), sessionFeedback(c.get('db'), session.id), tagsOfChat(c.get('db'), session.id)]);
   return {
     ...session,
+    /** The chat's tags, by name. */
+    tags,
     messages: messageRows,
     /** The user's ratings of its answers (👍/👎). */
     feedback,
@@ -223,7 +227,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     describeRoute({
       tags: ['chat'],
       summary: 'Your chat sessions, most recently active first, a page at a time',
-      description: '`limit` (1-200, default 50) per page; pass a page\'s `nextCursor` as `cursor` for the next one (null on the last page). `pinned=true` lists only the pinned chats, `pinned=false` only the others. Archived chats are left out unless `archived=true`, which lists only them.',
+      description: '`limit` (1-200, default 50) per page; pass a page\'s `nextCursor` as `cursor` for the next one (null on the last page). `pinned=true` lists only the pinned chats, `pinned=false` only the others. Archived chats are left out unless `archived=true`, which lists only them. `tag=<name>` lists only the chats that carry that tag (any case). Each chat comes with its `tags`.',
     }),
     validate('query', sessionListQuerySchema),
     async (c) => c.json(await listChatSessions(c.get('db'), currentUser(c).id, c.req.valid('query'))),
@@ -293,7 +297,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     describeRoute({
       tags: ['chat'],
       summary: 'Search your sessions by title and message text, best first',
-      description: 'English words match stemmed (full-text); every term also matches as a substring, so Chinese or Japanese words are found inside sentences. Titles and the best message snippet come as segments with the matches marked.',
+      description: 'English words match stemmed (full-text); every term also matches as a substring, so Chinese or Japanese words are found inside sentences. `tag:name` (`tag:\"to read\"` for a name with spaces) keeps only the chats with that tag; alone, it lists them, most recently active first. Titles and the best message snippet come as segments with the matches marked; each hit has the chat\'s `tags`.',
     }),
     validate('query', searchSessionsQuerySchema),
     async (c) => c.json({ items: await searchChatSessions(c.get('db'), currentUser(c).id, c.req.valid('query')) }),
@@ -364,6 +368,20 @@ export const sessionRoutes = new Hono<AppEnv>()
     const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
     return c.json(await updateChatSession(c.get('db'), session, c.req.valid('json')));
   })
+  .put(
+    '/:id/tags',
+    describeRoute({
+      tags: ['chat'],
+      summary: "Give the chat these tags (`tags`, at most 10, each 1-32 characters), replacing those it had; answers the chat's tags",
+      description: 'A name you already use as a tag in another case is that tag (spelled as you first typed it); a tag no chat carries any more is gone from GET /api/tags. A temporary chat takes no tags (409).',
+    }),
+    validate('param', idParam),
+    validate('json', setChatTagsInputSchema),
+    async (c) => {
+      const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
+      return c.json({ tags: await setChatTags(c.get('db'), session, c.req.valid('json')) });
+    },
+  )
   .delete('/:id', describeRoute({ tags: ['chat'], summary: 'Delete a session with its messages (409 while a run is going)' }), validate('param', idParam), async (c) => {
     const session = await getChatSessionFor(c.get('db'), c.req.valid('param').id, currentUser(c).id);
     await deleteChatSession(c.get('db'), session);

@@ -11,3 +11,4 @@ export * from './groups';
 export * from './usage-limits';
 export * from './models';
 export * from './banners';
+export * from './chat-tags';

@@ -10,6 +10,7 @@ import type {
   AgentDocument,
   Approval,
   ChatSession,
+  ChatTagSummary,
   DecideApprovalInput,
   DocumentListItem,
   DocumentRevision,
@@ -17,6 +18,7 @@ import type {
   ExecutedToolResult,
   LlmModel,
   SessionSearchHit,
+  TaggedChatSession,
   ThreadMessage,
   createAgentInputSchema,
   createDocumentInputSchema,
@@ -80,6 +82,10 @@ export type ToolLogStatus = ToolLogView['status'];
 // Runs, chat sessions, approvals.
 export type RunView = Jsonify<ReturnType<typeof toRunView>>;
 export type ChatSessionView = Jsonify<ChatSession>;
+/** A chat as the lists send it: with its tags' names. */
+export type TaggedChatSessionView = Jsonify<TaggedChatSession>;
+/** One of the user's tags (`GET /api/tags`). */
+export type ChatTagView = ChatTagSummary;
 /** A stored message; `parts` stay `unknown[]` here and the chat reads them as AI SDK UI parts. */
 export type SessionMessageView = Jsonify<ThreadMessage>;
 export type SessionSearchHitView = Jsonify<SessionSearchHit>;

@@ -4,6 +4,7 @@ import { ACTIVE_RUN_STATUSES, chatSessions, runs } from '../db/schema';
 import { listThreadMessages, type ChatSession } from './chat';
 import { exportChat, type ChatExportFile, type ChatExportFormat } from './chat-export';
 import { chatFileIdOf } from './chat-files';
+import { tagsOfChat } from './chat-tags';
 import { sessionFeedback } from './feedback';
 
 /**
@@ -17,10 +18,10 @@ export async function exportChatFile(db: Database, session: ChatSession, format:
   return (await exportChatWithFiles(db, session, format, exportedAt)).file;
 }
 
-/** exportChatFile, and the stored files the exported messages carry, each once, in the order they appear. */
+/** exportChatFile (with the chat's tags), and the stored files the exported messages carry, each once, in the order they appear. */
 export async function exportChatWithFiles(db: Database, session: ChatSession, format: ChatExportFormat, exportedAt = new Date()): Promise<{ file: ChatExportFile; fileIds: string[] }> {
-  const [thread, ratings] = await Promise.all([listThreadMessages(db, session.id), sessionFeedback(db, session.id)]);
-  const file = exportChat(session, thread, format, exportedAt, new Map(ratings.map(({ messageId, rating, comment }) => [messageId, { rating, comment }])));
+  const [thread, ratings, tags] = await Promise.all([listThreadMessages(db, session.id), sessionFeedback(db, session.id), tagsOfChat(db, session.id)]);
+  const file = exportChat({ ...session, tags }, thread, format, exportedAt, new Map(ratings.map(({ messageId, rating, comment }) => [messageId, { rating, comment }])));
   const fileIds = thread.flatMap((message) => (message.parts as { type: string; url?: unknown }[]).flatMap((part) => (part.type === 'file' ? (chatFileIdOf(part.url) ?? []) : [])));
   return { file, fileIds: [...new Set(fileIds)] };
 }

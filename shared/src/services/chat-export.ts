@@ -22,9 +22,9 @@ export type ExportedRating = { rating: 'up' | 'down'; comment: string | null };
 
 type Part = { type: string; [key: string]: unknown };
 
-/** `ratings`: the user's ratings of the answers, by message id; each goes with its answer. */
+/** `ratings`: the user's ratings of the answers, by message id; each goes with its answer. `session.tags`: the chat's tags, which an import restores. */
 export function exportChat(
-  session: Pick<ChatSession, 'id' | 'title' | 'createdAt' | 'updatedAt'>,
+  session: Pick<ChatSession, 'id' | 'title' | 'createdAt' | 'updatedAt'> & { tags?: readonly string[] },
   messages: readonly ThreadMessage[],
   format: ChatExportFormat,
   exportedAt = new Date(),
@@ -35,7 +35,7 @@ export function exportChat(
     const document = {
       format: CHAT_EXPORT_JSON_FORMAT,
       exportedAt: exportedAt.toISOString(),
-      session: { id: session.id, title: session.title, createdAt: session.createdAt.toISOString(), updatedAt: session.updatedAt.toISOString() },
+      session: { id: session.id, title: session.title, createdAt: session.createdAt.toISOString(), updatedAt: session.updatedAt.toISOString(), ...(session.tags ? { tags: session.tags } : {}) },
       messages: messages.map((message) => {
         const rated = ratings.get(message.id);
         return { id: message.id, role: message.role, createdAt: message.createdAt.toISOString(), parts: message.parts, ...(rated ? { feedback: rated } : {}) };
@@ -46,8 +46,9 @@ export function exportChat(
   return { filename: `${base}.md`, contentType: 'text/markdown; charset=utf-8', body: chatMarkdown(session, messages, exportedAt, ratings) };
 }
 
-function chatMarkdown(session: Pick<ChatSession, 'title'>, messages: readonly ThreadMessage[], exportedAt: Date, ratings: ReadonlyMap<string, ExportedRating>): string {
+function chatMarkdown(session: Pick<ChatSession, 'title'> & { tags?: readonly string[] }, messages: readonly ThreadMessage[], exportedAt: Date, ratings: ReadonlyMap<string, ExportedRating>): string {
   const blocks = [`# ${session.title.replace(/\s+/g, ' ').trim()}`, `_Exported from agentq on ${isoMinute(exportedAt)}; ${messages.length} ${messages.length === 1 ? 'message' : 'messages'}._`];
+  if (session.tags?.length) blocks.push(`Tags: ${session.tags.map((tag) => tag.replace(/[\\`*_[\]<>#]/g, '\\$&')).join(', ')}`);
   for (const message of messages) {
     blocks.push(`## ${message.role === 'user' ? 'You' : 'Assistant'} · ${isoMinute(message.createdAt)}`);
     const parts = (message.parts as Part[]).flatMap((part) => partMarkdown(part));

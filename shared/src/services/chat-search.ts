@@ -1,8 +1,10 @@
-import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import { splitTagTerms } from '../api-types/chat-tags';
 import type { Database } from '../db/client';
 import { chatSessions, messages } from '../db/schema';
 import type { ChatSession } from './chat';
+import { carriesTag, tagNamesOf } from './chat-tags';
 import { messageText } from './message-text';
 import { containsAllTerms, englishMatch, englishRank, highlightSegments, highlightSnippet, searchTerms, type TextSegment } from './text-search';
 
@@ -14,6 +16,8 @@ export const searchSessionsQuerySchema = z.object({
 /** A session the search found: its title highlighted, and the best matching message as a highlighted snippet. */
 export type SessionSearchHit = {
   session: ChatSession;
+  /** The chat's tags, by name. */
+  tags: string[];
   rank: number;
   title: TextSegment[];
   /** The best matching message (absent when only the title matched). */
@@ -32,10 +36,15 @@ const messageTextSql = sql`jsonb_path_query_array(${messages.parts}, 'strict $[*
 /**
  * The user's sessions whose title or message text match `q`, best first: English full-text search
  * (stemmed, ranked) together with substring matching of every term, which finds CJK words inside
- * sentences on PostgreSQL and PGlite alike. Another user's sessions, and temporary chats, are never searched.
+ * sentences on PostgreSQL and PGlite alike. `tag:name` terms (`tag:"to read"`) keep the chats that
+ * carry every such tag; with no words beside them those chats are listed, most recently active
+ * first. Another user's sessions, and temporary chats, are never searched.
  */
 export async function searchChatSessions(db: Database, userId: string, input: z.input<typeof searchSessionsQuerySchema>): Promise<SessionSearchHit[]> {
-  const { q, limit } = searchSessionsQuerySchema.parse(input);
+  const { q: query, limit } = searchSessionsQuerySchema.parse(input);
+  const { words: q, tags } = splitTagTerms(query);
+  const tagged = and(...tags.map((tag) => carriesTag(userId, tag)));
+  if (!q && tags.length > 0) return taggedSessions(db, userId, tagged, limit);
   const terms = searchTerms(q);
   if (terms.length === 0) return [];
 
@@ -43,7 +52,7 @@ export async function searchChatSessions(db: Database, userId: string, input: z.
   const titleHits = await db
     .select()
     .from(chatSessions)
-    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), or(englishMatch(titleVector, q), containsAllTerms(chatSessions.title, terms))))
+    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), tagged, or(englishMatch(titleVector, q), containsAllTerms(chatSessions.title, terms))))
     .orderBy(desc(chatSessions.updatedAt))
     .limit(200);
 
@@ -58,7 +67,7 @@ export async function searchChatSessions(db: Database, userId: string, input: z.
     })
     .from(messages)
     .innerJoin(chatSessions, eq(chatSessions.id, messages.sessionId))
-    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), or(englishMatch(messages.searchVector, q), substring)))
+    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), tagged, or(englishMatch(messages.searchVector, q), substring)))
     .orderBy(sql`rank desc`, desc(messages.createdAt))
     .limit(MESSAGE_CANDIDATES);
 
@@ -73,7 +82,7 @@ export async function searchChatSessions(db: Database, userId: string, input: z.
   }
   const titled = new Set(titleHits.map((session) => session.id));
 
-  const hits: SessionSearchHit[] = [...sessions.values()].map((session) => {
+  const hits: Omit<SessionSearchHit, 'tags'>[] = [...sessions.values()].map((session) => {
     const best = bestMessage.get(session.id);
     const snippet = best ? highlightSnippet(messageText(best.parts), terms) : undefined;
     return {
@@ -84,6 +93,21 @@ export async function searchChatSessions(db: Database, userId: string, input: z.
     };
   });
   hits.sort((a, b) => b.rank - a.rank || b.session.updatedAt.getTime() - a.session.updatedAt.getTime());
-  return hits.slice(0, limit);
+  const best = hits.slice(0, limit);
+  if (best.length === 0) return [];
+  const tagRows = await db.select({ id: chatSessions.id, tags: tagNamesOf() }).from(chatSessions).where(inArray(chatSessions.id, best.map((hit) => hit.session.id)));
+  const tagsOf = new Map(tagRows.map((row) => [row.id, row.tags]));
+  return best.map((hit) => ({ ...hit, tags: tagsOf.get(hit.session.id) ?? [] }));
+}
+
+/** The user's chats that pass `tagged` (their tags), most recently active first: a search of tags alone. */
+async function taggedSessions(db: Database, userId: string, tagged: SQL | undefined, limit: number): Promise<SessionSearchHit[]> {
+  const rows = await db
+    .select({ session: chatSessions, tags: tagNamesOf() })
+    .from(chatSessions)
+    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), tagged))
+    .orderBy(desc(chatSessions.updatedAt), desc(chatSessions.id))
+    .limit(limit);
+  return rows.map(({ session, tags }) => ({ session, tags, rank: 0, title: [{ text: session.title, match: false }], message: null }));
 }
 

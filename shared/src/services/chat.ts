@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import { chatTagNameSchema } from '../api-types/chat-tags';
 import { executeRows, type Database } from '../db/client';
 import { commitOnLane, commitWithoutFlush, laneFlushed, setSynchronousCommit } from '../db/commit-lane';
 import { preparedQuery } from '../db/prepared-query';
@@ -9,6 +10,7 @@ import type { ChatRunOpening } from '../queues/catalog';
 import { findInAgentConfig, loadAgentConfig } from './agent-config';
 import { attachmentIdsSchema, attachmentParts } from './chat-files';
 import { requireOwnFolder } from './chat-folders';
+import { carriesTag, tagNamesOf, type TaggedChatSession } from './chat-tags';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from './errors';
 import { inAllowedGroups, mayUseAgent } from './groups/access';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
@@ -129,23 +131,26 @@ export const sessionListQuerySchema = keysetQuerySchema.extend({
   archived: z.enum(['true', 'false']).optional(),
   /** `none`: only the chats in no folder; a folder's id: only its chats; absent: all. */
   folder: z.string().min(1).max(100).optional(),
+  /** Only the chats that carry the user's tag of this name (in any case). */
+  tag: chatTagNameSchema.optional(),
 });
 export type SessionListQuery = z.input<typeof sessionListQuerySchema>;
 
-/** The user's sessions, most recently active first, a page at a time (see keyset-page.ts); temporary chats are never listed. */
-export async function listChatSessions(db: Database, userId: string, query: SessionListQuery = {}): Promise<{ items: ChatSession[]; nextCursor: string | null }> {
-  const { limit, cursor, pinned, archived, folder } = sessionListQuerySchema.parse(query);
+/** The user's sessions with their tags, most recently active first, a page at a time (see keyset-page.ts); temporary chats are never listed. */
+export async function listChatSessions(db: Database, userId: string, query: SessionListQuery = {}): Promise<{ items: TaggedChatSession[]; nextCursor: string | null }> {
+  const { limit, cursor, pinned, archived, folder, tag } = sessionListQuerySchema.parse(query);
   const order = newestFirst(chatSessions.updatedAt, chatSessions.id);
   const pinnedFilter = pinned === undefined ? undefined : pinned === 'true' ? isNotNull(chatSessions.pinnedAt) : isNull(chatSessions.pinnedAt);
   const archivedFilter = archived === 'true' ? isNotNull(chatSessions.archivedAt) : isNull(chatSessions.archivedAt);
   const folderFilter = folder === undefined ? undefined : folder === 'none' ? isNull(chatSessions.folderId) : eq(chatSessions.folderId, folder);
+  const tagFilter = tag === undefined ? undefined : carriesTag(userId, tag);
   const rows = await db
-    .select({ session: chatSessions, position: order.position })
+    .select({ session: chatSessions, tags: tagNamesOf(), position: order.position })
     .from(chatSessions)
-    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), pinnedFilter, archivedFilter, folderFilter, order.after(cursor)))
+    .where(and(eq(chatSessions.userId, userId), eq(chatSessions.temporary, false), pinnedFilter, archivedFilter, folderFilter, tagFilter, order.after(cursor)))
     .orderBy(...order.orderBy)
     .limit(limit + 1);
-  return keysetPage(rows, limit, (row) => row.session);
+  return keysetPage(rows, limit, (row) => ({ ...row.session, tags: row.tags }));
 }
 
 /** The session if it belongs to this user; otherwise NotFound (never revealing that it exists). */

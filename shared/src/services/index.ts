@@ -32,6 +32,7 @@ export * from './temporary-chats';
 export * from './prompts';
 export * from './chat-files';
 export * from './chat-folders';
+export * from './chat-tags';
 export * from './usage';
 export * from './schedules';
 export * from './audit';

@@ -17,3 +17,4 @@ export * from './groups';
 export * from './usage-limits';
 export * from './knowledge';
 export * from './banners';
+export * from './chat-tags';

@@ -4,6 +4,7 @@ import { chatSessions, messages } from '../../db/schema';
 import { newId } from '../../ids';
 import { CHAT_EXPORT_JSON_FORMAT } from '../chat-export';
 import { copyChatFiles, type ChatFileCopy } from '../chat-files/chat-files';
+import { tagImportedChats } from '../chat-tags';
 import { chatFileIdOf, chatFileUrl } from '../chat-files/judge-upload';
 import { agentqChatSchema } from './agentq-json';
 import { chatgptConversationSchema } from './chatgpt-conversation';
@@ -54,7 +55,8 @@ const ROWS_PER_INSERT = 1_000;
  * alone), each message following the one before it, at its own time; the chat's last activity is
  * its last message's. All or nothing: one transaction. The file parts a shared chat's copy keeps
  * name files of session `filesFrom` (the shared chat's), each copied into the new chat under a
- * new id; without `filesFrom` there are none (an import's schema leaves files out). `activeNow`
+ * new id; without `filesFrom` there are none (an import's schema leaves files out). Tags the file
+ * gives a chat become the importer's tags (a name they have in another case is that tag). `activeNow`
  * puts the chats at the top of the list (a fork: made now, whatever its messages' times).
  */
 export async function importChats(db: Database, userId: string, chats: ImportedChat[], options: { filesFrom?: string; activeNow?: boolean } = {}): Promise<ChatImportResult> {
@@ -62,6 +64,7 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
   const sessionRows: (typeof chatSessions.$inferInsert)[] = [];
   const messageRows: (typeof messages.$inferInsert)[] = [];
   const fileCopies: ChatFileCopy[] = [];
+  const tagLinks: { sessionId: string; names: string[] }[] = [];
   chats.forEach((chat, index) => {
     if (chat.messages.length === 0) {
       result.skipped.push({ index, title: chat.title });
@@ -70,6 +73,7 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
     const sessionId = newId('chatSession');
     const lastActive = options.activeNow ? new Date() : chat.messages.at(-1)!.createdAt;
     sessionRows.push({ id: sessionId, userId, title: chat.title, titleSetByUser: true, createdAt: chat.createdAt < lastActive ? chat.createdAt : lastActive, updatedAt: lastActive });
+    if (chat.tags?.length) tagLinks.push({ sessionId, names: chat.tags });
     let parentId: string | null = null;
     for (const message of chat.messages) {
       const id = newId('message');
@@ -91,6 +95,7 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
   if (sessionRows.length === 0) return result;
   await db.transaction(async (tx) => {
     await tx.insert(chatSessions).values(sessionRows);
+    await tagImportedChats(tx, userId, tagLinks);
     if (options.filesFrom && fileCopies.length > 0) await copyChatFiles(tx, { fromSessionId: options.filesFrom, userId, copies: fileCopies });
     for (let start = 0; start < messageRows.length; start += ROWS_PER_INSERT) await tx.insert(messages).values(messageRows.slice(start, start + ROWS_PER_INSERT));
   });

@@ -7,6 +7,8 @@ export type ImportedChat = {
   messages: ImportedMessage[];
   /** Parts of kinds an import does not keep (files, sources, calls that never ended), and content ChatGPT alone shows (images, browsing). */
   droppedParts: number;
+  /** The chat's tags (our own export carries them): valid names, each once, at most MAX_TAGS_PER_CHAT. */
+  tags?: string[];
 };
 
 export type ImportedMessage = { role: ImportedRole; createdAt: Date; parts: ImportedPart[] };

@@ -3,7 +3,7 @@
  * starting runs, and a message's versions (regenerate, edit and resend, switch). Types come from
  * @agentq/shared/api-types, or off the API's routes where the API assembles the answer itself.
  */
-import type { ChatSessionView, SessionMessageView, SessionSearchHitView, StartRunInput } from '@agentq/shared/api-types';
+import type { ChatSessionView, SessionMessageView, SessionSearchHitView, StartRunInput, TaggedChatSessionView } from '@agentq/shared/api-types';
 import type { UIMessage } from 'ai';
 import { apiFetch } from '../api.ts';
 import { queryString, segment, type FetchOption, type RouteOutput } from '../api-routes.ts';
@@ -13,6 +13,8 @@ export type { RunStatus, RunView } from '@agentq/shared/api-types';
 /** `GET /api/chat-options`: what any signed-in user may pick for a run. */
 export type ChatOptions = RouteOutput<'/chat-options', '$get'>;
 export type ChatSession = ChatSessionView;
+/** A chat as the lists (`GET /api/sessions`) give it: with its tags. */
+export type ListedSession = TaggedChatSessionView;
 /** The body of `POST /api/sessions/:id/runs`. */
 export type StartRunBody = StartRunInput;
 /** `POST /api/sessions/:id/runs` → 202. */

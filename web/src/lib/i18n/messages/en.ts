@@ -1408,6 +1408,22 @@ export const en = {
   "banners.auditCreate": "Posted a banner",
   "banners.auditUpdate": "Changed a banner",
   "banners.auditDelete": "Deleted a banner",
+  "chat.tags.label": "Tags",
+  "chat.tags.add": "Add tag",
+  "chat.tags.newTag": "New tag",
+  "chat.tags.placeholder": "Tag name",
+  "chat.tags.suggestions": "Your tags",
+  "chat.tags.search": "Show chats tagged {name}",
+  "chat.tags.remove": "Remove tag {name}",
+  "chat.tags.invalid": "A tag is 1–32 characters, without double quotes.",
+  "chat.tags.tooMany": "A chat carries at most {count} tags.",
+  "tags.title": "Chat tags",
+  "tags.hint": "Add tags on a chat, under its title. Renaming a tag into one you already have merges the two.",
+  "tags.empty": "No tags yet.",
+  "tags.chatCount": "Chats: {count}",
+  "tags.rename": "Rename",
+  "tags.newName": "New name for {name}",
+  "tags.deleteConfirm": "Remove {name} from every chat that carries it ({count})?",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;
