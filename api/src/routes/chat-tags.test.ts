@@ -177,6 +177,24 @@ describe('chat tags', () => {
   });
 });
 
+describe('concurrent tag changes by one user', () => {
+  it('all succeed and leave every chat with the tags its last change gave it (one change at a time per user)', async () => {
+    const alice = await t.signUp();
+    const chats = await Promise.all(Array.from({ length: 4 }, (_, index) => newChat(alice, `Busy ${index}`)));
+    // Each round takes the shared tag off some chats while others add it back: one change's clean-up
+    // of unused tags must never delete the tag another change is linking.
+    for (let round = 0; round < 6; round++) {
+      const responses = await Promise.all(
+        chats.map((chat, index) => request('PUT', `/api/sessions/${chat.id}/tags`, alice, { tags: (index + round) % 2 === 0 ? ['shared', `own ${index}`] : [] })),
+      );
+      expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200]);
+      const expected = chats.map((_, index) => ((index + round) % 2 === 0 ? ['own ' + index, 'shared'] : []));
+      const detail = await Promise.all(chats.map(async (chat) => ((await (await request('GET', `/api/sessions/${chat.id}`, alice)).json()) as { tags: string[] }).tags));
+      expect(detail).toEqual(expected);
+    }
+  });
+});
+
 describe('chat tags in exports and imports', () => {
   const chatFile = (title: string, tags: unknown) => ({
     format: 'agentq.chat.v1',

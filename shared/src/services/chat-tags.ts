@@ -59,6 +59,15 @@ export async function tagsOfChat(db: Database, sessionId: string): Promise<strin
   return row?.tags ?? [];
 }
 
+/**
+ * Makes the user's tag changes take turns (to the transaction's end). Without it, one change's
+ * clean-up could delete a tag another change had just found and was linking to a chat: a foreign
+ * key error (a 500), or the link cascaded away unseen.
+ */
+function lockUserTags(db: Database, userId: string) {
+  return db.execute(sql`select pg_advisory_xact_lock(hashtext(${`agentq:chat-tags:${userId}`}))`);
+}
+
 /** Deletes the user's tags no chat carries. */
 async function deleteUnusedTags(db: Database, userId: string): Promise<void> {
   await db.delete(chatTags).where(and(eq(chatTags.userId, userId), sql`not exists (select 1 from ${chatSessionTags} st where st.tag_id = ${chatTags}.id)`));
@@ -92,6 +101,7 @@ export async function setChatTags(db: Database, session: ChatSession, input: Set
   const { tags } = setChatTagsInputSchema.parse(input);
   requireSavedChat(session, 'tagged');
   await db.transaction(async (tx) => {
+    await lockUserTags(tx, session.userId);
     // Tags left unused (by a deleted chat) first: a name typed again is spelled as typed now.
     await deleteUnusedTags(tx, session.userId);
     await tx.delete(chatSessionTags).where(eq(chatSessionTags.sessionId, session.id));
@@ -124,6 +134,7 @@ async function tagSummary(db: Database, tagId: string): Promise<ChatTagSummary> 
 export async function renameChatTag(db: Database, userId: string, name: string, input: { name: string }): Promise<ChatTagSummary> {
   const { name: newName } = renameChatTagInputSchema.parse(input);
   return db.transaction(async (tx) => {
+    await lockUserTags(tx, userId);
     const tag = await requireTag(tx, userId, name);
     const [target] = await tx.select({ id: chatTags.id }).from(chatTags).where(and(eq(chatTags.userId, userId), sameName(newName), ne(chatTags.id, tag.id)));
     if (!target) {
@@ -141,6 +152,7 @@ export async function renameChatTag(db: Database, userId: string, name: string, 
 /** Takes the user's tag off every chat that carries it (DELETE /api/tags/:name). */
 export async function deleteChatTag(db: Database, userId: string, name: string): Promise<void> {
   await db.transaction(async (tx) => {
+    await lockUserTags(tx, userId);
     const tag = await requireTag(tx, userId, name);
     await tx.delete(chatTags).where(eq(chatTags.id, tag.id));
   });
@@ -148,5 +160,8 @@ export async function deleteChatTag(db: Database, userId: string, name: string):
 
 /** Tags each new chat as its file said (an import); `names` are valid tag names, at most MAX_TAGS_PER_CHAT a chat (agentq-json.ts). */
 export async function tagImportedChats(db: Database, userId: string, links: readonly { sessionId: string; names: readonly string[] }[]): Promise<void> {
-  await addTagLinks(db, userId, links);
+  await db.transaction(async (tx) => {
+    await lockUserTags(tx, userId);
+    await addTagLinks(tx, userId, links);
+  });
 }
