@@ -721,8 +721,11 @@ describe('forking a chat', () => {
       expect(response.status, await response.clone().text()).toBe(201);
       return (await response.json()) as { id: string; title: string };
     };
+    // A fork keeps the chat's tags.
+    expect((await request('PUT', `/api/sessions/${session.id}/tags`, owner, { tags: ['travel', 'Porto'] })).status).toBe(200);
     const early = await fork(firstAnswer!.id);
     expect(early.title).toBe('Trips');
+    expect(((await (await request('GET', `/api/sessions/${early.id}`, owner)).json()) as { tags: string[] }).tags).toEqual(['Porto', 'travel']);
     expect(texts(await thread(early.id))).toEqual(['user:Plan a trip', 'assistant:Where to?']);
     const hidden = await fork(lisbonAnswer!.id);
     expect(texts(await thread(hidden.id))).toEqual(['user:Plan a trip', 'assistant:Where to?', 'user:Lisbon', 'assistant:Lisbon in 3 days.']);
