@@ -115,11 +115,14 @@ describe('chat tags', () => {
     await ideas.getByTestId('tag-rename').click();
     await page.getByTestId('tag-rename-input').fill('travel');
     await page.getByTestId('tag-rename-input').press('Enter');
+    // The row being renamed hides its name: wait for the rename to be saved before reading the list.
+    await page.getByTestId('tag-rename-input').waitFor({ state: 'detached', ...SLOW });
     await expect.poll(names, SLOW).toEqual(['A rather long tag name, 32 chars', 'Household', 'Quarterly numbers and forecasts', 'Travel']);
-    expect(await page.getByTestId('tag-manager-row').filter({ hasText: 'Travel' }).textContent()).toContain('2');
+    await expect.poll(() => page.getByTestId('tag-manager-row').filter({ hasText: 'Travel' }).textContent(), SLOW).toContain('Chats: 2');
 
     await page.getByTestId('tag-manager-row').filter({ hasText: 'Household' }).getByTestId('tag-delete').click();
     await page.getByTestId('tag-delete-confirm').click();
+    await page.getByTestId('tag-delete-confirm').waitFor({ state: 'detached', ...SLOW });
     await expect.poll(names, SLOW).toEqual(['A rather long tag name, 32 chars', 'Quarterly numbers and forecasts', 'Travel']);
     expect(await tagList()).toEqual([
       { name: 'A rather long tag name, 32 chars', chatCount: 1 },

@@ -61,6 +61,9 @@ describe('token usage limits', () => {
       .poll(async () => ((await (await fetch(`${stack.url}/api/usage/limits`, { headers })).json()) as { limits: { spent: number }[] }).limits[0]?.spent, { timeout: 10_000 })
       .toBe(1234);
 
+    // The message box says the day's tokens are spent before the next send is even tried.
+    await expect.poll(() => page.getByTestId('usage-limit-notice').textContent(), { timeout: 10_000 }).toMatch(/^You have used 1,234 of your 1,000 tokens today\. /);
+
     // The next is refused: the message says why and when the day resets, and nothing is added.
     await input.fill('second question');
     await input.press('Enter');

@@ -1,7 +1,8 @@
 import type { UIMessage } from 'ai';
 import { ApiError } from '../api.ts';
 import { issueText } from '../forms/issue-text.ts';
-import { formatDateTime, t } from '../i18n/i18n.svelte.ts';
+import { t } from '../i18n/i18n.svelte.ts';
+import { usageLimitReachedText } from '../usage/usage-notice.ts';
 import { messageFiles, type AttachedFile } from './attachments.ts';
 import type { SessionTitleData } from '@agentq/shared/events';
 import { RunStream } from './run-stream.svelte.ts';
@@ -261,19 +262,12 @@ export class Conversation {
 
 /** The API's message, with its validation issues when it gave any ("content: Write a message"). */
 export function describeError(caught: unknown): string {
-  if (caught instanceof ApiError && caught.code === 'usage_limit') return usageLimitText(caught.details);
+  if (caught instanceof ApiError && caught.code === 'usage_limit') return usageLimitReachedText(caught.details);
   if (caught instanceof ApiError) {
     const issues = caught.issues.map((issue) => issueText(issue.message)).filter((message) => message && !caught.message.includes(message));
     return issues.length > 0 ? `${caught.message} (${issues.join('; ')})` : caught.message;
   }
   return caught instanceof Error && caught.message ? caught.message : t('common.somethingWrong');
-}
-
-/** A send refused for the user's token limit (429 `usage_limit`), in the page's language, with when it resets. */
-function usageLimitText(details: Record<string, unknown>): string {
-  const { period, spent, limit, resetsAt } = details;
-  const count = (value: unknown) => (typeof value === 'number' ? value.toLocaleString() : String(value));
-  return t(period === 'month' ? 'usageLimits.reachedMonth' : 'usageLimits.reachedDay', { spent: count(spent), limit: count(limit), when: formatDateTime(String(resetsAt)) });
 }
 
 function feedbackByMessage(detail: SessionDetail): Map<string, AnswerFeedback> {

@@ -1424,6 +1424,8 @@ export const en = {
   "tags.rename": "Rename",
   "tags.newName": "New name for {name}",
   "tags.deleteConfirm": "Remove {name} from every chat that carries it ({count})?",
+  "usageLimits.nearDay": "You have used {percent}% of your tokens for today ({spent} of {limit}). The limit resets {when}.",
+  "usageLimits.nearMonth": "You have used {percent}% of your tokens for this month ({spent} of {limit}). The limit resets {when}.",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -1423,4 +1423,6 @@ export const zh = {
   "tags.rename": "重命名",
   "tags.newName": "“{name}”的新名称",
   "tags.deleteConfirm": "从所有带有“{name}”的对话（{count} 个）中移除该标签？",
+  "usageLimits.nearDay": "你今天的令牌已用 {percent}%（{spent} / {limit}），额度于 {when} 重置。",
+  "usageLimits.nearMonth": "你本月的令牌已用 {percent}%（{spent} / {limit}），额度于 {when} 重置。",
 } satisfies Record<MessageKey, string>;
