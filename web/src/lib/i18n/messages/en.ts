@@ -1408,6 +1408,10 @@ export const en = {
   "banners.auditCreate": "Posted a banner",
   "banners.auditUpdate": "Changed a banner",
   "banners.auditDelete": "Deleted a banner",
+  "images.generatesImages": "Generates images",
+  "images.generatesImagesHelp": "an image model (e.g. gpt-image-1 or dall-e-3, called at …/images/generations) that the image-generation tool draws with; not offered for chats; one model at a time",
+  "images.generated": "Generated image",
+  "images.openFull": "Open the picture at full size",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

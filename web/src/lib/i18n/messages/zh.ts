@@ -1407,4 +1407,8 @@ export const zh = {
   "banners.auditCreate": "发布了横幅",
   "banners.auditUpdate": "修改了横幅",
   "banners.auditDelete": "删除了横幅",
+  "images.generatesImages": "生成图像",
+  "images.generatesImagesHelp": "图像模型（例如 gpt-image-1 或 dall-e-3，调用 …/images/generations 接口），图像生成工具用它画图；不会出现在对话的模型列表中；同一时间只有一个模型",
+  "images.generated": "生成的图片",
+  "images.openFull": "以原始尺寸打开图片",
 } satisfies Record<MessageKey, string>;
