@@ -198,6 +198,8 @@ export async function copyChatFiles(db: Database, options: { fromSessionId: stri
           size: chatFiles.size,
           data: chatFiles.data,
           text: chatFiles.text,
+          // The copy is the new chat's own: a message of it carries it.
+          madeByCall: sql<string | null>`null`.as('made_by_call'),
           createdAt: chatFiles.createdAt,
         })
         .from(chatFiles)
