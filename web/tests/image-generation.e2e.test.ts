@@ -87,4 +87,19 @@ describe('Image generation', () => {
     await expect.poll(pictureWidth, SLOW).toBeGreaterThan(0);
     await expectNoHorizontalOverflow(page, 'chat with a generated image');
   });
+
+  it('run from Admin → Tools, outside a chat, the picture comes back inline and shows in the result', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${stack.url}/admin/tools`);
+    await page.getByTestId('tool-row-painter').getByTestId('tool-action-execute').click();
+    await page.getByTestId('input-tabs-raw').click();
+    await page.getByTestId('input-raw').fill(JSON.stringify({ prompt: 'A lighthouse at dusk' }));
+    await page.getByTestId('execute-run').click();
+    await page.getByTestId('execute-result').waitFor(SLOW);
+    expect(await page.getByTestId('execute-result-status').textContent()).toContain('Success');
+    const picture = page.getByTestId('execute-result-image');
+    expect(await picture.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(await picture.getAttribute('alt')).toBe('A lighthouse at dusk');
+    await expect.poll(() => picture.evaluate((image: HTMLImageElement) => (image.complete ? image.naturalWidth : 0)), SLOW).toBeGreaterThan(0);
+  });
 });
