@@ -1,8 +1,9 @@
 import { llmModels } from '@agentq/shared/db';
+import { getToolType } from '@agentq/shared/tools';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeLlm, type FakeLlm } from '../../../infra/fake-llm/server';
-import { createTestApp } from '../testing';
+import { promptColour, solidPng, startFakeLlm, type FakeLlm } from '../../../infra/fake-llm/server';
+import { createTestApp, TEST_APP_SECRET } from '../testing';
 
 // This file alone flags image models in the shared test database (the flag is exclusive).
 let t: Awaited<ReturnType<typeof createTestApp>>;
@@ -76,5 +77,32 @@ describe('the "Generates images" flag', () => {
 
     // Only admins set it.
     expect((await send('PUT', `/api/models/${second.id}`, user, { generatesImages: false })).status).toBe(403);
+  });
+});
+
+describe('a generated picture', () => {
+  it('is a file of the chat, served to its owner only, and not deletable on its own', async () => {
+    await createPainter('Painter 3');
+    const session = (await (await send('POST', '/api/sessions', user, {})).json()) as { id: string };
+    const imageGeneration = getToolType('image-generation');
+    const result = await imageGeneration.execute({ prompt: 'a green door' }, imageGeneration.configSchema.parse({}), {
+      userId: user.user.id, runId: 'run_image_test', sessionId: session.id, toolCallId: 'call_1', idempotencyKey: `run_image_test:call_1:${session.id}`,
+      signal: new AbortController().signal, allowPrivateNetworks: false, services: { db: t.db, appSecret: TEST_APP_SECRET },
+    });
+    expect(result.success, result.error).toBe(true);
+    const { fileId } = result.metadata.image as { fileId: string };
+
+    const served = await send('GET', `/api/sessions/${session.id}/files/${fileId}`, user);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await served.arrayBuffer()).equals(solidPng(promptColour('a green door')))).toBe(true);
+    // Another user, even an admin, gets nothing.
+    const other = await t.signUp('user');
+    expect((await send('GET', `/api/sessions/${session.id}/files/${fileId}`, other)).status).toBe(404);
+    expect((await send('GET', `/api/sessions/${session.id}/files/${fileId}`, admin)).status).toBe(404);
+    // It goes with the chat, not before.
+    expect((await send('DELETE', `/api/sessions/${session.id}/files/${fileId}`, user)).status).toBe(409);
+    expect((await send('DELETE', `/api/sessions/${session.id}`, user)).status).toBe(204);
+    expect((await send('GET', `/api/sessions/${session.id}/files/${fileId}`, user)).status).toBe(404);
   });
 });
