@@ -263,7 +263,7 @@ describe('fake LLM through the real AI SDK', () => {
   it('lists models and answers unknown routes with an OpenAI-style 404', async () => {
     const models = await (await fetch(`${llm.url}/models`)).json();
     expect(models).toEqual({ object: 'list', data: [expect.objectContaining({ id: 'agentq-demo', object: 'model' })] });
-    const missing = await fetch(`${llm.url}/images/generations`, { method: 'POST', body: '{}' });
+    const missing = await fetch(`${llm.url}/moderations`, { method: 'POST', body: '{}' });
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: { type: 'not_found' } });
   });

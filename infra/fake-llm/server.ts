@@ -4,7 +4,7 @@
  * Serves `POST /v1/chat/completions` (SSE `chat.completion.chunk` events or one
  * `chat.completion` object) and `GET /v1/models`, answering from a script (see
  * `scripts.ts`) at the pace of a latency model, `POST /v1/embeddings` with deterministic vectors
- * (`embeddings.ts`), and `POST /v1/audio/transcriptions` from a
+ * (`embeddings.ts`), `POST /v1/images/generations` with a small PNG (`images.ts`), and `POST /v1/audio/transcriptions` from a
  * transcription script (see `transcriptions.ts`). Uses node:http only.
  *
  * @example
@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { demoModel } from './demo-model';
 import { answerEmbeddings, type EmbeddingRequest } from './embeddings';
+import { answerImages, type ImageRequest } from './images';
 import {
   toScript,
   type ChatCompletionRequest,
@@ -38,6 +39,7 @@ import {
 
 export type { TranscriptionRequest, TranscriptionScript, TranscriptionTurn } from './transcriptions';
 export { fakeEmbedding, FAKE_EMBEDDING_DIMENSIONS, type EmbeddingRequest } from './embeddings';
+export { promptColour, solidPng, FAKE_IMAGE_SIDE, type ImageRequest } from './images';
 
 /** Options of `startFakeLlm`; every field has a test-friendly default. */
 export interface FakeLlmOptions {
@@ -59,6 +61,8 @@ export interface FakeLlmOptions {
   transcription?: TranscriptionScript;
   /** `POST /v1/embeddings` answers this error instead of vectors (an outage to test retries against). */
   embeddingError?: { status: number; message: string } | null;
+  /** `POST /v1/images/generations` answers this error instead of a picture. */
+  imageError?: { status: number; message: string } | null;
 }
 
 /** A running fake LLM. */
@@ -80,6 +84,12 @@ export interface FakeLlm {
   setEmbeddingError(error: { status: number; message: string } | null): void;
   /** What each embeddings request carried, in arrival order (kept when `recordRequests` is). */
   readonly embeddings: EmbeddingRequest[];
+  /** Makes `POST /v1/images/generations` fail with this error (null: answer pictures again). */
+  setImageError(error: { status: number; message: string } | null): void;
+  /** Makes `POST /v1/images/generations` answer this base64 as the picture (bad bytes; null: PNGs again). */
+  setImageBase64(b64Json: string | null): void;
+  /** What each image request carried, in arrival order (kept when `recordRequests` is). */
+  readonly images: ImageRequest[];
   /** Completion requests still being answered; back to 0 once clients are done or gone (a leak check). */
   readonly inFlight: number;
   /** Stops listening and cuts open connections, which ends in-flight streams. */
@@ -134,6 +144,9 @@ interface ServerState {
   transcriptions: TranscriptionRequest[];
   embeddingError: { status: number; message: string } | null;
   embeddings: EmbeddingRequest[];
+  imageError: { status: number; message: string } | null;
+  imageBase64: string | null;
+  images: ImageRequest[];
 }
 
 /** Thrown inside a response when the client went away; the response is then dropped quietly. */
@@ -165,6 +178,9 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     transcriptions: [],
     embeddingError: options.embeddingError ?? null,
     embeddings: [],
+    imageError: options.imageError ?? null,
+    imageBase64: null,
+    images: [],
   };
   const host = options.host ?? '127.0.0.1';
 
@@ -199,6 +215,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       state.embeddingError = error;
     },
     embeddings: state.embeddings,
+    setImageError(error) {
+      state.imageError = error;
+    },
+    setImageBase64(b64Json) {
+      state.imageBase64 = b64Json;
+    },
+    images: state.images,
     get inFlight() {
       return state.inFlight;
     },
@@ -235,6 +258,10 @@ async function route(request: IncomingMessage, response: ServerResponse, state: 
     await embeddings(request, response, state);
     return;
   }
+  if (request.method === 'POST' && pathname === '/v1/images/generations') {
+    await images(request, response, state);
+    return;
+  }
   if (request.method === 'POST' && pathname === '/v1/audio/transcriptions') {
     await transcriptions(request, response, state);
     return;
@@ -242,7 +269,7 @@ async function route(request: IncomingMessage, response: ServerResponse, state: 
   sendError(
     response,
     404,
-    `No route for ${request.method} ${pathname}. The fake LLM serves POST /v1/chat/completions, POST /v1/embeddings, POST /v1/audio/transcriptions and GET /v1/models.`,
+    `No route for ${request.method} ${pathname}. The fake LLM serves POST /v1/chat/completions, POST /v1/embeddings, POST /v1/images/generations, POST /v1/audio/transcriptions and GET /v1/models.`,
     'not_found',
   );
 }
@@ -300,6 +327,24 @@ async function embeddings(request: IncomingMessage, response: ServerResponse, st
   }
   const answer = answerEmbeddings(body, request.headers.authorization);
   if (answer.request && state.recordRequests) state.embeddings.push(answer.request);
+  sendJson(response, answer.status, answer.body);
+}
+
+async function images(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBody(request));
+  } catch (error) {
+    if (error instanceof RequestTooLargeError) sendError(response, 413, error.message, 'invalid_request_error');
+    else sendError(response, 400, `The request body is not JSON: ${errorMessage(error)}`, 'invalid_request_error');
+    return;
+  }
+  if (state.imageError) {
+    sendError(response, state.imageError.status, state.imageError.message, 'server_error');
+    return;
+  }
+  const answer = answerImages(body, request.headers.authorization, state.imageBase64 ?? undefined);
+  if (answer.request && state.recordRequests) state.images.push(answer.request);
   sendJson(response, answer.status, answer.body);
 }
 

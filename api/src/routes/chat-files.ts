@@ -82,7 +82,7 @@ export const chatFileRoutes = new Hono<AppEnv>()
     const session = await getChatSessionFor(c.get('db'), id, currentUser(c).id);
     return chatFileResponse(c, await getChatFile(c.get('db'), session.id, fileId));
   })
-  .delete('/:fileId', describeRoute({ tags: ['chat'], summary: 'Remove an upload no message carries (409 once it was sent)' }), validate('param', fileParam), async (c) => {
+  .delete('/:fileId', describeRoute({ tags: ['chat'], summary: 'Remove an upload no message carries (409 once it was sent, or for a picture a tool call made)' }), validate('param', fileParam), async (c) => {
     const { id, fileId } = c.req.valid('param');
     const session = await getChatSessionFor(c.get('db'), id, currentUser(c).id);
     await deleteChatFile(c.get('db'), session.id, fileId);

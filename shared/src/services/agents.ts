@@ -107,16 +107,16 @@ function refuseLimitedDefault(agent: { isDefault?: boolean; groupIds?: readonly 
   }
 }
 
-/** An agent's model must exist and answer chats (a model that transcribes speech or embeds text does not). */
+/** An agent's model must exist and answer chats (a model that transcribes speech, embeds text or generates images does not). */
 async function assertChatModel(db: Database, modelId: string | null | undefined) {
   if (!modelId) return;
   const [model] = await db
-    .select({ name: llmModels.name, transcribesSpeech: llmModels.transcribesSpeech, embedsText: llmModels.embedsText })
+    .select({ name: llmModels.name, transcribesSpeech: llmModels.transcribesSpeech, embedsText: llmModels.embedsText, generatesImages: llmModels.generatesImages })
     .from(llmModels)
     .where(eq(llmModels.id, modelId));
   if (!model) throw new InvalidInputError(`Unknown model '${modelId}'`, [{ path: ['modelId'], message: `No model with id '${modelId}'` }]);
   if (!answersChats(model)) {
-    const does = model.transcribesSpeech ? 'transcribes speech' : 'embeds text';
+    const does = model.transcribesSpeech ? 'transcribes speech' : model.embedsText ? 'embeds text' : 'generates images';
     throw new InvalidInputError(`'${model.name}' ${does} and answers no chats: pick another model`, [{ path: ['modelId'], message: `A model that ${does} cannot answer an agent's chats` }]);
   }
 }

@@ -470,6 +470,9 @@ async function resolveModel(db: Database, requested: string | undefined, agentMo
   if (model.embedsText) {
     throw new InvalidInputError(`Model '${model.name}' embeds text for knowledge bases and does not answer chats: pick another`, [{ path: ['modelId'], message: 'Embedding model' }]);
   }
+  if (model.generatesImages) {
+    throw new InvalidInputError(`Model '${model.name}' generates images for the image tool and does not answer chats: pick another`, [{ path: ['modelId'], message: 'Image model' }]);
+  }
   if (requested && model.adminsOnly && !asker.isAdmin) {
     // Like a model outside the asker's groups: a choice the request may not make, not a malformed one.
     throw new ForbiddenError(`Model '${model.name}' is for administrators only: pick another`);

@@ -47,4 +47,5 @@ export * from './oidc';
 export * from './groups';
 export * from './usage-limits';
 export * from './knowledge';
+export * from './image-model';
 export * from './banners';

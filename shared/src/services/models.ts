@@ -44,6 +44,8 @@ const modelFieldsSchema = z.object({
   transcribesSpeech: z.boolean(),
   /** An embedding model for knowledge bases (`POST {baseUrl}/embeddings`), not a chat model; setting it takes the flag from the previous one. */
   embedsText: z.boolean(),
+  /** An image model for the image-generation tool (`POST {baseUrl}/images/generations`), not a chat model; setting it takes the flag from the previous one. */
+  generatesImages: z.boolean(),
   enabled: z.boolean(),
   /** New chats use the default model unless the chat or its agent names another; setting it takes the flag from the previous one. */
   isDefault: z.boolean(),
@@ -59,6 +61,7 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   groupIds: groupIdsSchema.default([]),
   transcribesSpeech: z.boolean().default(false),
   embedsText: z.boolean().default(false),
+  generatesImages: z.boolean().default(false),
   enabled: z.boolean().default(true),
   isDefault: z.boolean().default(false),
 });
@@ -68,8 +71,11 @@ export type CreateModelInput = z.input<typeof createModelInputSchema>;
 export const updateModelInputSchema = modelFieldsSchema.partial();
 export type UpdateModelInput = z.input<typeof updateModelInputSchema>;
 
-/** The default model is every user's chat model: one for admins only, or one that transcribes speech, cannot be it. */
-function refuseBadDefault(model: { adminsOnly: boolean; groupIds: readonly string[]; transcribesSpeech: boolean; embedsText?: boolean; isDefault: boolean }): void {
+/** The default model is every user's chat model: one for admins only, or one that transcribes speech, embeds text or generates images, cannot be it. */
+function refuseBadDefault(model: { adminsOnly: boolean; groupIds: readonly string[]; transcribesSpeech: boolean; embedsText?: boolean; generatesImages?: boolean; isDefault: boolean }): void {
+  if (model.generatesImages && model.isDefault) {
+    throw new InvalidInputError('The default model answers chats: a model that generates images cannot be it', [{ path: ['generatesImages'], message: 'The default model cannot be the image model' }]);
+  }
   if (model.embedsText && model.isDefault) {
     throw new InvalidInputError('The default model answers chats: a model that embeds text cannot be it', [{ path: ['embedsText'], message: 'The default model cannot be the embedding model' }]);
   }
@@ -122,6 +128,7 @@ export async function createModel(db: Database, input: CreateModelInput, appSecr
     if (fields.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(eq(llmModels.isDefault, true));
     if (fields.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(eq(llmModels.transcribesSpeech, true));
     if (fields.embedsText) await tx.update(llmModels).set({ embedsText: false }).where(eq(llmModels.embedsText, true));
+    if (fields.generatesImages) await tx.update(llmModels).set({ generatesImages: false }).where(eq(llmModels.generatesImages, true));
     const [inserted] = await tx
       .insert(llmModels)
       .values({ id: newId('model'), ...fields, apiKeyEncrypted: encryptKey(apiKey, appSecret) })
@@ -132,13 +139,17 @@ export async function createModel(db: Database, input: CreateModelInput, appSecr
   return toModelView(row);
 }
 
-/** A model agents answer chats with cannot become the transcription or embedding model (their runs would all be refused). */
-async function refuseAgentsModel(db: Database, modelId: string, flag: 'transcribesSpeech' | 'embedsText'): Promise<void> {
+/** A model agents answer chats with cannot become the transcription, embedding or image model (their runs would all be refused). */
+async function refuseAgentsModel(db: Database, modelId: string, flag: NotChatFlag): Promise<void> {
   const users = await db.select({ name: agents.name }).from(agents).where(eq(agents.modelId, modelId)).orderBy(asc(agents.name));
   if (users.length === 0) return;
   const names = users.map((agent) => `'${agent.name}'`).join(', ');
   throw new InvalidInputError(`Agents answer chats with this model (${names}): give them another model first`, [{ path: [flag], message: `Used by ${names}` }]);
 }
+
+/** The flags that make a model serve something other than chats (each held by at most one model). */
+const NOT_CHAT_FLAGS = ['transcribesSpeech', 'embedsText', 'generatesImages'] as const;
+type NotChatFlag = (typeof NOT_CHAT_FLAGS)[number];
 
 /** Updates a model; `apiKey` undefined keeps the stored key, `null` clears it, a string replaces it. */
 export async function updateModel(db: Database, id: string, input: UpdateModelInput, appSecret: string): Promise<LlmModel> {
@@ -149,9 +160,11 @@ export async function updateModel(db: Database, id: string, input: UpdateModelIn
   await checkGroupIds(db, fields.groupIds);
   const row = await db.transaction(async (tx) => {
     if (changes.isDefault) await tx.update(llmModels).set({ isDefault: false }).where(and(eq(llmModels.isDefault, true), ne(llmModels.id, id)));
-    if (changes.transcribesSpeech || changes.embedsText) await refuseAgentsModel(tx, id, changes.transcribesSpeech ? 'transcribesSpeech' : 'embedsText');
+    const notChatFlag = NOT_CHAT_FLAGS.find((flag) => changes[flag]);
+    if (notChatFlag) await refuseAgentsModel(tx, id, notChatFlag);
     if (changes.transcribesSpeech) await tx.update(llmModels).set({ transcribesSpeech: false }).where(and(eq(llmModels.transcribesSpeech, true), ne(llmModels.id, id)));
     if (changes.embedsText) await tx.update(llmModels).set({ embedsText: false }).where(and(eq(llmModels.embedsText, true), ne(llmModels.id, id)));
+    if (changes.generatesImages) await tx.update(llmModels).set({ generatesImages: false }).where(and(eq(llmModels.generatesImages, true), ne(llmModels.id, id)));
     const [updated] = await tx.update(llmModels).set(changes).where(eq(llmModels.id, id)).returning();
     if (updated) refuseBadDefault(updated);
     return updated;

@@ -6,13 +6,14 @@ import { documentToolType } from './document';
 import type { ToolType } from './define-tool-type';
 import { NoSuchToolTypeError } from './errors';
 import { fetchToolType } from './fetch';
+import { imageGenerationToolType } from './image-generation';
 import { knowledgeToolType } from './knowledge';
 import { mcpToolType } from './mcp';
 import { openApiToolType } from './openapi';
 import { webSearchToolType } from './web-search';
 
 /** Every tool type agentq knows. Adding a type is one folder and one entry here. */
-export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType, codeToolType, mcpToolType, openApiToolType, webSearchToolType, knowledgeToolType] as const;
+export const toolTypes = [fetchToolType, documentToolType, calculatorToolType, datetimeToolType, codeToolType, mcpToolType, openApiToolType, webSearchToolType, knowledgeToolType, imageGenerationToolType] as const;
 
 export type RegisteredToolType = (typeof toolTypes)[number];
 export type ToolTypeName = RegisteredToolType['type'];

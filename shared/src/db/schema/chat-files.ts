@@ -29,6 +29,12 @@ export const chatFiles = pgTable(
     data: bytea('data').notNull(),
     /** What the model reads of a file that is not text itself: a PDF's text, page by page. */
     text: text('text'),
+    /**
+     * The tool call that made it (`<runId>:<toolCallId>`, e.g. a picture the image-generation tool drew);
+     * null for an upload. Its tool card names it, no message's file part does, so the sweep of unsent
+     * uploads leaves it: it goes with its chat.
+     */
+    madeByCall: text('made_by_call'),
     createdAt,
   },
   (table) => [index('chat_files_session_idx').on(table.sessionId)],

@@ -31,6 +31,11 @@ export const llmModels = pgTable('llm_models', {
    * Not a chat model, so never in a chat's list nor the default; at most one row has it.
    */
   embedsText: boolean('embeds_text').notNull().default(false),
+  /**
+   * An image model behind `POST {baseUrl}/images/generations`: the image-generation tool draws with it.
+   * Not a chat model, so never in a chat's list nor the default; at most one row has it.
+   */
+  generatesImages: boolean('generates_images').notNull().default(false),
   enabled: boolean('enabled').notNull().default(true),
   /** The model new chats use when neither the request nor the agent names one; at most one row has it. */
   isDefault: boolean('is_default').notNull().default(false),
@@ -39,4 +44,5 @@ export const llmModels = pgTable('llm_models', {
   uniqueIndex('llm_models_one_default_idx').on(table.isDefault).where(sql`${table.isDefault}`),
   uniqueIndex('llm_models_one_transcriber_idx').on(table.transcribesSpeech).where(sql`${table.transcribesSpeech}`),
   uniqueIndex('llm_models_one_embedder_idx').on(table.embedsText).where(sql`${table.embedsText}`),
+  uniqueIndex('llm_models_one_image_generator_idx').on(table.generatesImages).where(sql`${table.generatesImages}`),
 ]);

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, not, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, not, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../../db/client';
 import { chatFiles, messages } from '../../db/schema';
@@ -33,6 +33,7 @@ const metadata = {
   name: chatFiles.name,
   mediaType: chatFiles.mediaType,
   size: chatFiles.size,
+  madeByCall: chatFiles.madeByCall,
   createdAt: chatFiles.createdAt,
 };
 
@@ -77,6 +78,26 @@ export async function acceptUpload(db: Database, upload: { sessionId: string; us
   return { ok: true, file: row! };
 }
 
+/**
+ * Keeps a file a tool call made in the run's session (a generated picture), named by the call
+ * (`madeByCall`, `<runId>:<toolCallId>`) so a call run again finds it (findFileMadeByCall) and the
+ * sweep of unsent uploads leaves it. The caller has judged the bytes.
+ */
+export async function keepFileMadeByCall(db: Database, file: { sessionId: string; userId: string; madeByCall: string; name: string; mediaType: string; data: Uint8Array }): Promise<ChatFile> {
+  const data = Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength);
+  const [row] = await db
+    .insert(chatFiles)
+    .values({ id: newId('file'), sessionId: file.sessionId, userId: file.userId, madeByCall: file.madeByCall, name: cleanFileName(file.name), mediaType: file.mediaType, size: data.length, data })
+    .returning(metadata);
+  return row!;
+}
+
+/** The file call `madeByCall` already kept in session `sessionId`, if any. */
+export async function findFileMadeByCall(db: Database, sessionId: string, madeByCall: string): Promise<ChatFile | undefined> {
+  const [row] = await db.select(metadata).from(chatFiles).where(and(eq(chatFiles.sessionId, sessionId), eq(chatFiles.madeByCall, madeByCall))).limit(1);
+  return row;
+}
+
 /** A file of session `sessionId` with its bytes; NotFoundError for any other. */
 export async function getChatFile(db: Database, sessionId: string, fileId: string): Promise<ChatFileWithData> {
   const [row] = await db.select().from(chatFiles).where(and(eq(chatFiles.id, fileId), eq(chatFiles.sessionId, sessionId)));
@@ -86,8 +107,9 @@ export async function getChatFile(db: Database, sessionId: string, fileId: strin
 
 /** Removes an upload no message carries (one taken off before sending); a sent file stays with its message (409). */
 export async function deleteChatFile(db: Database, sessionId: string, fileId: string): Promise<void> {
-  const [file] = await db.select({ id: chatFiles.id }).from(chatFiles).where(and(eq(chatFiles.id, fileId), eq(chatFiles.sessionId, sessionId)));
+  const [file] = await db.select({ id: chatFiles.id, madeByCall: chatFiles.madeByCall }).from(chatFiles).where(and(eq(chatFiles.id, fileId), eq(chatFiles.sessionId, sessionId)));
   if (!file) throw new NotFoundError('File', fileId);
+  if (file.madeByCall) throw new ConflictError('A tool call made this file for its answer; it goes when the chat is deleted');
   const carried = sql`${messages.parts} @> ${JSON.stringify([{ url: chatFileUrl(fileId) }])}::jsonb`;
   const [used] = await db.select({ id: messages.id }).from(messages).where(and(eq(messages.sessionId, sessionId), carried)).limit(1);
   if (used) throw new ConflictError('This file was sent with a message; it goes when the chat is deleted', { messageId: used.id });
@@ -99,13 +121,13 @@ export const UNSENT_UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes uploads older than `olderThanMs` that no message of their chat carries (the rule
- * deleteChatFile applies), at most `limit` a call. A file a message names is never
+ * deleteChatFile applies), at most `limit` a call; files a tool call made are not uploads. A file a message names is never
  * touched: it goes with its chat. @returns how many went.
  */
 export async function deleteUnsentUploads(db: Database, options: { olderThanMs?: number; limit?: number } = {}): Promise<number> {
   const { olderThanMs = UNSENT_UPLOAD_TTL_MS, limit = 500 } = options;
   const carried = sql`exists (select 1 from ${messages} where ${messages.sessionId} = ${chatFiles.sessionId} and ${messages.parts} @> jsonb_build_array(jsonb_build_object('url', ${chatFileUrl('')} || ${chatFiles.id})))`;
-  const isStale = and(lt(chatFiles.createdAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`), not(carried));
+  const isStale = and(isNull(chatFiles.madeByCall), lt(chatFiles.createdAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`), not(carried));
   const stale = db.select({ id: chatFiles.id }).from(chatFiles).where(isStale).limit(limit);
   // The test again on the deleted rows themselves, not only in the subquery: a row a send renewed
   // meanwhile (attachmentParts) is read again at its new version, fails it and stays.
@@ -176,6 +198,8 @@ export async function copyChatFiles(db: Database, options: { fromSessionId: stri
           size: chatFiles.size,
           data: chatFiles.data,
           text: chatFiles.text,
+          // The copy is the new chat's own: a message of it carries it.
+          madeByCall: sql<string | null>`null`.as('made_by_call'),
           createdAt: chatFiles.createdAt,
         })
         .from(chatFiles)

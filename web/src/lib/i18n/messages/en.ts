@@ -1426,6 +1426,10 @@ export const en = {
   "tags.deleteConfirm": "Remove {name} from every chat that carries it ({count})?",
   "usageLimits.nearDay": "You have used {percent}% of your tokens for today ({spent} of {limit}). The limit resets {when}.",
   "usageLimits.nearMonth": "You have used {percent}% of your tokens for this month ({spent} of {limit}). The limit resets {when}.",
+  "images.generatesImages": "Generates images",
+  "images.generatesImagesHelp": "an image model (e.g. gpt-image-1 or dall-e-3, called at …/images/generations) that the image-generation tool draws with; not offered for chats; one model at a time",
+  "images.generated": "Generated image",
+  "images.openFull": "Open the picture at full size",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -1425,4 +1425,8 @@ export const zh = {
   "tags.deleteConfirm": "从所有带有“{name}”的对话（{count} 个）中移除该标签？",
   "usageLimits.nearDay": "你今天的令牌已用 {percent}%（{spent} / {limit}），额度于 {when} 重置。",
   "usageLimits.nearMonth": "你本月的令牌已用 {percent}%（{spent} / {limit}），额度于 {when} 重置。",
+  "images.generatesImages": "生成图像",
+  "images.generatesImagesHelp": "图像模型（例如 gpt-image-1 或 dall-e-3，调用 …/images/generations 接口），图像生成工具用它画图；不会出现在对话的模型列表中；同一时间只有一个模型",
+  "images.generated": "生成的图片",
+  "images.openFull": "以原始尺寸打开图片",
 } satisfies Record<MessageKey, string>;
