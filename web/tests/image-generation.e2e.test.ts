@@ -86,6 +86,15 @@ describe('Image generation', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(pictureWidth, SLOW).toBeGreaterThan(0);
     await expectNoHorizontalOverflow(page, 'chat with a generated image');
+
+    // Shared by link: the page fetches the picture through the link (a reader cannot open the chat's files).
+    const sessionId = new URL(page.url()).pathname.split('/').at(-1)!;
+    const shareId = await page.evaluate(async (id) => ((await (await fetch(`/api/sessions/${id}/share`, { method: 'PUT' })).json()) as { id: string }).id, sessionId);
+    await page.goto(`${stack.url}/shared/${shareId}`);
+    const sharedPicture = page.getByTestId('tool-image').locator('img');
+    await sharedPicture.waitFor(SLOW);
+    expect(await sharedPicture.getAttribute('src')).toMatch(new RegExp(`^/api/shared/${shareId}/files/[^/]+$`));
+    await expect.poll(() => sharedPicture.evaluate((image: HTMLImageElement) => (image.complete ? image.naturalWidth : 0)), SLOW).toBeGreaterThan(0);
   });
 
   it('run from Admin → Tools, outside a chat, the picture comes back inline and shows in the result', async () => {

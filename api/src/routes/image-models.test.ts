@@ -1,6 +1,7 @@
-import { llmModels } from '@agentq/shared/db';
+import { chatFiles, llmModels, messages } from '@agentq/shared/db';
+import { newId } from '@agentq/shared/ids';
 import { getToolType } from '@agentq/shared/tools';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptColour, solidPng, startFakeLlm, type FakeLlm } from '../../../infra/fake-llm/server';
 import { createTestApp, TEST_APP_SECRET } from '../testing';
@@ -104,5 +105,61 @@ describe('a generated picture', () => {
     expect((await send('DELETE', `/api/sessions/${session.id}/files/${fileId}`, user)).status).toBe(409);
     expect((await send('DELETE', `/api/sessions/${session.id}`, user)).status).toBe(204);
     expect((await send('GET', `/api/sessions/${session.id}/files/${fileId}`, user)).status).toBe(404);
+  });
+});
+
+describe('a generated picture in copies of its chat', () => {
+  type Thread = { messages: { role: string; parts: { type: string; output?: { metadata?: { image?: { sessionId: string; fileId: string } } } }[] }[] };
+  const pictureOf = (thread: Thread) => thread.messages.flatMap((message) => message.parts.flatMap((part) => (part.output?.metadata?.image ? [part.output.metadata.image] : [])))[0];
+
+  it('is shown to readers of its shared link, and copied with a saved copy and a fork (kept by the upload sweep)', async () => {
+    const painter = (await t.db.select({ id: llmModels.id }).from(llmModels).where(eq(llmModels.generatesImages, true)))[0] ?? (await createPainter('Painter 4'));
+    expect(painter.id).toBeTruthy();
+    const owner = await t.signUp('user');
+    const reader = await t.signUp('user');
+    const session = (await (await send('POST', '/api/sessions', owner, { title: 'Doors' })).json()) as { id: string };
+    const imageGeneration = getToolType('image-generation');
+    const result = await imageGeneration.execute({ prompt: 'a red door' }, imageGeneration.configSchema.parse({}), {
+      userId: owner.user.id, runId: 'run_image_copy', sessionId: session.id, toolCallId: 'call_1', idempotencyKey: `run_image_copy:call_1:${session.id}`,
+      signal: new AbortController().signal, allowPrivateNetworks: false, services: { db: t.db, appSecret: TEST_APP_SECRET },
+    });
+    expect(result.success, result.error).toBe(true);
+    const { fileId } = result.metadata.image as { fileId: string };
+    const questionId = newId('message');
+    await t.db.insert(messages).values([
+      { id: questionId, sessionId: session.id, role: 'user', parts: [{ type: 'text', text: 'Draw a red door' }] },
+      { id: newId('message'), sessionId: session.id, role: 'assistant', parentId: questionId, parts: [{ type: 'tool-draw', toolCallId: 'call_1', state: 'output-available', input: { prompt: 'a red door' }, output: result }, { type: 'text', text: 'Here it is.' }] },
+    ]);
+    const picture = solidPng(promptColour('a red door'));
+
+    // The link's readers get the picture through the link, and only that one.
+    const shared = await send('PUT', `/api/sessions/${session.id}/share`, owner);
+    expect(shared.status, await shared.clone().text()).toBe(201);
+    const share = (await shared.json()) as { id: string };
+    const viaLink = await send('GET', `/api/shared/${share.id}/files/${fileId}`, reader);
+    expect(viaLink.status).toBe(200);
+    expect(Buffer.from(await viaLink.arrayBuffer()).equals(picture)).toBe(true);
+    expect((await send('GET', `/api/sessions/${session.id}/files/${fileId}`, reader)).status).toBe(404);
+    const stranger = await t.db.insert(chatFiles).values({ id: newId('file'), sessionId: session.id, userId: owner.user.id, name: 'x.png', mediaType: 'image/png', size: picture.length, data: picture, madeByCall: 'call_other' }).returning({ id: chatFiles.id });
+    expect((await send('GET', `/api/shared/${share.id}/files/${stranger[0]!.id}`, reader)).status).toBe(404);
+
+    // A saved copy and a fork each get a picture of their own, named by the copied call.
+    const copy = (await (await send('POST', `/api/shared/${share.id}/copy`, reader)).json()) as { id: string };
+    const assistant = (await t.db.select({ id: messages.id }).from(messages).where(and(eq(messages.sessionId, session.id), eq(messages.role, 'assistant'))))[0]!;
+    const fork = (await (await send('POST', `/api/sessions/${session.id}/messages/${assistant.id}/fork`, owner)).json()) as { id: string };
+    for (const [chat, account] of [[copy, reader], [fork, owner]] as const) {
+      const shown = pictureOf((await (await send('GET', `/api/sessions/${chat.id}`, account)).json()) as Thread);
+      expect(shown).toMatchObject({ sessionId: chat.id });
+      expect(shown!.fileId).not.toBe(fileId);
+      const served = await send('GET', `/api/sessions/${chat.id}/files/${shown!.fileId}`, account);
+      expect(served.status).toBe(200);
+      expect(Buffer.from(await served.arrayBuffer()).equals(picture)).toBe(true);
+      const [row] = await t.db.select({ madeByCall: chatFiles.madeByCall }).from(chatFiles).where(eq(chatFiles.id, shown!.fileId));
+      expect(row!.madeByCall).toBeTruthy();
+    }
+    // The copies outlive the original.
+    expect((await send('DELETE', `/api/sessions/${session.id}`, owner)).status).toBe(204);
+    const kept = pictureOf((await (await send('GET', `/api/sessions/${copy.id}`, reader)).json()) as Thread)!;
+    expect((await send('GET', `/api/sessions/${copy.id}/files/${kept.fileId}`, reader)).status).toBe(200);
   });
 });

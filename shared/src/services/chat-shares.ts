@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import { chatFiles, sharedChats, users, type SharedChatMessage } from '../db/schema';
 import { CHAT_EXPORT_JSON_FORMAT } from './chat-export';
@@ -101,11 +101,14 @@ export async function readSharedChat(db: Database, shareId: string, readerId: st
 }
 
 /**
- * A file a shared chat's question carried, for any signed-in reader of the link: only a file the
- * share names (files sent after it was last updated stay private). @throws {NotFoundError} otherwise.
+ * A file a shared chat's question carried, or a picture one of its tool calls made, for any signed-in
+ * reader of the link: only a file the share names (files sent after it was last updated stay
+ * private). @throws {NotFoundError} otherwise.
  */
 export async function getSharedChatFile(db: Database, shareId: string, fileId: string): Promise<ChatFileWithData> {
-  const named = sql`${sharedChats.messages} @> ${JSON.stringify([{ parts: [{ type: 'file', url: chatFileUrl(fileId) }] }])}::jsonb`;
+  // Named by a question's file part, or shown by a tool call's output (a picture the call made).
+  const contains = (parts: unknown[]) => sql`${sharedChats.messages} @> ${JSON.stringify([{ parts }])}::jsonb`;
+  const named = or(contains([{ type: 'file', url: chatFileUrl(fileId) }]), contains([{ output: { metadata: { image: { fileId } } } }]));
   const [row] = await db
     .select({ file: chatFiles })
     .from(sharedChats)

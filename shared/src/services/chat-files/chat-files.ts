@@ -173,7 +173,8 @@ export async function readChatFilesForModel(db: Database, sessionId: string, ids
 }
 
 /** One file to copy into another chat: the new chat's session and the copy's id. */
-export type ChatFileCopy = { fromId: string; toId: string; sessionId: string };
+/** A file to copy; `madeByCall` names the copied tool call that made it (a generated picture), which no message part carries. */
+export type ChatFileCopy = { fromId: string; toId: string; sessionId: string; madeByCall?: string };
 
 /**
  * Copies files of session `fromSessionId` into other sessions of user `userId` (a shared chat's
@@ -184,7 +185,7 @@ export async function copyChatFiles(db: Database, options: { fromSessionId: stri
   const { fromSessionId, userId, copies } = options;
   if (copies.length === 0) return;
   // One statement: each copy's id and session picked by the source's id.
-  const mapped = (pick: (copy: ChatFileCopy) => string) => sql`case ${chatFiles.id} ${sql.join(copies.map((copy) => sql`when ${copy.fromId} then ${pick(copy)}`), sql` `)} end`;
+  const mapped = (pick: (copy: ChatFileCopy) => string | null) => sql`case ${chatFiles.id} ${sql.join(copies.map((copy) => sql`when ${copy.fromId} then ${pick(copy)}::text`), sql` `)} end`;
   const copied = await db
     .insert(chatFiles)
     .select(
@@ -198,8 +199,8 @@ export async function copyChatFiles(db: Database, options: { fromSessionId: stri
           size: chatFiles.size,
           data: chatFiles.data,
           text: chatFiles.text,
-          // The copy is the new chat's own: a message of it carries it.
-          madeByCall: sql<string | null>`null`.as('made_by_call'),
+          // The copy is the new chat's own: a message of it carries it, or its copied call made it.
+          madeByCall: mapped((copy) => copy.madeByCall ?? null).as('made_by_call'),
           createdAt: chatFiles.createdAt,
         })
         .from(chatFiles)

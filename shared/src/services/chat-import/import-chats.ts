@@ -79,7 +79,10 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
       const id = newId('message');
       const parts = message.parts.flatMap((part, index): ImportedPart[] => {
         // A call's id is the file's: made unique here, so it is never taken for another message's or a later run's.
-        if ('toolCallId' in part) return [{ ...part, toolCallId: `${id}-${index}` }];
+        if ('toolCallId' in part) {
+          const toolCallId = `${id}-${index}`;
+          return [{ ...withCopiedPicture(part, { from: options.filesFrom, sessionId, toolCallId, copies: fileCopies }), toolCallId }];
+        }
         if (part.type !== 'file') return [part];
         const fromId = chatFileIdOf(part.url);
         if (!options.filesFrom || !fromId) return [];
@@ -100,4 +103,21 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
     for (let start = 0; start < messageRows.length; start += ROWS_PER_INSERT) await tx.insert(messages).values(messageRows.slice(start, start + ROWS_PER_INSERT));
   });
   return result;
+}
+
+/**
+ * A tool call whose output shows a picture it made (the image-generation tool's `metadata.image`, a
+ * file of the chat no message part names): the file is copied with the call, which then names the
+ * copy. Without a chat to copy from (a file's import) or for a picture of another chat, the picture
+ * is left out of the output rather than pointing at a file the new chat does not hold.
+ */
+function withCopiedPicture<Part extends ImportedPart>(part: Part, target: { from?: string; sessionId: string; toolCallId: string; copies: ChatFileCopy[] }): Part {
+  const output = (part as { output?: unknown }).output as { metadata?: { image?: { sessionId?: unknown; fileId?: unknown } } } | undefined;
+  const image = output?.metadata?.image;
+  if (!image || typeof image !== 'object' || typeof image.fileId !== 'string' || !('sessionId' in image)) return part;
+  const { image: _image, ...metadata } = output.metadata!;
+  if (!target.from || image.sessionId !== target.from) return { ...part, output: { ...output, metadata } };
+  const toId = newId('file');
+  target.copies.push({ fromId: image.fileId, toId, sessionId: target.sessionId, madeByCall: target.toolCallId });
+  return { ...part, output: { ...output, metadata: { ...metadata, image: { ...image, sessionId: target.sessionId, fileId: toId } } } };
 }
