@@ -1426,6 +1426,9 @@ export const en = {
   "tags.deleteConfirm": "Remove {name} from every chat that carries it ({count})?",
   "usageLimits.nearDay": "You have used {percent}% of your tokens for today ({spent} of {limit}). The limit resets {when}.",
   "usageLimits.nearMonth": "You have used {percent}% of your tokens for this month ({spent} of {limit}). The limit resets {when}.",
+  "models.suggestsFollowUps": "Suggests follow-ups",
+  "models.suggestsFollowUpsHelp": "after each answer, asks the model for 3 short questions the user might ask next, shown under the last answer (one more small call per answer)",
+  "chat.followUps.label": "Suggested follow-up questions",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -1425,4 +1425,7 @@ export const zh = {
   "tags.deleteConfirm": "从所有带有“{name}”的对话（{count} 个）中移除该标签？",
   "usageLimits.nearDay": "你今天的令牌已用 {percent}%（{spent} / {limit}），额度于 {when} 重置。",
   "usageLimits.nearMonth": "你本月的令牌已用 {percent}%（{spent} / {limit}），额度于 {when} 重置。",
+  "models.suggestsFollowUps": "建议后续问题",
+  "models.suggestsFollowUpsHelp": "每次回答后，请模型给出 3 个用户接下来可能会问的简短问题，显示在最后一条回答下方（每次回答多一次小调用）",
+  "chat.followUps.label": "建议的后续问题",
 } satisfies Record<MessageKey, string>;
