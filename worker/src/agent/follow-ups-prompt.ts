@@ -7,7 +7,8 @@ import type { ModelMessage } from 'ai';
  * Output: one user message; the model answers with a JSON array of 3 short questions in the
  * conversation's language, which parseFollowUps reads leniently.
  * The instruction rides in the user message, not a system prompt: every OpenAI-compatible model
- * takes one, and the fake model in tests matches on it (`byLastUserMessage`).
+ * takes one, and the fake model matches on its start (tests' `byLastUserMessage`, and the demo
+ * model in infra/fake-llm/demo-model.ts: keep "Suggest follow-up questions:" first).
  */
 export const FOLLOW_UPS_INSTRUCTION =
   'Suggest follow-up questions: write 3 short questions the user might ask next in the conversation below, each under 15 words, in the language of the user\'s last question. Answer with a JSON array of 3 strings and nothing else, e.g. ["…", "…", "…"].';
