@@ -16,6 +16,8 @@
  *   [[drop]]    Streams a few tokens, then destroys the socket (a mid-stream failure).
  *   [[slow]]    Realistic pace: 800 ms to first token, then 40 ms per token.
  *
+ * The worker's follow-ups prompt (a model with "Suggests follow-ups" on; it starts with
+ * FOLLOW_UPS_PROMPT_START) is answered with DEMO_FOLLOW_UPS as a JSON list, so the demo shows them.
  * Anything else is echoed back in a friendly markdown answer that lists these directives (and
  * says which images the message carried).
  * Directives are case-insensitive and may appear anywhere in the message.
@@ -45,6 +47,9 @@ export interface ParsedDirectives {
 
 const DIRECTIVE_START = /\[\[(?:tool:([A-Za-z0-9_.-]+)|(think|fail|empty|drop|slow))/gi;
 const DEMO_LABEL = '**Scripted demo model**: this reply was not written by an LLM.';
+/** How worker/src/agent/follow-ups-prompt.ts begins its request (infra imports nothing of the worker). */
+const FOLLOW_UPS_PROMPT_START = 'Suggest follow-up questions:';
+export const DEMO_FOLLOW_UPS = ['What can you do?', 'Think it through first [[think]]', 'Show me a failed model call [[fail]]'];
 
 /** Finds the demo directives in a user message. */
 export function parseDirectives(text: string): ParsedDirectives {
@@ -96,6 +101,7 @@ export function parseDirectives(text: string): ParsedDirectives {
 export function demoModel(request: ChatCompletionRequest): Turn {
   const message = lastUserMessageText(request);
   if (message === undefined) return { text: `${DEMO_LABEL}\n\nSend a user message to get an answer.` };
+  if (message.startsWith(FOLLOW_UPS_PROMPT_START)) return { text: JSON.stringify(DEMO_FOLLOW_UPS) };
   const directives = parseDirectives(message);
   const { flags } = directives;
   if (flags.has('fail')) {

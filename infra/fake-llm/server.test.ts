@@ -11,7 +11,7 @@ import {
 } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { demoModel, parseDirectives } from './demo-model';
+import { DEMO_FOLLOW_UPS, demoModel, parseDirectives } from './demo-model';
 import { byLastUserMessage, fillerText, sequence, type Turn } from './scripts';
 import { startFakeLlm, type FakeLlm } from './server';
 import { demoTranscription } from './transcriptions';
@@ -320,6 +320,11 @@ describe('scripted demo model', () => {
     const empty = await run('[[empty]]');
     expect(empty.text).toBe('');
     expect(empty.ofType('finish')[0]?.finishReason).toBe('stop');
+  });
+
+  it("answers the worker's follow-ups prompt with a JSON list of demo questions", async () => {
+    const { text } = await run('Suggest follow-up questions: write 3 short questions…\n\nConversation:\n"""\nUser: hi\n"""');
+    expect(JSON.parse(text)).toEqual(DEMO_FOLLOW_UPS);
   });
 
   it('echoes a plain message with the directive list', async () => {

@@ -26,6 +26,8 @@ export type WorkerDeps = {
     modelStallTimeoutMs?: number;
     /** How long a chat's model may take to name the chat (default DEFAULT_CHAT_TITLE_TIMEOUT_MS, 10 s). */
     chatTitleTimeoutMs?: number;
+    /** How long a model may take to suggest follow-up questions (default DEFAULT_FOLLOW_UPS_TIMEOUT_MS, 10 s). */
+    followUpsTimeoutMs?: number;
     /** MCP_STDIO_COMMANDS: local commands an MCP tool may start. */
     mcpStdioCommands?: string[];
   };

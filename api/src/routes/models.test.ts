@@ -71,6 +71,35 @@ describe('models API', () => {
     expect((await (await send('GET', `/api/models/${model.id}`)).json()).namesChats).toBe(false);
   });
 
+  it('takes and returns "Suggests follow-ups" (off unless set) for admins only, and the worker\'s model read follows it', async () => {
+    const plain = await (await send('POST', '/api/models', modelInput)).json();
+    expect(plain.suggestsFollowUps).toBe(false);
+
+    const created = await send('POST', '/api/models', { ...modelInput, suggestsFollowUps: true });
+    expect(created.status).toBe(201);
+    const model = await created.json();
+    expect(model.suggestsFollowUps).toBe(true);
+    expect((await (await send('GET', `/api/models/${model.id}`)).json()).suggestsFollowUps).toBe(true);
+    expect((await getModelWithKey(t.db, model.id, TEST_APP_SECRET)).suggestsFollowUps).toBe(true);
+
+    const renamed = await (await send('PUT', `/api/models/${model.id}`, { name: 'Still suggests' })).json();
+    expect(renamed.suggestsFollowUps).toBe(true);
+    const off = await send('PUT', `/api/models/${model.id}`, { suggestsFollowUps: false });
+    expect(off.status).toBe(200);
+    expect((await off.json()).suggestsFollowUps).toBe(false);
+    expect((await getModelWithKey(t.db, model.id, TEST_APP_SECRET)).suggestsFollowUps).toBe(false);
+
+    for (const value of ['yes', 1, null]) {
+      const refused = await send('POST', '/api/models', { ...modelInput, suggestsFollowUps: value });
+      expect(refused.status, JSON.stringify(value)).toBe(400);
+      expect((await refused.json()).error.issues.map((issue: { path: string[] }) => issue.path.join('.'))).toEqual(['suggestsFollowUps']);
+      expect((await send('PUT', `/api/models/${model.id}`, { suggestsFollowUps: value })).status).toBe(400);
+    }
+    const user = await t.signUp('user');
+    expect((await send('PUT', `/api/models/${model.id}`, { suggestsFollowUps: true }, user.headers)).status).toBe(403);
+    expect((await (await send('GET', `/api/models/${model.id}`)).json()).suggestsFollowUps).toBe(false);
+  });
+
   it('never returns the API key, stores it encrypted, and keeps / replaces / clears it on update', async () => {
     const secret = 'sk-secret-123';
     const bodies: string[] = [];

@@ -46,12 +46,27 @@ export const sessionTitleDataSchema = z.object({
 });
 export type SessionTitleData = z.infer<typeof sessionTitleDataSchema>;
 
+/** At most this many follow-up questions, each at most FOLLOW_UP_MAX_CHARS long. */
+export const FOLLOW_UPS_MAX = 3;
+export const FOLLOW_UP_MAX_CHARS = 200;
+
+/**
+ * Questions the user might ask next, suggested by the run's model after its answer (when the model has
+ * "Suggests follow-ups" on): sent before the run's final status and stored as a part of the answer, so
+ * a reload shows them too. The chat offers the last answer's.
+ */
+export const followUpsDataSchema = z.object({
+  questions: z.array(z.string().min(1).max(FOLLOW_UP_MAX_CHARS)).min(1).max(FOLLOW_UPS_MAX),
+});
+export type FollowUpsData = z.infer<typeof followUpsDataSchema>;
+
 /** Our additions to the AI SDK UI message stream: `data-<noun>-<verb>` parts. */
 export type RunDataChunk =
   | { type: 'data-run-status'; id?: string; data: RunStatusData; transient?: boolean }
   | { type: 'data-approval-request'; id?: string; data: ApprovalRequestData }
   | { type: 'data-approval-response'; id?: string; data: ApprovalResponseData }
   | { type: 'data-step-retry'; id?: string; data: StepRetryData; transient?: boolean }
-  | { type: 'data-session-title'; id?: string; data: SessionTitleData; transient?: boolean };
+  | { type: 'data-session-title'; id?: string; data: SessionTitleData; transient?: boolean }
+  | { type: 'data-follow-ups'; id?: string; data: FollowUpsData };
 
 export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;

@@ -36,6 +36,8 @@ const modelFieldsSchema = z.object({
   supportsImages: z.boolean(),
   /** The model names the chats it answers: a short title from the first question, asked beside the first answer. */
   namesChats: z.boolean(),
+  /** After each answer the model suggests 3 short follow-up questions (a second, small call); off, nothing is asked. */
+  suggestsFollowUps: z.boolean(),
   /** Only admins may pick it for a chat (an agent an admin set to use it still does); never the default. */
   adminsOnly: z.boolean(),
   /** Who can use it: the user groups whose members may pick it for a chat; empty is everyone (admins always may). Agents set to use it still do; never the default. */
@@ -57,6 +59,7 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   supportsReasoning: z.boolean().default(false),
   supportsImages: z.boolean().default(true),
   namesChats: z.boolean().default(false),
+  suggestsFollowUps: z.boolean().default(false),
   adminsOnly: z.boolean().default(false),
   groupIds: groupIdsSchema.default([]),
   transcribesSpeech: z.boolean().default(false),

@@ -12,6 +12,7 @@ import { finishRun } from './finish-run';
 import { createLanguageModel } from './language-model';
 import { loadRunSetup, type RunOptions, type RunSetup } from './load-run-setup';
 import { DEFAULT_CHAT_TITLE_TIMEOUT_MS, nameChat } from './name-chat';
+import { DEFAULT_FOLLOW_UPS_TIMEOUT_MS, suggestFollowUps } from './suggest-follow-ups';
 import type { RunStream } from './open-run-stream';
 import { parkForApproval, requestApprovals } from './park-for-approval';
 import { RunCancelledError } from './run-control';
@@ -219,6 +220,16 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
     stream.emit({ type: 'text-start', id });
     stream.emit({ type: 'text-delta', id, delta: STEP_LIMIT_NOTE });
     stream.emit({ type: 'text-end', id });
+  }
+  // A model that suggests follow-ups is asked what the user might ask next once its answer is
+  // complete (an answer with text; one a previous attempt already gave them keeps those). The
+  // questions go out before the run's end and are stored as a part of the answer.
+  if (setup.model.suggestsFollowUps && hasText(message) && !message.parts.some((part) => part.type === 'data-follow-ups')) {
+    const followUps = await suggestFollowUps(deps, { model: setup.model, history, signal, timeoutMs: deps.config.followUpsTimeoutMs ?? DEFAULT_FOLLOW_UPS_TIMEOUT_MS });
+    if (followUps) {
+      stream.emit({ type: 'data-follow-ups', data: followUps });
+      message.parts.push({ type: 'data-follow-ups', data: followUps });
+    }
   }
   return { status: await finish({ status: 'succeeded', finishReason, hitStepLimit }, addNote ? undefined : message) };
 }

@@ -14,6 +14,8 @@ export const llmModels = pgTable('llm_models', {
   supportsImages: boolean('supports_images').notNull().default(true),
   /** The model names the chats it answers: a short title from the first question, made beside the first answer. */
   namesChats: boolean('names_chats').notNull().default(false),
+  /** After each answer the model suggests 3 short follow-up questions, stored with the answer; off, nothing is asked. */
+  suggestsFollowUps: boolean('suggests_follow_ups').notNull().default(false),
   /** Only admins may pick it for a chat; an agent an admin set to use it still does (that is how it is shared). Never the default. */
   adminsOnly: boolean('admins_only').notNull().default(false),
   /**

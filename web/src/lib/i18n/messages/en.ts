@@ -1430,6 +1430,9 @@ export const en = {
   "images.generatesImagesHelp": "an image model (e.g. gpt-image-1 or dall-e-3, called at …/images/generations) that the image-generation tool draws with; not offered for chats; one model at a time",
   "images.generated": "Generated image",
   "images.openFull": "Open the picture at full size",
+  "models.suggestsFollowUps": "Suggests follow-ups",
+  "models.suggestsFollowUpsHelp": "after each answer, asks the model for 3 short questions the user might ask next, shown under the last answer (one more small call per answer)",
+  "chat.followUps.label": "Suggested follow-up questions",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

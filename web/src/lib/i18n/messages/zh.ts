@@ -1429,4 +1429,7 @@ export const zh = {
   "images.generatesImagesHelp": "图像模型（例如 gpt-image-1 或 dall-e-3，调用 …/images/generations 接口），图像生成工具用它画图；不会出现在对话的模型列表中；同一时间只有一个模型",
   "images.generated": "生成的图片",
   "images.openFull": "以原始尺寸打开图片",
+  "models.suggestsFollowUps": "建议后续问题",
+  "models.suggestsFollowUpsHelp": "每次回答后，请模型给出 3 个用户接下来可能会问的简短问题，显示在最后一条回答下方（每次回答多一次小调用）",
+  "chat.followUps.label": "建议的后续问题",
 } satisfies Record<MessageKey, string>;

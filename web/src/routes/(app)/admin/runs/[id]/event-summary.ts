@@ -39,6 +39,8 @@ export function summarizeChunk(seq: number, chunk: Chunk): EventLine {
       return line([data.status, data.finishReason, data.error].filter(Boolean).join(' · '), data.status === 'failed' ? 'error' : undefined);
     case 'data-session-title':
       return line(clip(String(data.title ?? '')));
+    case 'data-follow-ups':
+      return line(clip(Array.isArray(data.questions) ? data.questions.map(String).join(' · ') : ''));
     case 'data-approval-request':
       return line(`${String(data.toolName)} waits for approval`);
     case 'data-approval-response':

@@ -1,0 +1,1 @@
+ALTER TABLE "llm_models" ADD COLUMN "suggests_follow_ups" boolean DEFAULT false NOT NULL;
