@@ -1,10 +1,11 @@
 /**
  * The composer's `/` menu: a draft that is a slash and the start of a command lists the user's
- * saved prompts that match, and choosing one puts its text in the box with the first `{{name}}`
+ * saved prompts (and those shared with them) that match, and choosing one puts its text in the box with the first `{{name}}`
  * selected, ready to be typed over.
  */
 
-export type PromptChoice = { id: string; command: string; title: string; content: string };
+/** `sharedBy`: the admin who shared it, for a prompt that is not the user's own. */
+export type PromptChoice = { id: string; command: string; title: string; content: string; sharedBy?: string | null };
 
 /** What follows the `/` while the draft is only `/` and a command being typed; undefined otherwise. */
 export function slashQuery(draft: string): string | undefined {

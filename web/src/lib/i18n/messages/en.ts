@@ -1433,6 +1433,14 @@ export const en = {
   "models.suggestsFollowUps": "Suggests follow-ups",
   "models.suggestsFollowUpsHelp": "after each answer, asks the model for 3 short questions the user might ask next, shown under the last answer (one more small call per answer)",
   "chat.followUps.label": "Suggested follow-up questions",
+  "prompts.sharedBy": "Shared by {name}",
+  "prompts.sharedEveryone": "Shared with everyone",
+  "prompts.sharedGroups": "Shared with groups ({count})",
+  "prompts.share": "Share with other users",
+  "prompts.shareHelp": "Everyone, or only the members of the groups you choose, finds it in the / menu and on their Prompts tab, read-only. Someone with their own prompt of the same command sees theirs instead.",
+  "prompts.auditCategory": "Shared prompts",
+  "prompts.auditShare": "Shared a prompt",
+  "prompts.auditUnshare": "Stopped sharing a prompt",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

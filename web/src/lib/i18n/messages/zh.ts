@@ -1432,4 +1432,12 @@ export const zh = {
   "models.suggestsFollowUps": "建议后续问题",
   "models.suggestsFollowUpsHelp": "每次回答后，请模型给出 3 个用户接下来可能会问的简短问题，显示在最后一条回答下方（每次回答多一次小调用）",
   "chat.followUps.label": "建议的后续问题",
+  "prompts.sharedBy": "由 {name} 分享",
+  "prompts.sharedEveryone": "已分享给所有人",
+  "prompts.sharedGroups": "已分享给用户组（{count} 个）",
+  "prompts.share": "分享给其他用户",
+  "prompts.shareHelp": "所有人（或仅所选用户组的成员）都能在 / 菜单和自己的“提示词”页中看到它，但只能使用不能修改。若某人自己有同一命令的提示词，则只显示他自己的。",
+  "prompts.auditCategory": "分享的提示词",
+  "prompts.auditShare": "分享了提示词",
+  "prompts.auditUnshare": "取消分享了提示词",
 } satisfies Record<MessageKey, string>;
