@@ -91,7 +91,7 @@ describe('shared prompts', () => {
     expect((await request('POST', '/api/prompts', admin, { command: privateCommand, title: 'Mine', content: 'x' })).status).toBe(201);
 
     const memberView = await listed(member);
-    expect(memberView.find((prompt) => prompt.command === forGroup)).toMatchObject({ id: groupPrompt.id, title: 'Support reply', content: 'Dear {{customer}}', owned: false, sharedBy: 'Grace Admin' });
+    expect(memberView.find((prompt) => prompt.command === forGroup)).toMatchObject({ id: groupPrompt.id, title: 'Support reply', content: 'Dear {{customer}}', owned: false, sharedBy: 'Grace Admin', shared: true, groupIds: [] });
     expect(memberView.find((prompt) => prompt.command === forAll)).toMatchObject({ owned: false, sharedBy: 'Grace Admin' });
     const outsiderCommands = (await listed(outsider)).map((prompt) => prompt.command);
     expect(outsiderCommands).toContain(forAll);

@@ -79,7 +79,8 @@ export async function listPrompts(db: Database, actor: PromptActor): Promise<Lis
       if (taken.has(prompt.command)) continue;
       taken.add(prompt.command);
     }
-    listed.push({ ...prompt, owned, sharedBy: owned ? null : ownerName });
+    // Which groups a prompt is shared with is the admins' business: a member sees that it is shared, not with whom.
+    listed.push({ ...prompt, groupIds: owned || actor.isAdmin ? prompt.groupIds : [], owned, sharedBy: owned ? null : ownerName });
   }
   return listed;
 }
