@@ -2,6 +2,7 @@ import { chatFiles, llmModels, messages } from '@agentq/shared/db';
 import { newId } from '@agentq/shared/ids';
 import { getToolType } from '@agentq/shared/tools';
 import { and, eq } from 'drizzle-orm';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptColour, solidPng, startFakeLlm, type FakeLlm } from '../../../infra/fake-llm/server';
 import { createTestApp, TEST_APP_SECRET } from '../testing';
@@ -157,6 +158,12 @@ describe('a generated picture in copies of its chat', () => {
       const [row] = await t.db.select({ madeByCall: chatFiles.madeByCall }).from(chatFiles).where(eq(chatFiles.id, shown!.fileId));
       expect(row!.madeByCall).toBeTruthy();
     }
+    // The owner's archive of every chat holds the picture beside chats.json.
+    const archive = unzipSync(new Uint8Array(await (await send('GET', '/api/sessions/export?format=zip', owner)).arrayBuffer()));
+    const archived = Object.entries(archive).find(([path]) => path.startsWith(`files/${fileId}/`));
+    expect(archived?.[0]).toMatch(/^files\/[^/]+\/generated-image\.png$/);
+    expect(Buffer.from(archived![1]).equals(picture)).toBe(true);
+
     // The copies outlive the original.
     expect((await send('DELETE', `/api/sessions/${session.id}`, owner)).status).toBe(204);
     const kept = pictureOf((await (await send('GET', `/api/sessions/${copy.id}`, reader)).json()) as Thread)!;

@@ -5,10 +5,10 @@ import { chatFiles } from '../db/schema';
 import { everyChat, exportChatWithFiles } from './chat-data';
 
 /**
- * Every chat of the user with the files its questions carried, as one ZIP (Account → Data,
- * "Download with files"): `chats.json` is the JSON export of all chats (what Import takes back),
- * and each file a shown message carries is `files/<file id>/<name>`, the id its part's
- * `agentq-file:<id>` URL names. Streamed: one chat's messages and one file's bytes in memory at a time.
+ * Every chat of the user with the files its questions carried and the pictures its tool calls made,
+ * as one ZIP (Account → Data, "Download with files"): `chats.json` is the JSON export of all chats
+ * (what Import takes back), and each file a shown message carries is `files/<file id>/<name>`, the id
+ * its part's `agentq-file:<id>` URL (or a call's `metadata.image.fileId`) names. Streamed: one chat's messages and one file's bytes in memory at a time.
  */
 
 /** Where a file goes in the archive: its id keeps two files of one name apart. */

@@ -22,7 +22,15 @@ export async function exportChatFile(db: Database, session: ChatSession, format:
 export async function exportChatWithFiles(db: Database, session: ChatSession, format: ChatExportFormat, exportedAt = new Date()): Promise<{ file: ChatExportFile; fileIds: string[] }> {
   const [thread, ratings, tags] = await Promise.all([listThreadMessages(db, session.id), sessionFeedback(db, session.id), tagsOfChat(db, session.id)]);
   const file = exportChat({ ...session, tags }, thread, format, exportedAt, new Map(ratings.map(({ messageId, rating, comment }) => [messageId, { rating, comment }])));
-  const fileIds = thread.flatMap((message) => (message.parts as { type: string; url?: unknown }[]).flatMap((part) => (part.type === 'file' ? (chatFileIdOf(part.url) ?? []) : [])));
+  // The files its questions carry, and the pictures its tool calls made (the image-generation tool's `metadata.image`).
+  type Part = { type: string; url?: unknown; output?: { metadata?: { image?: { sessionId?: unknown; fileId?: unknown } } } };
+  const fileIds = thread.flatMap((message) =>
+    (message.parts as Part[]).flatMap((part) => {
+      if (part.type === 'file') return chatFileIdOf(part.url) ?? [];
+      const image = part.output?.metadata?.image;
+      return image?.sessionId === session.id && typeof image.fileId === 'string' ? [image.fileId] : [];
+    }),
+  );
   return { file, fileIds: [...new Set(fileIds)] };
 }
 
