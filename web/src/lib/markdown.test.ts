@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadLanguage } from './code-highlight.ts';
 import { loadMath } from './math.ts';
-import { renderInlineMarkdown, renderMarkdown } from './markdown.ts';
+import { renderMarkdown } from './markdown.ts';
 
 describe('renderMarkdown', () => {
   it('renders GFM with line breaks', () => {
@@ -109,20 +109,5 @@ describe('renderMarkdown', () => {
     // Drawn in the browser only: on the server (and here) the block shows its code.
     expect(finished).toContain('<pre><code class="hljs">flowchart LR\n  A --&gt; B\n</code></pre>');
     expect(renderMarkdown('```python\nx = 1\n```')).not.toContain('diagram-block');
-  });
-});
-
-describe('renderInlineMarkdown', () => {
-  it('renders links and bold without a paragraph, links opening in a new tab', () => {
-    expect(renderInlineMarkdown('Read **the notes**: [changes](https://example.com/x)')).toBe(
-      'Read <strong>the notes</strong>: <a href="https://example.com/x" target="_blank" rel="noopener noreferrer nofollow">changes</a>',
-    );
-  });
-
-  it('shows raw HTML as text and drops script links', () => {
-    const html = renderInlineMarkdown('<img src=x onerror=alert(1)> [click](javascript:alert(1))');
-    expect(html).not.toContain('<img');
-    expect(html).toContain('&lt;img');
-    expect(html).not.toContain('javascript:');
   });
 });

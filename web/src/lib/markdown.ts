@@ -126,18 +126,3 @@ export function renderMarkdown(text: string): string {
   return DOMPurify.sanitize(html, { ADD_ATTR: ['target', 'encoding'], ADD_TAGS: ['semantics', 'annotation'] });
 }
 
-/**
- * One line of inline Markdown → safe HTML without block elements (announcement banners): links,
- * bold, italics and code, through the same renderer and sanitizer as `renderMarkdown`.
- * @example <span>{@html renderInlineMarkdown('Read **the notes**: [changes](https://example.com)')}</span>
- */
-export function renderInlineMarkdown(text: string): string {
-  if (!text) return '';
-  let html: string;
-  try {
-    html = markdown.parseInline(text, { async: false });
-  } catch {
-    html = escapeHtml(text);
-  }
-  return DOMPurify.sanitize(html, { ADD_ATTR: ['target', 'encoding'], ADD_TAGS: ['semantics', 'annotation'] });
-}
