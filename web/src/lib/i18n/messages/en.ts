@@ -688,8 +688,6 @@ export const en = {
   'data.exportHint': "Every chat of yours (archived and filed ones too) in one JSON file, with your ratings. Import takes it back, here or on another agentq. With files: a ZIP of that file and every file your messages carry.",
   'data.exportButton': "Download all chats",
   'data.exportZipButton': "Download with files (.zip)",
-  'data.importTitle': "Import chats",
-  'data.importHint': "agentq's JSON export (one chat or all of them) or ChatGPT's conversations.json.",
   'data.archiveTitle': "Archive all chats",
   'data.archiveHint': "Takes every chat out of the list, whole; Archived chats lists them to open or restore.",
   'data.archiveButton': "Archive all chats",

@@ -687,8 +687,6 @@ export const zh = {
   'data.exportHint': "你的所有对话（包括已归档和文件夹中的）及评分，合为一个 JSON 文件。可在这里或其他 agentq 上导入。含附件：一个 ZIP，内有该 JSON 文件和消息中附带的全部文件。",
   'data.exportButton': "下载全部对话",
   'data.exportZipButton': "连同附件下载（.zip）",
-  'data.importTitle': "导入对话",
-  'data.importHint': "agentq 的 JSON 导出（单个或全部对话）或 ChatGPT 的 conversations.json。",
   'data.archiveTitle': "归档全部对话",
   'data.archiveHint': "把所有对话完整地移出列表；可在“已归档对话”中打开或恢复。",
   'data.archiveButton': "归档全部对话",
