@@ -276,14 +276,8 @@ async function route(request: IncomingMessage, response: ServerResponse, state: 
 
 async function chatCompletions(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
   const disconnected = watchDisconnect(response);
-  let body: ChatCompletionRequest;
-  try {
-    body = JSON.parse(await readBody(request)) as ChatCompletionRequest;
-  } catch (error) {
-    if (error instanceof RequestTooLargeError) sendError(response, 413, error.message, 'invalid_request_error');
-    else sendError(response, 400, `The request body is not JSON: ${errorMessage(error)}`, 'invalid_request_error');
-    return;
-  }
+  const body = (await readJsonBody(request, response)) as ChatCompletionRequest | typeof UNREADABLE;
+  if (body === UNREADABLE) return;
   if (!body || typeof body !== 'object' || !Array.isArray(body.messages)) {
     sendError(response, 400, 'The request body needs a `messages` array.', 'invalid_request_error');
     return;
@@ -313,14 +307,8 @@ async function chatCompletions(request: IncomingMessage, response: ServerRespons
 }
 
 async function embeddings(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
-  let body: unknown;
-  try {
-    body = JSON.parse(await readBody(request));
-  } catch (error) {
-    if (error instanceof RequestTooLargeError) sendError(response, 413, error.message, 'invalid_request_error');
-    else sendError(response, 400, `The request body is not JSON: ${errorMessage(error)}`, 'invalid_request_error');
-    return;
-  }
+  const body = await readJsonBody(request, response);
+  if (body === UNREADABLE) return;
   if (state.embeddingError) {
     sendError(response, state.embeddingError.status, state.embeddingError.message, 'server_error');
     return;
@@ -331,14 +319,8 @@ async function embeddings(request: IncomingMessage, response: ServerResponse, st
 }
 
 async function images(request: IncomingMessage, response: ServerResponse, state: ServerState): Promise<void> {
-  let body: unknown;
-  try {
-    body = JSON.parse(await readBody(request));
-  } catch (error) {
-    if (error instanceof RequestTooLargeError) sendError(response, 413, error.message, 'invalid_request_error');
-    else sendError(response, 400, `The request body is not JSON: ${errorMessage(error)}`, 'invalid_request_error');
-    return;
-  }
+  const body = await readJsonBody(request, response);
+  if (body === UNREADABLE) return;
   if (state.imageError) {
     sendError(response, state.imageError.status, state.imageError.message, 'server_error');
     return;
@@ -586,6 +568,20 @@ async function write(response: ServerResponse, disconnected: AbortSignal, text: 
     await once(response, 'drain', { signal: disconnected });
   } catch {
     throw new ClientDisconnectedError();
+  }
+}
+
+/** What readJsonBody answers once it has sent the client its error (413, or 400 for a body that is not JSON). */
+const UNREADABLE = Symbol('unreadable');
+
+/** The request's JSON body; on a body too large or not JSON, sends the OpenAI-shaped error and answers UNREADABLE. */
+async function readJsonBody(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
+  try {
+    return JSON.parse(await readBody(request));
+  } catch (error) {
+    if (error instanceof RequestTooLargeError) sendError(response, 413, error.message, 'invalid_request_error');
+    else sendError(response, 400, `The request body is not JSON: ${errorMessage(error)}`, 'invalid_request_error');
+    return UNREADABLE;
   }
 }
 
