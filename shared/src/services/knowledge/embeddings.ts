@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Database } from '../../db/client';
 import { loadAgentConfig } from '../agent-config';
 import { getModelWithKey } from '../models';
+import { causeOf, scrubSecret } from '../upstream-error';
 
 /** Where embeddings come from: a model row's OpenAI-compatible base URL, its model id and its key. */
 export type EmbeddingEndpoint = { baseUrl: string; modelId: string; apiKey: string | null };
@@ -49,7 +50,7 @@ export async function embedTexts(endpoint: EmbeddingEndpoint, inputs: readonly s
 
 async function embedBatch(endpoint: EmbeddingEndpoint, input: string[], signal: AbortSignal | undefined): Promise<EmbeddingOutcome> {
   const timeout = AbortSignal.timeout(EMBEDDING_TIMEOUT_MS);
-  const scrub = (text: string) => (endpoint.apiKey ? text.split(endpoint.apiKey).join('[redacted]') : text);
+  const scrub = (text: string) => scrubSecret(text, endpoint.apiKey);
   let response: Response;
   try {
     response = await fetch(`${endpoint.baseUrl.replace(/\/+$/, '')}/embeddings`, {
@@ -60,8 +61,7 @@ async function embedBatch(endpoint: EmbeddingEndpoint, input: string[], signal: 
     });
   } catch (error) {
     if (timeout.aborted) return { ok: false, message: `The embedding model did not answer within ${EMBEDDING_TIMEOUT_MS / 1000} s` };
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } })?.cause;
-    return { ok: false, message: `The embedding model could not be reached (${scrub(String(cause?.code ?? cause?.message ?? (error as Error)?.message ?? error))})` };
+    return { ok: false, message: `The embedding model could not be reached (${scrub(causeOf(error))})` };
   }
   const body = await response.text().catch(() => '');
   if (!response.ok) return { ok: false, message: `The embedding model failed with HTTP ${response.status}${body ? `: ${scrub(body.trim()).slice(0, 300)}` : ''}` };

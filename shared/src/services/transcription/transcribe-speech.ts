@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { causeOf, scrubSecret } from '../upstream-error';
 
 /** Where a transcription goes: a model row's OpenAI-compatible base URL, its model id and its key. */
 export type TranscriptionEndpoint = { baseUrl: string; modelId: string; apiKey: string | null };
@@ -73,21 +74,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** undici's "fetch failed" hides the reason in `cause` (ECONNREFUSED, ENOTFOUND, a TLS error). */
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } })?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * An upstream may echo the key it refused, whole or masked ("Incorrect API key provided: sk-ab***yz"):
- * neither reaches a client.
- */
-function scrubSecret(text: string, secret: string | null): string {
-  const unkeyed = secret ? text.split(secret).join('[redacted]') : text;
-  return unkeyed.replace(/\bsk-[\w*-]{2,}/g, '[redacted]');
 }

@@ -102,6 +102,11 @@ describe('image-generation tool', () => {
     expect(result.error).toContain('ask an admin to check the API key of the "Generates images" model');
     expect(JSON.stringify(result)).not.toContain(API_KEY);
     expect(await handle.db.select().from(chatFiles).where(eq(chatFiles.madeByCall, call.idempotencyKey!))).toEqual([]);
+    // Nor a masked echo of it, as OpenAI words a refused key.
+    llm.setImageError({ status: 401, message: 'Incorrect API key provided: sk-im***89.' });
+    const masked = await imageGenerationToolType.execute({ prompt: PROMPT }, config, context());
+    expect(masked.error).toContain('Incorrect API key provided: [redacted]');
+    expect(masked.error).not.toContain('sk-im');
   });
 
   it('refuses an answer whose bytes are not a PNG, JPEG or WebP picture', async () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ImageEndpoint } from '../../services/image-model';
 import { pictureTypeOf } from './image-bytes';
+import { causeOf, scrubSecret } from '../../services/upstream-error';
 
 /** The largest answer read from the endpoint: a base64 picture of about 15 MiB, far above what 1792x1024 needs. */
 export const MAX_IMAGE_RESPONSE_BYTES = 20 * 1024 * 1024;
@@ -16,7 +17,7 @@ const imageAnswer = z.object({ data: z.array(z.object({ b64_json: z.string().min
 export async function requestImage(endpoint: ImageEndpoint, request: { prompt: string; size: string; timeoutMs: number; signal?: AbortSignal }): Promise<ImageOutcome> {
   const timeout = AbortSignal.timeout(request.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-  const scrub = (text: string) => (endpoint.apiKey ? text.split(endpoint.apiKey).join('[redacted]') : text);
+  const scrub = (text: string) => scrubSecret(text, endpoint.apiKey);
   let body: string;
   let status: number;
   try {
@@ -33,8 +34,7 @@ export async function requestImage(endpoint: ImageEndpoint, request: { prompt: s
   } catch (error) {
     if (timeout.aborted) return { ok: false, message: `The image model did not answer within ${Math.round(request.timeoutMs / 1000)} s; try again, or ask an admin to raise the tool's timeout` };
     if (request.signal?.aborted) return { ok: false, message: 'Cancelled' };
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } })?.cause;
-    return { ok: false, message: `The image model could not be reached (${scrub(String(cause?.code ?? cause?.message ?? (error as Error)?.message ?? error))}); ask an admin to check its base URL` };
+    return { ok: false, message: `The image model could not be reached (${scrub(causeOf(error))}); ask an admin to check its base URL` };
   }
   if (status < 200 || status > 299) {
     const hint = status === 401 || status === 403 ? '; ask an admin to check the API key of the "Generates images" model' : '';
