@@ -84,7 +84,7 @@ describe('groups API', () => {
     expect(audit.items.map((item: { action: string }) => item.action).sort()).toEqual(['group.create', 'group.delete', 'group.member-add', 'group.member-add', 'group.member-remove', 'group.update'].sort());
   });
 
-  it('a group still deciding who can use a model or an agent is not deleted (409), and they name only groups that exist (400)', async () => {
+  it('a group still deciding who can use a model, an agent or a shared prompt is not deleted (409), and they name only groups that exist (400)', async () => {
     const group = await newGroup();
     const model = await (await send('POST', '/api/models', { ...modelInput(`Costly ${unique()}`), groupIds: [group.id] }, admin.headers)).json();
     expect(model.groupIds).toEqual([group.id]);
@@ -95,7 +95,16 @@ describe('groups API', () => {
     expect((await send('POST', '/api/agents', { name: 'Ghost', groupIds: ['grp_missing'] }, admin.headers)).status).toBe(400);
     expect((await send('POST', '/api/agents', { name: 'Ghost', groupIds: 'everyone' }, admin.headers)).status).toBe(400);
     expect((await send('PUT', `/api/models/${model.id}`, { groupIds: [] }, admin.headers)).status).toBe(200);
+    // A prompt shared with the group holds it too; once unshared, the group goes and the prompt forgets it.
+    const command = `grp-${unique()}`.toLowerCase();
+    const prompt = await (await send('POST', '/api/prompts', { command, title: 'For the group', content: 'x', shared: true, groupIds: [group.id] }, admin.headers)).json();
+    const held = await send('DELETE', `/api/groups/${group.id}`, undefined, admin.headers);
+    expect(held.status).toBe(409);
+    expect((await held.json()).error.message).toContain(`prompt '/${command}'`);
+    expect((await send('PATCH', `/api/prompts/${prompt.id}`, { shared: false }, admin.headers)).status).toBe(200);
     expect((await send('DELETE', `/api/groups/${group.id}`, undefined, admin.headers)).status).toBe(204);
+    const listed = (await (await send('GET', '/api/prompts', undefined, admin.headers)).json()) as { items: { id: string; groupIds: string[] }[] };
+    expect(listed.items.find((item) => item.id === prompt.id)?.groupIds).toEqual([]);
   });
 });
 
