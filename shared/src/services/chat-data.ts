@@ -3,7 +3,7 @@ import type { Database } from '../db/client';
 import { ACTIVE_RUN_STATUSES, chatSessions, runs } from '../db/schema';
 import { listThreadMessages, type ChatSession } from './chat';
 import { exportChat, type ChatExportFile, type ChatExportFormat } from './chat-export';
-import { chatFileIdOf } from './chat-files';
+import { chatFileIdOf, pictureOfCall } from './chat-files';
 import { tagsOfChat } from './chat-tags';
 import { sessionFeedback } from './feedback';
 
@@ -23,12 +23,11 @@ export async function exportChatWithFiles(db: Database, session: ChatSession, fo
   const [thread, ratings, tags] = await Promise.all([listThreadMessages(db, session.id), sessionFeedback(db, session.id), tagsOfChat(db, session.id)]);
   const file = exportChat({ ...session, tags }, thread, format, exportedAt, new Map(ratings.map(({ messageId, rating, comment }) => [messageId, { rating, comment }])));
   // The files its questions carry, and the pictures its tool calls made (the image-generation tool's `metadata.image`).
-  type Part = { type: string; url?: unknown; output?: { metadata?: { image?: { sessionId?: unknown; fileId?: unknown } } } };
   const fileIds = thread.flatMap((message) =>
-    (message.parts as Part[]).flatMap((part) => {
+    (message.parts as { type: string; url?: unknown }[]).flatMap((part) => {
       if (part.type === 'file') return chatFileIdOf(part.url) ?? [];
-      const image = part.output?.metadata?.image;
-      return image?.sessionId === session.id && typeof image.fileId === 'string' ? [image.fileId] : [];
+      const image = pictureOfCall(part);
+      return image?.sessionId === session.id ? [image.fileId] : [];
     }),
   );
   return { file, fileIds: [...new Set(fileIds)] };

@@ -212,3 +212,13 @@ export async function copyChatFiles(db: Database, options: { fromSessionId: stri
 
 /** A file's media type as the model call must declare it: a PDF goes as its text. */
 export const modelMediaType = (mediaType: string) => (mediaType === PDF_MEDIA_TYPE ? 'text/plain' : mediaType);
+
+/** A picture a tool call's output shows (`metadata.image`, as the image-generation tool writes it): a file of session `sessionId`. */
+export type CallPicture = { sessionId: unknown; fileId: string } & Record<string, unknown>;
+
+/** The picture a message part's tool output shows, if it names one; no message part carries that file. */
+export function pictureOfCall(part: unknown): CallPicture | undefined {
+  const image = (part as { output?: { metadata?: { image?: unknown } } } | null)?.output?.metadata?.image;
+  if (!image || typeof image !== 'object' || typeof (image as { fileId?: unknown }).fileId !== 'string' || !('sessionId' in image)) return undefined;
+  return image as CallPicture;
+}

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client';
 import { chatSessions, messages } from '../../db/schema';
 import { newId } from '../../ids';
 import { CHAT_EXPORT_JSON_FORMAT } from '../chat-export';
-import { copyChatFiles, type ChatFileCopy } from '../chat-files/chat-files';
+import { copyChatFiles, pictureOfCall, type ChatFileCopy } from '../chat-files/chat-files';
 import { tagImportedChats } from '../chat-tags';
 import { chatFileIdOf, chatFileUrl } from '../chat-files/judge-upload';
 import { agentqChatSchema } from './agentq-json';
@@ -112,10 +112,10 @@ export async function importChats(db: Database, userId: string, chats: ImportedC
  * is left out of the output rather than pointing at a file the new chat does not hold.
  */
 function withCopiedPicture<Part extends ImportedPart>(part: Part, target: { from?: string; sessionId: string; toolCallId: string; copies: ChatFileCopy[] }): Part {
-  const output = (part as { output?: unknown }).output as { metadata?: { image?: { sessionId?: unknown; fileId?: unknown } } } | undefined;
-  const image = output?.metadata?.image;
-  if (!image || typeof image !== 'object' || typeof image.fileId !== 'string' || !('sessionId' in image)) return part;
-  const { image: _image, ...metadata } = output.metadata!;
+  const image = pictureOfCall(part);
+  if (!image) return part;
+  const output = (part as { output: { metadata: Record<string, unknown> } }).output;
+  const { image: _image, ...metadata } = output.metadata;
   if (!target.from || image.sessionId !== target.from) return { ...part, output: { ...output, metadata } };
   const toId = newId('file');
   target.copies.push({ fromId: image.fileId, toId, sessionId: target.sessionId, madeByCall: target.toolCallId });

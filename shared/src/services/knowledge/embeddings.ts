@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { Database } from '../../db/client';
-import { loadAgentConfig } from '../agent-config';
-import { getModelWithKey } from '../models';
+import { findFlaggedEndpoint, type ModelEndpoint } from '../flagged-model';
 import { causeOf, scrubSecret } from '../upstream-error';
 
-/** Where embeddings come from: a model row's OpenAI-compatible base URL, its model id and its key. */
-export type EmbeddingEndpoint = { baseUrl: string; modelId: string; apiKey: string | null };
+/** Where embeddings come from: the model flagged "Embeds text". */
+export type EmbeddingEndpoint = ModelEndpoint;
 
 export type EmbeddingOutcome = { ok: true; vectors: number[][] } | { ok: false; message: string };
 
@@ -19,12 +18,8 @@ const embeddingAnswer = z.object({ data: z.array(z.object({ embedding: z.array(z
  * The enabled model flagged "Embeds text", with its decrypted key, or null when there is none. Read
  * through the config cache. @throws {SecretDecryptionError} when APP_SECRET is not the one the key was stored with.
  */
-export async function findEmbeddingModel(db: Database, appSecret: string): Promise<EmbeddingEndpoint | null> {
-  const { models } = await loadAgentConfig(db);
-  const row = models.find((model) => model.enabled && model.embedsText);
-  if (!row) return null;
-  const model = await getModelWithKey(db, row.id, appSecret);
-  return { baseUrl: model.baseUrl, modelId: model.modelId, apiKey: model.apiKey };
+export function findEmbeddingModel(db: Database, appSecret: string): Promise<EmbeddingEndpoint | null> {
+  return findFlaggedEndpoint(db, appSecret, 'embedsText');
 }
 
 /** `vector` scaled to length 1, so a dot product is the cosine similarity. */

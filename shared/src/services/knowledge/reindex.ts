@@ -2,11 +2,12 @@ import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { knowledgeFiles } from '../../db/schema';
 import { loadAgentConfig } from '../agent-config';
+import { flaggedModel } from '../flagged-model';
 
 /** The model id of the enabled model flagged "Embeds text" (no key read), or null. */
 export async function currentEmbeddingModelId(db: Database): Promise<string | null> {
   const { models } = await loadAgentConfig(db);
-  return models.find((model) => model.enabled && model.embedsText)?.modelId ?? null;
+  return flaggedModel(models, 'embedsText')?.modelId ?? null;
 }
 
 export type ReindexOutcome = { queued: number; embeddingModel: string | null };
