@@ -219,8 +219,8 @@ export const sessionRoutes = new Hono<AppEnv>()
         '`temporary: true` starts a temporary chat: in no list, search or export of all chats, its runs neither read nor write memory, sharing, forking, pinning, archiving and filing it answer 409, and it is deleted after 24 hours without use. The session says `temporary`.',
     }),
     validate('json', createSessionInputSchema),
-    async (c) =>
-    c.json(await createChatSession(c.get('db'), currentAsker(c), c.req.valid('json')), 201),
+    // A new chat carries no tags yet; the answer has the same shape as the list's chats.
+    async (c) => c.json({ ...(await createChatSession(c.get('db'), currentAsker(c), c.req.valid('json'))), tags: [] }, 201),
   )
   .get(
     '/',

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { chatTagNameSchema } from '../api-types/chat-tags';
 import { executeRows, type Database } from '../db/client';
@@ -364,7 +364,7 @@ export function runHistory(rows: ChatMessage[], run: Pick<Run, 'id' | 'sessionId
  * archives or restores it, files it in one of the user's folders or takes it out, keeps a temporary chat. None is activity: the chat keeps its place among the most recently
  * active. An archived chat is out of the lists, pinned ones too: archiving unpins it.
  */
-export async function updateChatSession(db: Database, session: ChatSession, input: UpdateSessionInput): Promise<ChatSession> {
+export async function updateChatSession(db: Database, session: ChatSession, input: UpdateSessionInput): Promise<TaggedChatSession> {
   const { title, pinned, archived, folderId, temporary } = updateSessionInputSchema.parse(input);
   // A temporary chat is in no list: there is nothing to pin it in, archive it from or file it into
   // (unless the same request keeps it).
@@ -386,7 +386,7 @@ export async function updateChatSession(db: Database, session: ChatSession, inpu
       updatedAt: sql`${chatSessions.updatedAt}`,
     })
     .where(eq(chatSessions.id, session.id))
-    .returning();
+    .returning({ ...getTableColumns(chatSessions), tags: tagNamesOf() });
   if (!renamed) throw new NotFoundError('Session', session.id);
   return renamed;
 }
