@@ -123,6 +123,7 @@ async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: stri
       // An answer's details: which model, its tokens, how long it took.
       modelId: runs.modelId,
       usage: runs.usage,
+      cost: runs.cost,
       startedAt: runs.startedAt,
       finishedAt: runs.finishedAt,
     })

@@ -254,6 +254,7 @@ export function openedChatRun(runId: string, opening: ChatRunOpening): { run: Ru
     finishReason: null,
     steps: 0,
     usage: null,
+    cost: null,
     hitStepLimit: false,
     error: null,
     checkpoint: null,
@@ -767,7 +768,10 @@ async function createRun(
 /** How a chat run ends: its status and outcome, and the answer to store (no parts, no message). */
 export type ChatRunSettlement = {
   status: 'succeeded' | 'failed' | 'cancelled';
-  fields: Required<Pick<RunTransitionFields, 'finishReason' | 'error' | 'hitStepLimit' | 'steps' | 'usage' | 'checkpoint'>>;
+  fields: Required<Pick<RunTransitionFields, 'finishReason' | 'error' | 'hitStepLimit' | 'steps' | 'usage' | 'checkpoint'>> & {
+    /** The run's cost at its model's prices (runCost); null when the model has none. */
+    cost: number | null;
+  };
   parts: unknown[];
 };
 
@@ -783,7 +787,7 @@ export async function settleChatRun(db: Database, run: Pick<Run, 'id' | 'session
   const [row] = await executeRows<{ moved: boolean; status: RunStatus | null }>(db, sql`
     with moved as (
       update ${runs} set status = ${status}, finish_reason = ${fields.finishReason}, error = ${fields.error}, hit_step_limit = ${fields.hitStepLimit},
-        steps = ${fields.steps}, usage = ${json(fields.usage)}, checkpoint = ${json(fields.checkpoint)}, finished_at = now(), updated_at = now()
+        steps = ${fields.steps}, usage = ${json(fields.usage)}, cost = ${fields.cost}, checkpoint = ${json(fields.checkpoint)}, finished_at = now(), updated_at = now()
       where id = ${run.id} and status in (${sql.join(sourcesOf(status).map((source) => sql`${source}`), sql`, `)})
       returning id
     ),
