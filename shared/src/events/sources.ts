@@ -53,14 +53,21 @@ export function boundedSnippet(text: string, limit = MAX_SOURCE_SNIPPET_CHARS): 
   return plain.length > limit ? `${plain.slice(0, limit - 1).trimEnd()}…` : plain;
 }
 
+// A streaming answer's parts are read again on every update; an ended call's output never changes.
+const parsedOutputs = new WeakMap<object, AnswerSource[]>();
+
 /** The sources in one tool output (`{ metadata: { sources } }`); anything malformed is left out. */
 export function sourcesOfOutput(output: unknown): AnswerSource[] {
   const sources = (output as { metadata?: { sources?: unknown } } | null | undefined)?.metadata?.sources;
   if (!Array.isArray(sources)) return [];
-  return sources.flatMap((source) => {
-    const parsed = answerSourceSchema.safeParse(source);
-    return parsed.success ? [parsed.data] : [];
+  const known = parsedOutputs.get(sources);
+  if (known) return known;
+  const parsed = sources.flatMap((source) => {
+    const checked = answerSourceSchema.safeParse(source);
+    return checked.success ? [checked.data] : [];
   });
+  parsedOutputs.set(sources, parsed);
+  return parsed;
 }
 
 type MessagePart = { type: string; state?: unknown; output?: unknown };
