@@ -48,9 +48,13 @@ describe('Citations', () => {
     form.append('file', new File([HANDBOOK], 'handbook.md', { type: 'text/markdown' }));
     const upload = await fetch(`${stack.url}/api/knowledge/${base.id}/files`, { method: 'POST', headers: { cookie: admin.cookie }, body: form });
     expect(upload.status, await upload.clone().text()).toBe(201);
-    await expect
-      .poll(async () => ((await (await fetch(`${stack.url}/api/knowledge/${base.id}`, { headers: admin })).json()) as { files: { status: string }[] }).files[0]?.status, SLOW)
-      .toBe('ready');
+    // Processed on the worker's queue: ready once its passages are stored.
+    for (let tries = 0; ; tries += 1) {
+      const detail = (await (await fetch(`${stack.url}/api/knowledge/${base.id}`, { headers: admin })).json()) as { files: { status: string }[] };
+      if (detail.files[0]?.status === 'ready') break;
+      if (tries > 300) throw new Error(`the knowledge file is still ${detail.files[0]?.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     await createByApi(stack, admin, '/api/agent-tools', { name: 'Handbook', slug: 'handbook', type: 'knowledge', config: { knowledgeBaseIds: [base.id], topK: 1 } });
     await createByApi(stack, admin, '/api/agent-tools', { name: 'Search', slug: 'search', type: 'web-search', config: { provider: 'searxng', baseUrl: provider.baseUrls.searxng, maxResults: 2 } });
 
