@@ -77,6 +77,39 @@ describe('citations in a chat run', () => {
     expect(textOf(message)).toBe('Staff get 25 days [1]; trains under 600 km [2]; the VPN needs a token [3].');
   });
 
+  it('gives calls made side by side in one step distinct numbers', async () => {
+    const db = harness.db;
+    const base = await createKnowledgeBase(db, harness.userId, { name: 'Parallel' });
+    for (const [name, text] of Object.entries(FILES)) {
+      const upload = await acceptKnowledgeUpload(db, base.id, { name, data: new TextEncoder().encode(text) });
+      if (!upload.ok) throw new Error(upload.message);
+      await ingestKnowledgeFile(db, upload.file.id, { appSecret: harness.deps.config.appSecret, finalAttempt: true });
+    }
+    const tool = await createTool(
+      db,
+      { name: 'Parallel', slug: `kbp_${Date.now().toString(36)}`, description: '', enabled: true, needsApproval: false, approvalTimeoutMs: null, sortOrder: 0, type: 'knowledge', config: { knowledgeBaseIds: [base.id], topK: 5 } },
+      { actorId: harness.userId },
+    );
+    harness.llm.setScript(
+      sequence(
+        [
+          { toolCalls: [{ name: tool.slug, id: 'call_a', input: { query: 'policy' } }, { name: tool.slug, id: 'call_b', input: { query: 'hardware token' } }] },
+          { text: 'Done [1][3].' },
+        ],
+        { countFrom: 'last-user-message' },
+      ),
+    );
+    const pool = harness.startWorker();
+    const run = await harness.createRun('both at once', [tool]);
+    await harness.enqueueRun(run.id);
+    expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded' });
+    await pool.close(5000);
+    const message = await rebuildMessage(await harness.events(run.id));
+    const indexes = sourcesOfParts(message.parts).map((source) => source.index);
+    // Two passages and one: three distinct numbers from 1, whichever call finished first.
+    expect(indexes).toEqual([1, 2, 3]);
+  });
+
   it('a run that calls no source tool carries no sources', async () => {
     harness.llm.setScript([{ text: 'Hello [1].' }]);
     const pool = harness.startWorker();
