@@ -312,7 +312,7 @@ export const sessionRoutes = new Hono<AppEnv>()
       tags: ['chat'],
       summary: 'Download the chat as a file',
       description:
-        'The branch the chat shows, as `format=markdown` (default: the text, the reasoning, each tool call with its input and outcome, your rating of each answer) or `format=json` (the stored UI parts, and `feedback` on a rated answer; `format: "agentq.chat.v1"`). An answer still streaming is not in it yet.',
+        'The branch the chat shows, as `format=markdown` (default: the text, the reasoning, each tool call with its input and outcome, the sources of each answer, your rating of each answer) or `format=json` (the stored UI parts, `sources` on an answer whose tools returned any, and `feedback` on a rated answer; `format: "agentq.chat.v1"`). An answer still streaming is not in it yet.',
     }),
     validate('param', idParam),
     validate('query', chatExportQuerySchema),

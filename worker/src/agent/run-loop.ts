@@ -19,6 +19,7 @@ import { RunCancelledError } from './run-control';
 import { resolveApprovals } from './resolve-approvals';
 import { createWriteChain } from './write-chain';
 import { streamStep, type RunProgress, type Usage } from './stream-step';
+import { createSourceNumbering } from './source-numbering';
 import { finishJournaledCalls } from './tool-journal';
 import { withUserInstructions } from './user-instructions';
 
@@ -100,7 +101,8 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const providerOptions = options_.enableThinking && setup.model.supportsReasoning ? { agentq: { reasoningEffort: 'medium' } } : undefined;
 
   let fatal: unknown;
-  const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal };
+  const sources = createSourceNumbering(stream.chunks);
+  const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal, sources };
   const writes = createWriteChain();
   const tools = buildToolSet(deps, offered, {
     ...callContext,
@@ -122,7 +124,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
     (checkpoint?.messages as ModelMessage[] | undefined)?.length ? (checkpoint!.messages as ModelMessage[]) : await convertToModelMessages(setup.history as UIMessage[], { tools, ignoreIncompleteToolCalls: true });
 
   // A previous attempt died while tools ran: finish those calls through the journal before asking the model again.
-  const resumedCalls = stream.resumed ? await finishJournaledCalls(deps, { run, history, offered, context: callContext, stream, entries: options.resumeReads?.toolCalls }) : null;
+  const resumedCalls = stream.resumed ? await finishJournaledCalls(deps, { run, history, offered, context: callContext, stream, entries: options.resumeReads?.toolCalls, sources }) : null;
   if (resumedCalls) {
     history = resumedCalls.history;
     if (resumedCalls.announced) progress.steps += 1;

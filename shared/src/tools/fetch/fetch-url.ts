@@ -9,11 +9,13 @@ import {
   type ResolveHostname,
 } from './assert-safe-url';
 import { checkDomainAccess } from './domain-access';
+import { boundedSnippet, type SourceNumbering } from '../../events/sources';
 import { errorCode } from './error-code';
 import { fenceUntrustedContent } from './fence-untrusted-content';
 import type { FetchConfig, FetchInput, HttpMethod } from './fetch-schemas';
 import { parseBody } from './parse-body';
 import { decodeText, isBinaryMediaType, looksBinary, mediaTypeOf, readBodyCapped } from './read-body';
+import { pageTitle } from './page-title';
 import { createSafeAgent } from './safe-connect';
 
 /** Redirects followed by hand before giving up; each hop is checked like the first request. */
@@ -42,6 +44,8 @@ export type FetchUrlOptions = {
   idempotencyKey?: string;
   /** DNS for both the pre-flight check and the connection; the system resolver when absent. */
   resolve?: ResolveHostname;
+  /** The run's citation numbers (ToolContext.sources): a fetched page is one source. From 1 without. */
+  sources?: SourceNumbering;
 };
 
 /**
@@ -164,7 +168,10 @@ export async function fetchUrl(input: FetchInput, config: FetchConfig, options: 
         });
       }
 
-      const parsed = await parseBody(decodeText(capped.bytes, contentType), contentType, config.parseMode);
+      const text = decodeText(capped.bytes, contentType);
+      const parsed = await parseBody(text, contentType, config.parseMode);
+      const citation = options.sources?.reserve(1) ?? 1;
+      const title = (mediaType === 'text/html' || mediaType === 'application/xhtml+xml' ? pageTitle(text) : undefined) ?? currentUrl;
       return {
         success: true,
         data: fenceUntrustedContent({
@@ -175,6 +182,7 @@ export async function fetchUrl(input: FetchInput, config: FetchConfig, options: 
           truncated,
           format: parsed.format,
           note: parsed.note,
+          citation,
           content: parsed.content,
         }),
         metadata: {
@@ -188,6 +196,7 @@ export async function fetchUrl(input: FetchInput, config: FetchConfig, options: 
           format: parsed.format,
           ...(Number.isFinite(declaredLength) && { declaredSize: declaredLength }),
           ...(parsed.degraded && { degraded: true }),
+          sources: [{ index: citation, kind: 'web', title: boundedSnippet(title, 300), url: currentUrl, snippet: boundedSnippet(parsed.content) }],
         },
       };
     }
