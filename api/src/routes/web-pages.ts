@@ -1,4 +1,4 @@
-import { fetchWebPage, MAX_PAGE_TEXT_BYTES, pageDocument } from '@agentq/shared/tools';
+import { fetchWebPage, MAX_PAGE_TEXT_BYTES, pageDocument, webPageUrlSchema } from '@agentq/shared/tools';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { requireUser } from '../middleware/auth';
 import { validate } from '../validate';
 
 export const readWebPageInputSchema = z.object({
-  url: z.url({ protocol: /^https?$/, hostname: z.regexes.hostname, error: 'Enter an http:// or https:// address' }).max(2000),
+  url: webPageUrlSchema,
 });
 
 /**

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Database } from '../../db/client';
 import { knowledgeBases, knowledgeFiles } from '../../db/schema';
 import { newId } from '../../ids';
+import { webPageUrlSchema } from '../../tools/fetch/fetch-web-page';
 import { cleanFileName, judgeUpload } from '../chat-files/judge-upload';
 import { InvalidInputError, NotFoundError } from '../errors';
 
@@ -99,7 +100,7 @@ export const MAX_PAGES_PER_ADD = 10;
 /** POST /api/knowledge/:id/pages: http(s) URLs, one file each. */
 export const addKnowledgePagesInputSchema = z.object({
   urls: z
-    .array(z.url({ protocol: /^https?$/, hostname: z.regexes.hostname, error: 'Enter an http:// or https:// address' }).max(2000))
+    .array(webPageUrlSchema)
     .min(1)
     .max(MAX_PAGES_PER_ADD),
 });

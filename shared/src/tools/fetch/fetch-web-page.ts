@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { z } from 'zod';
 import type { ResolveHostname } from './assert-safe-url';
 import { fetchConfigSchema, MAX_RESPONSE_BYTES } from './fetch-schemas';
 import { fetchText } from './fetch-url';
@@ -11,6 +12,12 @@ export const MAX_PAGE_TEXT_BYTES = 512 * 1024;
 export const PAGE_TIMEOUT_MS = 15_000;
 /** The longest title kept (it names a file). */
 const MAX_TITLE_CHARS = 150;
+
+/** An address a person asks to read: absolute http(s), with a host, at most 2,000 characters. */
+export const webPageUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'Enter an http:// or https:// address' })
+  .max(2000)
+  .refine((url) => URL.canParse(url) && new URL(url).hostname !== '', 'Enter an http:// or https:// address');
 
 /** A page read as a person would save it: its title, where it came from, its text as Markdown. */
 export type WebPage = { title: string; url: string; finalUrl: string; markdown: string; contentType: string };
