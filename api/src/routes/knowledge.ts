@@ -30,6 +30,7 @@ import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
 import { currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
+import { takeWebPageFetches } from './web-pages';
 import { uploadedFile } from './chat-files';
 
 /** Uploads take more than the API's usual body limit (app.ts): a PDF runs to megabytes. */
@@ -112,6 +113,7 @@ export const knowledgeRoutes = new Hono<AppEnv>()
     validate('json', addKnowledgePagesInputSchema),
     async (c) => {
       const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      await takeWebPageFetches(c, c.req.valid('json').urls.length);
       const files = await addKnowledgePages(c.get('db'), base.id, c.req.valid('json'));
       try {
         await c.get('queues').knowledgeIngestions.addBulk(files.map((file) => ({ name: 'knowledge-ingestion', data: { fileId: file.id }, opts: { jobId: file.id } })));
@@ -130,6 +132,7 @@ export const knowledgeRoutes = new Hono<AppEnv>()
     async (c) => {
       const { id, fileId } = c.req.valid('param');
       const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, id);
+      await takeWebPageFetches(c, 1);
       const marked = await markKnowledgePageForRefetch(c.get('db'), base.id, fileId);
       try {
         await enqueue(c.get('queues'), 'knowledgeIngestions', 'knowledge-ingestion', { fileId, refetch: true }, { jobId: `${fileId}-refetch-${Date.now().toString(36)}` });

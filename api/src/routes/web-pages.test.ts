@@ -93,3 +93,30 @@ describe('reading a web page to attach in the chat', () => {
     expect((await t.app.request('/api/web-pages/read', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${site.origin}/trip` }) })).status).toBe(401);
   });
 });
+
+describe('how many pages a user may have fetched', () => {
+  it('counts every page, attached or added to a knowledge base, against one budget a minute per user: 429 with Retry-After past it, and nothing added', async () => {
+    const limited = await createTestApp({ allowPrivateNetworks: true, config: { webPageRateLimit: { max: 3, windowSeconds: 60 } } });
+    try {
+      const [ada, bob] = [await limited.signUp(), await limited.signUp()];
+      expect((await read(limited, ada, { url: `${site.origin}/trip` })).status).toBe(200);
+      const base = (await (await limited.app.request('/api/knowledge', { method: 'POST', headers: ada.headers, body: JSON.stringify({ name: 'Trips' }) })).json()) as { id: string };
+      const addPages = (urls: string[]) => limited.app.request(`/api/knowledge/${base.id}/pages`, { method: 'POST', headers: ada.headers, body: JSON.stringify({ urls }) });
+      expect((await addPages([`${site.origin}/trip`, `${site.origin}/old`])).status).toBe(201);
+
+      const refused = await read(limited, ada, { url: `${site.origin}/trip` });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toMatchObject({ error: { code: 'rate_limited' } });
+      const tooMany = await addPages([`${site.origin}/trip`]);
+      expect(tooMany.status).toBe(429);
+      const files = ((await (await limited.app.request(`/api/knowledge/${base.id}`, { headers: ada.headers })).json()) as { files: unknown[] }).files;
+      expect(files).toHaveLength(2);
+
+      // Another user's budget is their own.
+      expect((await read(limited, bob, { url: `${site.origin}/trip` })).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
