@@ -114,10 +114,10 @@ const passwordLogin = (app: TestApp, email: string, password: string) =>
 
 describe('single sign-on (OpenID Connect)', () => {
   it('tells the login page about the provider; an app without SSO says null', async () => {
-    expect(await (await t.app.request('/api/auth/providers')).json()).toEqual({ oidc: { displayName: 'Test IdP', startPath: '/api/auth/oidc/start' }, signUp: null });
+    expect(await (await t.app.request('/api/auth/providers')).json()).toEqual({ oidc: { displayName: 'Test IdP', startPath: '/api/auth/oidc/start' }, signUp: null, passwordReset: false, emailVerification: false });
     const plain = await createTestApp();
     try {
-      expect(await (await plain.app.request('/api/auth/providers')).json()).toEqual({ oidc: null, signUp: null });
+      expect(await (await plain.app.request('/api/auth/providers')).json()).toEqual({ oidc: null, signUp: null, passwordReset: false, emailVerification: false });
       const start = await plain.app.request('/api/auth/oidc/start');
       expect(start.headers.get('location')).toBe('/login?sso_error=not_configured');
     } finally {
