@@ -143,6 +143,19 @@ describe('forgot password', () => {
     expect(row!.usedAt).toBeNull();
   });
 
+  it('a link mailed before the account was disabled does not work, and leaves the password as it was', async () => {
+    const admin = await createUser(t.db, { email: uniqueEmail('admin'), name: 'Admin', password: 'admin password', role: 'admin' });
+    const { user, email } = await person();
+    expect((await post(t, '/api/auth/password-reset/request', { email })).status).toBe(202);
+    const [mail] = (await mailTo(email)) as [ReceivedEmail];
+    await updateUser(t.db, user.id, { disabled: true }, admin.id);
+    const refused = await post(t, '/api/auth/password-reset', { token: tokenInEmail(mail), password: 'a brand new password' });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error.code).toBe('invalid_link');
+    await updateUser(t.db, user.id, { disabled: false }, admin.id);
+    expect((await logIn(email, 'the old password')).status).toBe(200);
+  });
+
   it('answers the same for unknown, single sign-on-only and disabled accounts, and emails none of them', async () => {
     const admin = await createUser(t.db, { email: uniqueEmail('admin'), name: 'Admin', password: 'admin password', role: 'admin' });
     const unknown = uniqueEmail('nobody');

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, sql, TransactionRollbackError } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { auditEvents, users, type EmailTokenPurpose } from '../../db/schema';
 import { invalidateConfig } from '../config-cache';
@@ -63,7 +63,7 @@ export async function resetPasswordWithToken(db: Database, input: { token: strin
     await tx.insert(auditEvents).values({ actorUserId: userId, action: 'user.password-reset', targetType: 'user', targetId: userId, details: { method: 'email-link', revoked, ...(context.clientAddress && { clientAddress: context.clientAddress }) } });
     return { userId, revoked };
   }).catch((error: unknown) => {
-    if ((error as Error)?.name === 'TransactionRollbackError') return null;
+    if (error instanceof TransactionRollbackError) return null;
     throw error;
   });
   if (outcome) await invalidateConfig(db, ['auth']);
