@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lt, or } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { emailTokens, type EmailTokenPurpose } from '../../db/schema';
 import { newId } from '../../ids';
@@ -34,4 +34,10 @@ export async function consumeEmailToken(db: Database, token: string, purpose: Em
     .where(and(eq(emailTokens.tokenHash, hashSecret(token)), eq(emailTokens.purpose, purpose), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, new Date())))
     .returning({ userId: emailTokens.userId });
   return row?.userId ?? null;
+}
+
+/** Deletes emailed secrets that can no longer be used (expired or used): the workers' hourly sweep. Answers how many. */
+export async function deleteDeadEmailTokens(db: Database, now = new Date()): Promise<number> {
+  const deleted = await db.delete(emailTokens).where(or(lt(emailTokens.expiresAt, now), isNotNull(emailTokens.usedAt))).returning({ id: emailTokens.id });
+  return deleted.length;
 }

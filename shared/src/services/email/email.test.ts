@@ -1,6 +1,11 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { emailTokens } from '../../db/schema';
 import { parseEnv } from '../../env';
+import { openTestDb, uniqueEmail } from '../../testing';
 import { startTestSmtpServer } from '../../testing/smtp-server';
+import { createUser } from '../users';
+import { consumeEmailToken, deleteDeadEmailTokens, issueEmailToken } from './email-tokens';
 import { createEmailSender, EmailSendError } from './send-email';
 import { describeSmtp, smtpSettingsFromEnv } from './smtp-settings';
 import { renderAccountEmail } from './templates';
@@ -66,6 +71,26 @@ describe('createEmailSender', () => {
       good.close();
       bad.close();
       await smtp.close();
+    }
+  });
+});
+
+describe('emailed link secrets', () => {
+  it('work once, for their purpose only, and the sweep deletes used and expired ones but no live one', async () => {
+    const database = await openTestDb();
+    try {
+      const user = await createUser(database.db, { email: uniqueEmail('tokens'), name: 'Tokens', password: 'a long password', role: 'user' });
+      const used = await issueEmailToken(database.db, user.id, 'email-verification');
+      expect(await consumeEmailToken(database.db, used.token, 'password-reset')).toBeNull();
+      expect(await consumeEmailToken(database.db, used.token, 'email-verification')).toBe(user.id);
+      expect(await consumeEmailToken(database.db, used.token, 'email-verification')).toBeNull();
+      await issueEmailToken(database.db, user.id, 'password-reset', -1000);
+      const live = await issueEmailToken(database.db, (await createUser(database.db, { email: uniqueEmail('tokens'), name: 'Live', password: 'a long password', role: 'user' })).id, 'password-reset');
+      expect(await deleteDeadEmailTokens(database.db)).toBeGreaterThanOrEqual(2);
+      expect(await database.db.select().from(emailTokens).where(eq(emailTokens.userId, user.id))).toEqual([]);
+      expect(await consumeEmailToken(database.db, live.token, 'password-reset')).not.toBeNull();
+    } finally {
+      await database.close();
     }
   });
 });
