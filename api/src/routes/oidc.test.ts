@@ -170,11 +170,12 @@ describe('single sign-on (OpenID Connect)', () => {
   it('links an existing password account with the same verified email; its password keeps working, and no TOTP is asked', async () => {
     const account = await t.signUp('user');
     // Two-factor is on for password sign-ins; SSO leaves MFA to the provider.
-    await t.db.update(users).set({ twoFactorEnabledAt: new Date() }).where(eq(users.id, account.user.id));
+    // And it had not confirmed its email (a sign-up under SIGNUP_VERIFY_EMAIL): the provider's verified email confirms it.
+    await t.db.update(users).set({ twoFactorEnabledAt: new Date(), emailVerifiedAt: null }).where(eq(users.id, account.user.id));
     const who = person({ email: account.email.toUpperCase() });
     const { session, location } = await signIn({ claims: who });
     expect(location).toBe('/chat');
-    expect(await me(t, session)).toMatchObject({ id: account.user.id, hasPassword: true });
+    expect(await me(t, session)).toMatchObject({ id: account.user.id, hasPassword: true, emailVerified: true });
     expect((await lastAudit(t, 'auth.sign-in', account.user.id))?.details).toMatchObject({ method: 'oidc', linked: true });
     const [link] = await t.db.select().from(userIdentities).where(eq(userIdentities.subject, who.sub));
     expect(link?.userId).toBe(account.user.id);
