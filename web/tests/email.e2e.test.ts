@@ -3,7 +3,7 @@ import { startTestSmtpServer, linkInEmail } from '@agentq/shared/testing/smtp-se
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../../infra/testing/start-stack.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { createByApi, expectNoHorizontalOverflow, logInByApi, submitLogin } from './fixtures.ts';
+import { createByApi, expectNoHorizontalOverflow, logInByApi, logInByBrowser, submitLogin } from './fixtures.ts';
 
 const uniqueEmail = (label: string) => `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
@@ -100,5 +100,23 @@ describe('email: forgot password and sign-up confirmation', () => {
     await page.getByTestId('verify-sign-in').click();
     await submitLogin(page, { email, password: 'a long password' });
     await page.waitForURL(`${stack.url}/chat`);
+  });
+
+  it('Admin → Users shows an unconfirmed sign-up as "Email unverified" and can mark it verified', async () => {
+    await browser.context.clearCookies();
+    const email = uniqueEmail('unconfirmed');
+    const made = await fetch(`${stack.url}/api/auth/sign-up`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, name: 'Unconfirmed', password: 'a long password' }) });
+    expect(made.status).toBe(202);
+
+    await logInByBrowser(page, stack);
+    await page.goto(`${stack.url}/admin/users`);
+    const row = page.locator(`[data-testid="user-row"][data-user-email="${email}"]`);
+    expect(await row.getByTestId('user-row-unverified').innerText()).toBe('Email unverified');
+    await row.getByTestId('user-mark-verified').click();
+    expect(await page.getByTestId('users-notice').innerText()).toBe('Marked the email of Unconfirmed verified: they can log in now.');
+    await expect.poll(() => row.getByTestId('user-row-unverified').count()).toBe(0);
+
+    await browser.context.clearCookies();
+    await logInByBrowser(page, stack, { email, password: 'a long password' });
   });
 });

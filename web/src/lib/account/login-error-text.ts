@@ -14,6 +14,7 @@ export function loginErrorText(error: unknown): string {
   if (error.code === 'email_unverified') return t('login.emailUnverified');
   if (error.code === 'invalid_link') return t('email.invalidLink');
   if (error.code === 'rate_limited') return t('forgot.rateLimited');
+  if (error.code === 'email_not_configured') return t('forgot.notConfigured');
   if (error.code === 'too_many_attempts') {
     const seconds = Number(error.details.retryAfterSeconds);
     if (!Number.isFinite(seconds) || seconds <= 0) return t('login.tooManyAttemptsLater');

@@ -1471,6 +1471,7 @@ export const en = {
   "users.verifiedNotice": "Marked the email of {name} verified: they can log in now.",
   "audit.actionPasswordReset": "Reset their password with an emailed link",
   "audit.actionEmailVerify": "Confirmed their email",
+  "forgot.notConfigured": "This server sends no email. Ask an administrator to reset your password.",
 } as const satisfies Record<string, string>;
 
 export type MessageKey = keyof typeof en;

@@ -1470,4 +1470,5 @@ export const zh = {
   "users.verifiedNotice": "已将 {name} 的邮箱标记为已确认：现在可以登录了。",
   "audit.actionPasswordReset": "通过邮件链接重置了密码",
   "audit.actionEmailVerify": "确认了邮箱",
+  "forgot.notConfigured": "此服务器不发送邮件。请联系管理员重置你的密码。",
 } satisfies Record<MessageKey, string>;
