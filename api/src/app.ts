@@ -31,6 +31,7 @@ import { runRoutes } from './routes/runs';
 import { CHAT_IMPORT_LIMIT_BYTES, CHAT_IMPORT_PATH, chatOptionRoutes, sessionRoutes } from './routes/sessions';
 import { CHAT_FILE_UPLOAD_PATH, chatFileRoutes } from './routes/chat-files';
 import { KNOWLEDGE_UPLOAD_PATH, knowledgeRoutes } from './routes/knowledge';
+import { webPageRoutes } from './routes/web-pages';
 import { chatFolderRoutes } from './routes/chat-folders';
 import { chatTagRoutes } from './routes/chat-tags';
 import { sharedChatRoutes } from './routes/shared-chats';
@@ -77,6 +78,7 @@ function apiRoutes() {
     .route('/approvals', approvalRoutes)
     .route('/agent-documents', documentRoutes)
     .route('/knowledge', knowledgeRoutes)
+    .route('/web-pages', webPageRoutes)
     .route('/usage', usageRoutes)
     .route('/banners', bannerRoutes)
     .route('/admin/usage-limits', usageLimitRoutes)

@@ -55,6 +55,8 @@ export type AppDeps = {
     email?: { verifySignUps: boolean; rateLimits?: { perAddress?: RateLimit; perClient?: RateLimit } };
     /** Transcriptions (dictation) allowed per user in a window; default in routes/transcriptions.ts. */
     transcriptionRateLimit?: RateLimit;
+    /** Web pages a user may have fetched (attached in a chat or added to a knowledge base), each page one use; default in routes/web-pages.ts. */
+    webPageRateLimit?: RateLimit;
     /** PUBLIC_ORIGIN: an https origin adds Strict-Transport-Security; also an accepted Origin for cookie writes. */
     publicOrigin?: string;
     /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (security/client-address.ts; loopback and private networks by default). */

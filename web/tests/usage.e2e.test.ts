@@ -1,7 +1,7 @@
 /**
  * Token usage: chat runs on the fake model (which reports fixed token counts) show up on Admin →
- * Usage (everyone's, by day, model and user) and on Account → Usage (your own); a non-admin has no
- * Admin → Usage.
+ * Usage (everyone's, by day, model and user) and on Account → Usage (your own), with their cost where
+ * the model has prices; a non-admin has no Admin → Usage.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,9 +16,10 @@ describe('token usage', () => {
   let browser: LaunchedBrowser;
   let page: Page;
   let user: Credentials;
+  let usersPricedChat: string;
 
-  /** A chat turn by `credentials` on `modelId`, waited for until it succeeded. */
-  async function chat(credentials: Credentials, modelId: string) {
+  /** A chat turn by `credentials` on `modelId`, waited for until it succeeded; answers the chat's id. */
+  async function chat(credentials: Credentials, modelId: string): Promise<string> {
     const headers = await logInByApi(stack, credentials);
     const session = await createByApi(stack, headers, '/api/sessions', {});
     const started = await fetch(`${stack.url}/api/sessions/${session.id}/runs`, { method: 'POST', headers, body: JSON.stringify({ content: 'count me', modelId }) });
@@ -27,24 +28,26 @@ describe('token usage', () => {
     // Polled by hand: expect.poll belongs to tests, and this runs in beforeAll.
     for (const deadline = Date.now() + 30_000; ; await new Promise((resolve) => setTimeout(resolve, 200))) {
       const { status } = (await (await fetch(`${stack.url}/api/runs/${runId}`, { headers })).json()) as { status: string };
-      if (status === 'succeeded') return;
+      if (status === 'succeeded') return session.id;
       if (status === 'failed' || status === 'cancelled' || Date.now() > deadline) throw new Error(`run ${runId} ended ${status}:\n${stack.logs().slice(-3000)}`);
     }
   }
 
   const text = (testId: string) => page.getByTestId(testId).first().textContent();
   const rowTotals = (table: string) => page.getByTestId(`${table}-row`).evaluateAll((rows) => rows.map((row) => [row.querySelector('td')?.textContent?.trim(), row.querySelector('[data-testid$="-runs"]')?.textContent, row.querySelector('[data-testid$="-total"]')?.textContent]));
+  const rowCosts = (table: string) => page.getByTestId(`${table}-cost`).allTextContents();
 
   beforeAll(async () => {
     // Each model reports its own fixed counts: 1,000 in and 234 out, or 500 in and 50 out.
     llm = await startFakeLlm({ script: (request) => ({ text: 'Counted.', usage: request.model === 'small-model' ? { promptTokens: 500, completionTokens: 50 } : { promptTokens: 1000, completionTokens: 234 } }) });
     stack = await startStack();
     const admin = await logInByApi(stack);
-    const big = await createByApi(stack, admin, '/api/models', { name: 'Big model', baseUrl: llm.url, modelId: 'big-model', apiKey: 'sk-fake', isDefault: true });
+    // The big model is priced: each of its runs costs 1,000 × $2.50 + 234 × $10 per million = $0.00484.
+    const big = await createByApi(stack, admin, '/api/models', { name: 'Big model', baseUrl: llm.url, modelId: 'big-model', apiKey: 'sk-fake', isDefault: true, inputPrice: 2.5, outputPrice: 10 });
     const small = await createByApi(stack, admin, '/api/models', { name: 'Small model', baseUrl: llm.url, modelId: 'small-model', apiKey: 'sk-fake' });
     user = await stack.createUser('user');
     await chat(stack.admin, big.id);
-    await chat(user, big.id);
+    usersPricedChat = await chat(user, big.id);
     await chat(user, small.id);
     browser = await launchBrowser({ locale: 'en-US' });
     page = browser.page;
@@ -67,6 +70,7 @@ describe('token usage', () => {
     expect(await text('usage-total-inputTokens')).toBe('2,500');
     expect(await text('usage-total-outputTokens')).toBe('518');
     expect(await text('usage-total-runs')).toBe('3');
+    expect(await text('usage-total-cost')).toBe('$0.00968');
 
     // The last 30 days, today last with every token.
     const bars = page.getByTestId('usage-bar');
@@ -79,6 +83,8 @@ describe('token usage', () => {
       ['Big model', '2', '2,468'],
       ['Small model', '1', '550'],
     ]);
+    // The small model has no price: a dash, not $0.
+    expect(await rowCosts('usage-models')).toEqual(['$0.00968', '—']);
     const users = await rowTotals('usage-users');
     expect(users.map(([, runs, total]) => [runs, total])).toEqual([
       ['2', '1,784'],
@@ -86,6 +92,7 @@ describe('token usage', () => {
     ]);
     expect(users[0]![0]).toContain(user.email);
     expect(users[1]![0]).toContain(stack.admin.email);
+    expect(await rowCosts('usage-users')).toEqual(['$0.00484', '$0.00484']);
     await expectNoHorizontalOverflow(page, 'admin usage');
 
     // Days before any run: nothing to count.
@@ -104,6 +111,40 @@ describe('token usage', () => {
     await expect.poll(() => text('usage-total-totalTokens')).toBe('3,018');
   });
 
+  it('an admin prices a model in its editor; its row shows the prices, and runs that ended before keep their cost', async () => {
+    await page.context().clearCookies();
+    await logInByBrowser(page, stack);
+    await page.goto(`${stack.url}/admin/models`);
+    const row = page.getByTestId('model-row').filter({ hasText: 'Small model' });
+    expect(await row.getByTestId('model-prices-badge').count()).toBe(0);
+    await row.getByTestId('model-edit').click();
+    const editor = page.getByTestId('model-editor');
+    expect(await editor.getByTestId('model-input-price').inputValue()).toBe('');
+    // A negative price is refused where it was typed, and nothing is saved.
+    await editor.getByTestId('model-input-price').fill('-1');
+    await editor.getByTestId('model-editor-save').click();
+    await expect.poll(() => editor.getByTestId('model-input-price').getAttribute('aria-invalid')).toBe('true');
+    await editor.getByTestId('model-input-price').fill('0.15');
+    await editor.getByTestId('model-output-price').fill('0.6');
+    await editor.getByTestId('model-editor-save').click();
+    await editor.waitFor({ state: 'detached' });
+    await expect.poll(() => row.getByTestId('model-prices-badge').textContent()).toBe('$0.15 / $0.60 per 1M');
+    await row.getByTestId('model-edit').click();
+    expect(await editor.getByTestId('model-input-price').inputValue()).toBe('0.15');
+    expect(await editor.getByTestId('model-output-price').inputValue()).toBe('0.6');
+    // Cleared, it has no price again.
+    await editor.getByTestId('model-output-price').fill('');
+    await editor.getByTestId('model-editor-save').click();
+    await editor.waitFor({ state: 'detached' });
+    await expect.poll(() => row.getByTestId('model-prices-badge').textContent()).toBe('$0.15 / $0.00 per 1M');
+
+    // The small model's run ended unpriced: the new price does not reach back.
+    await page.goto(`${stack.url}/admin/usage`);
+    await page.getByTestId('usage-totals').waitFor();
+    expect(await text('usage-total-cost')).toBe('$0.00968');
+    expect(await rowCosts('usage-models')).toEqual(['$0.00968', '—']);
+  });
+
   it("Account → Usage shows a user's own tokens only, and a user has no Admin → Usage", async () => {
     await page.context().clearCookies();
     await logInByBrowser(page, stack, user);
@@ -114,12 +155,20 @@ describe('token usage', () => {
     await page.getByTestId('usage-totals').waitFor();
     expect(await text('usage-total-totalTokens')).toBe('1,784');
     expect(await text('usage-total-runs')).toBe('2');
+    expect(await text('usage-total-cost')).toBe('$0.00484');
     expect(await page.getByTestId('usage-bar').last().getAttribute('data-tokens')).toBe('1784');
     expect(await rowTotals('usage-models')).toEqual([
       ['Big model', '1', '1,234'],
       ['Small model', '1', '550'],
     ]);
     expect(await page.getByTestId('usage-users').count()).toBe(0);
+    // The answer's details say what it cost.
+    await page.goto(`${stack.url}/chat/${usersPricedChat}`);
+    const actions = page.getByTestId('assistant-actions').last();
+    await actions.getByTestId('answer-details-toggle').click();
+    expect(await actions.getByTestId('answer-details').textContent()).toMatch(/^Big model · 1,000 in · 234 out tokens · \$0\.00484 · /);
+    await page.goto(`${stack.url}/account/usage`);
+    await page.getByTestId('usage-totals').waitFor();
     await page.setViewportSize({ width: 390, height: 844 });
     await expectNoHorizontalOverflow(page, 'account usage on a phone');
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -90,7 +90,7 @@ export const adminRoutes = new Hono<AppEnv>()
     '/usage',
     describeRoute({
       tags: ['operations'],
-      summary: "Everyone's chat runs' tokens (in, out, reasoning, total) by day, by model and by user, with totals",
+      summary: "Everyone's chat runs' tokens (in, out, reasoning, total) and cost by day, by model and by user, with totals",
       description:
         '`since` (inclusive) and `until` (exclusive), ISO 8601 with an offset: the last 30 days when absent, at most 366 days. `tz` (an IANA time zone, default UTC) is the calendar the days are counted in; days without runs are left out. Models and users come with the most tokens first; a deleted model keeps its id, without a name.',
     }),

@@ -22,7 +22,9 @@ const found = async (account: Account, q: string) =>
 async function newChat(account: Account, title: string, extra: Record<string, unknown> = {}) {
   const response = await request('POST', '/api/sessions', account, { title, ...extra });
   expect(response.status).toBe(201);
-  return (await response.json()) as { id: string };
+  const chat = (await response.json()) as { id: string; tags: string[] };
+  expect(chat.tags).toEqual([]);
+  return chat;
 }
 
 async function tag(account: Account, chat: { id: string }, tags: unknown) {
@@ -79,7 +81,10 @@ describe('chat tags', () => {
     await tag(alice, old, ['Keep']);
     await tag(alice, gone, ['Drop']);
 
-    expect((await request('PATCH', `/api/sessions/${old.id}`, alice, { archived: true })).status).toBe(200);
+    // A change answers the chat as the list shows it, tags included.
+    const archived = await request('PATCH', `/api/sessions/${old.id}`, alice, { archived: true });
+    expect(archived.status).toBe(200);
+    expect(((await archived.json()) as { tags: string[]; archivedAt: string | null })).toMatchObject({ tags: ['Keep'], archivedAt: expect.any(String) });
     expect(await listed(alice, 'archived=true&tag=keep')).toEqual([['Old', ['Keep']]]);
     expect(await listed(alice, 'tag=keep')).toEqual([]);
 

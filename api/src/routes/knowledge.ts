@@ -1,6 +1,10 @@
 import { enqueue } from '@agentq/shared/queues';
 import {
   acceptKnowledgeUpload,
+  addKnowledgePages,
+  addKnowledgePagesInputSchema,
+  markKnowledgePageForRefetch,
+  MAX_PAGES_PER_ADD,
   createKnowledgeBase,
   currentEmbeddingModelId,
   createKnowledgeBaseInputSchema,
@@ -26,6 +30,7 @@ import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
 import { currentUser, requireUser } from '../middleware/auth';
 import { validate } from '../validate';
+import { takeWebPageFetches } from './web-pages';
 import { uploadedFile } from './chat-files';
 
 /** Uploads take more than the API's usual body limit (app.ts): a PDF runs to megabytes. */
@@ -94,6 +99,48 @@ export const knowledgeRoutes = new Hono<AppEnv>()
         throw error;
       }
       return c.json(outcome.file, 201);
+    },
+  )
+  .post(
+    '/:id/pages',
+    describeRoute({
+      tags,
+      summary: `Add web pages to a knowledge base: \`urls\` (1–${MAX_PAGES_PER_ADD} http(s) addresses); 201 with one file per page, status \`processing\``,
+      description:
+        'The worker fetches each page the way the `fetch` tool does (public addresses only, redirects checked, up to 1 MiB in 15 s; HTML or text only), stores its text as Markdown named by the page title with `sourceUrl` kept, then chunks and embeds it like an upload. A page that cannot be fetched shows `failed` with the reason (refused address, HTTP status, too big, not HTML or text). Poll GET /api/knowledge/{id}.',
+    }),
+    validate('param', idParam),
+    validate('json', addKnowledgePagesInputSchema),
+    async (c) => {
+      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      await takeWebPageFetches(c, c.req.valid('json').urls.length);
+      const files = await addKnowledgePages(c.get('db'), base.id, c.req.valid('json'));
+      try {
+        await c.get('queues').knowledgeIngestions.addBulk(files.map((file) => ({ name: 'knowledge-ingestion', data: { fileId: file.id }, opts: { jobId: file.id } })));
+      } catch (error) {
+        // Nothing would ever fetch them: take them back rather than leave them `processing` for good.
+        await Promise.all(files.map((file) => deleteKnowledgeFile(c.get('db'), base.id, file.id).catch(() => {})));
+        throw error;
+      }
+      return c.json({ items: files }, 201);
+    },
+  )
+  .post(
+    '/:id/files/:fileId/refetch',
+    describeRoute({ tags, summary: "Fetch a web page's file again and process it (202); 400 for an uploaded file. Its old passages stay searchable until the new ones replace them" }),
+    validate('param', fileParam),
+    async (c) => {
+      const { id, fileId } = c.req.valid('param');
+      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, id);
+      await takeWebPageFetches(c, 1);
+      const marked = await markKnowledgePageForRefetch(c.get('db'), base.id, fileId);
+      try {
+        await enqueue(c.get('queues'), 'knowledgeIngestions', 'knowledge-ingestion', { fileId, refetch: true }, { jobId: `${fileId}-refetch-${Date.now().toString(36)}` });
+      } catch (error) {
+        await marked.restore().catch(() => {});
+        throw error;
+      }
+      return c.json({ queued: 1 }, 202);
     },
   )
   .delete('/:id/files/:fileId', describeRoute({ tags, summary: 'Remove a file and its passages from a knowledge base' }), validate('param', fileParam), async (c) => {

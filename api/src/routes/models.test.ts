@@ -100,6 +100,31 @@ describe('models API', () => {
     expect((await (await send('GET', `/api/models/${model.id}`)).json()).suggestsFollowUps).toBe(false);
   });
 
+  it('takes and returns prices per million tokens (none unless set), refuses bad ones, and the worker\'s model read follows them', async () => {
+    const plain = await (await send('POST', '/api/models', modelInput)).json();
+    expect(plain).toMatchObject({ inputPrice: null, outputPrice: null });
+
+    const created = await send('POST', '/api/models', { ...modelInput, inputPrice: 2.5, outputPrice: 10 });
+    expect(created.status).toBe(201);
+    const model = await created.json();
+    expect(model).toMatchObject({ inputPrice: 2.5, outputPrice: 10 });
+    expect(await getModelWithKey(t.db, model.id, TEST_APP_SECRET)).toMatchObject({ inputPrice: 2.5, outputPrice: 10 });
+
+    const changed = await send('PUT', `/api/models/${model.id}`, { inputPrice: 0.000125, outputPrice: null });
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toMatchObject({ inputPrice: 0.000125, outputPrice: null });
+    expect(await getModelWithKey(t.db, model.id, TEST_APP_SECRET)).toMatchObject({ inputPrice: 0.000125, outputPrice: null });
+
+    for (const [value, message] of [[-1, 'negative'], [0.0000001, 'decimals'], [100_001, 'at most'], ['3', 'number']] as const) {
+      const refused = await send('PUT', `/api/models/${model.id}`, { inputPrice: value });
+      expect(refused.status, String(value)).toBe(400);
+      const issues = (await refused.json()).error.issues as { path: string[]; message: string }[];
+      expect(issues.map((issue) => issue.path.join('.'))).toEqual(['inputPrice']);
+      expect(issues[0]!.message.toLowerCase()).toContain(message);
+    }
+    expect((await (await send('GET', `/api/models/${model.id}`)).json()).inputPrice).toBe(0.000125);
+  });
+
   it('never returns the API key, stores it encrypted, and keeps / replaces / clears it on update', async () => {
     const secret = 'sk-secret-123';
     const bodies: string[] = [];

@@ -74,7 +74,7 @@ describe('chat sessions', () => {
       const settle = (async () => {
         await new Promise((resolve) => setTimeout(resolve, 2));
         const checkpoint = { messages: [], steps: 1 };
-        await settleChatRun(t.db, run!, { status: 'succeeded', fields: { finishReason: 'stop', error: null, hitStepLimit: false, steps: 1, usage: {}, checkpoint }, parts: [{ type: 'text', text: 'the answer' }] });
+        await settleChatRun(t.db, run!, { status: 'succeeded', fields: { finishReason: 'stop', error: null, hitStepLimit: false, steps: 1, usage: {}, cost: null, checkpoint }, parts: [{ type: 'text', text: 'the answer' }] });
       })();
       await Promise.all([...reads, settle]);
     }

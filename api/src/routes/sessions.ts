@@ -123,6 +123,7 @@ async function sessionDetail(c: Context<AppEnv>, sessionId: string, userId: stri
       // An answer's details: which model, its tokens, how long it took.
       modelId: runs.modelId,
       usage: runs.usage,
+      cost: runs.cost,
       startedAt: runs.startedAt,
       finishedAt: runs.finishedAt,
     })
@@ -219,8 +220,8 @@ export const sessionRoutes = new Hono<AppEnv>()
         '`temporary: true` starts a temporary chat: in no list, search or export of all chats, its runs neither read nor write memory, sharing, forking, pinning, archiving and filing it answer 409, and it is deleted after 24 hours without use. The session says `temporary`.',
     }),
     validate('json', createSessionInputSchema),
-    async (c) =>
-    c.json(await createChatSession(c.get('db'), currentAsker(c), c.req.valid('json')), 201),
+    // A new chat carries no tags yet; the answer has the same shape as the list's chats.
+    async (c) => c.json({ ...(await createChatSession(c.get('db'), currentAsker(c), c.req.valid('json'))), tags: [] }, 201),
   )
   .get(
     '/',
@@ -311,7 +312,7 @@ export const sessionRoutes = new Hono<AppEnv>()
       tags: ['chat'],
       summary: 'Download the chat as a file',
       description:
-        'The branch the chat shows, as `format=markdown` (default: the text, the reasoning, each tool call with its input and outcome, your rating of each answer) or `format=json` (the stored UI parts, and `feedback` on a rated answer; `format: "agentq.chat.v1"`). An answer still streaming is not in it yet.',
+        'The branch the chat shows, as `format=markdown` (default: the text, the reasoning, each tool call with its input and outcome, the sources of each answer, your rating of each answer) or `format=json` (the stored UI parts, `sources` on an answer whose tools returned any, and `feedback` on a rated answer; `format: "agentq.chat.v1"`). An answer still streaming is not in it yet.',
     }),
     validate('param', idParam),
     validate('query', chatExportQuerySchema),

@@ -14,8 +14,8 @@ const query = (values: Record<string, string>) => `?${new URLSearchParams(values
 
 type Tokens = { inputTokens?: number; outputTokens?: number; reasoningTokens?: number; totalTokens?: number };
 
-async function insertRun(userId: string, modelId: string, at: string | Date, usage: Tokens | null, kind: 'chat' | 'tool' = 'chat') {
-  await t.db.insert(runs).values({ id: newId('run'), kind, userId, modelId, usage, status: 'succeeded', createdAt: new Date(at) });
+async function insertRun(userId: string, modelId: string, at: string | Date, usage: Tokens | null, kind: 'chat' | 'tool' = 'chat', cost: number | null = null) {
+  await t.db.insert(runs).values({ id: newId('run'), kind, userId, modelId, usage, cost, status: 'succeeded', createdAt: new Date(at) });
 }
 
 // The test database is shared by the files running in parallel: the runs are dated in 1988, where no
@@ -32,11 +32,12 @@ beforeAll(async () => {
     { id: deep, name: 'Deep model', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'deep', createdAt: new Date('2999-01-01T00:00:00Z') },
   ]);
   await insertRun(ada.user.id, fast, MAY.since, { inputTokens: 100, outputTokens: 10, totalTokens: 110 });
-  await insertRun(ada.user.id, deep, '1988-05-01T22:30:00Z', { inputTokens: 200, outputTokens: 40, reasoningTokens: 30, totalTokens: 240 });
+  // The deep model is priced (its runs have a cost), the fast one is not.
+  await insertRun(ada.user.id, deep, '1988-05-01T22:30:00Z', { inputTokens: 200, outputTokens: 40, reasoningTokens: 30, totalTokens: 240 }, 'chat', 0.0012);
   await insertRun(ada.user.id, fast, '1988-05-03T09:00:00Z', { inputTokens: 1, outputTokens: 2, totalTokens: 3 });
-  await insertRun(bob.user.id, deep, '1988-05-03T10:00:00Z', { inputTokens: 5000, outputTokens: 500, reasoningTokens: 100, totalTokens: 5500 });
+  await insertRun(bob.user.id, deep, '1988-05-03T10:00:00Z', { inputTokens: 5000, outputTokens: 500, reasoningTokens: 100, totalTokens: 5500 }, 'chat', 0.0275);
   // Neither counts: a standalone tool execution, and a run at the window's end (exclusive).
-  await insertRun(ada.user.id, fast, '1988-05-02T00:00:00Z', { inputTokens: 999, outputTokens: 999, totalTokens: 1998 }, 'tool');
+  await insertRun(ada.user.id, fast, '1988-05-02T00:00:00Z', { inputTokens: 999, outputTokens: 999, totalTokens: 1998 }, 'tool', 9);
   await insertRun(ada.user.id, fast, MAY.until, { inputTokens: 999, outputTokens: 999, totalTokens: 1998 });
 });
 
@@ -53,19 +54,19 @@ describe('GET /api/usage', () => {
       since: '1988-05-01T00:00:00.000Z',
       until: '1988-05-08T00:00:00.000Z',
       tz: 'UTC',
-      totals: { runs: 3, inputTokens: 301, outputTokens: 52, reasoningTokens: 30, totalTokens: 353 },
+      totals: { runs: 3, inputTokens: 301, outputTokens: 52, reasoningTokens: 30, totalTokens: 353, cost: 0.0012 },
       byDay: [
-        { day: '1988-05-01', runs: 2, inputTokens: 300, outputTokens: 50, reasoningTokens: 30, totalTokens: 350 },
-        { day: '1988-05-03', runs: 1, inputTokens: 1, outputTokens: 2, reasoningTokens: 0, totalTokens: 3 },
+        { day: '1988-05-01', runs: 2, inputTokens: 300, outputTokens: 50, reasoningTokens: 30, totalTokens: 350, cost: 0.0012 },
+        { day: '1988-05-03', runs: 1, inputTokens: 1, outputTokens: 2, reasoningTokens: 0, totalTokens: 3, cost: null },
       ],
       byModel: [
-        { modelId: deep, modelName: 'Deep model', runs: 1, inputTokens: 200, outputTokens: 40, reasoningTokens: 30, totalTokens: 240 },
-        { modelId: fast, modelName: 'Fast model', runs: 2, inputTokens: 101, outputTokens: 12, reasoningTokens: 0, totalTokens: 113 },
+        { modelId: deep, modelName: 'Deep model', runs: 1, inputTokens: 200, outputTokens: 40, reasoningTokens: 30, totalTokens: 240, cost: 0.0012 },
+        { modelId: fast, modelName: 'Fast model', runs: 2, inputTokens: 101, outputTokens: 12, reasoningTokens: 0, totalTokens: 113, cost: null },
       ],
     });
 
     const ofBob = await (await get(`/api/usage${query(MAY)}`, bob.headers)).json();
-    expect(ofBob.totals).toEqual({ runs: 1, inputTokens: 5000, outputTokens: 500, reasoningTokens: 100, totalTokens: 5500 });
+    expect(ofBob.totals).toEqual({ runs: 1, inputTokens: 5000, outputTokens: 500, reasoningTokens: 100, totalTokens: 5500, cost: 0.0275 });
     expect(ofBob.byModel.map((row: { modelId: string }) => row.modelId)).toEqual([deep]);
   });
 
@@ -99,18 +100,18 @@ describe('GET /api/admin/usage', () => {
     const response = await get(`/api/admin/usage${query(MAY)}`, admin.headers);
     expect(response.status).toBe(200);
     const report = await response.json();
-    expect(report.totals).toEqual({ runs: 4, inputTokens: 5301, outputTokens: 552, reasoningTokens: 130, totalTokens: 5853 });
+    expect(report.totals).toEqual({ runs: 4, inputTokens: 5301, outputTokens: 552, reasoningTokens: 130, totalTokens: 5853, cost: 0.0287 });
     expect(report.byDay).toEqual([
-      { day: '1988-05-01', runs: 2, inputTokens: 300, outputTokens: 50, reasoningTokens: 30, totalTokens: 350 },
-      { day: '1988-05-03', runs: 2, inputTokens: 5001, outputTokens: 502, reasoningTokens: 100, totalTokens: 5503 },
+      { day: '1988-05-01', runs: 2, inputTokens: 300, outputTokens: 50, reasoningTokens: 30, totalTokens: 350, cost: 0.0012 },
+      { day: '1988-05-03', runs: 2, inputTokens: 5001, outputTokens: 502, reasoningTokens: 100, totalTokens: 5503, cost: 0.0275 },
     ]);
     expect(report.byModel).toEqual([
-      { modelId: deep, modelName: 'Deep model', runs: 2, inputTokens: 5200, outputTokens: 540, reasoningTokens: 130, totalTokens: 5740 },
-      { modelId: fast, modelName: 'Fast model', runs: 2, inputTokens: 101, outputTokens: 12, reasoningTokens: 0, totalTokens: 113 },
+      { modelId: deep, modelName: 'Deep model', runs: 2, inputTokens: 5200, outputTokens: 540, reasoningTokens: 130, totalTokens: 5740, cost: 0.0287 },
+      { modelId: fast, modelName: 'Fast model', runs: 2, inputTokens: 101, outputTokens: 12, reasoningTokens: 0, totalTokens: 113, cost: null },
     ]);
     expect(report.byUser).toEqual([
-      { userId: bob.user.id, userName: 'Test user', userEmail: bob.email, runs: 1, inputTokens: 5000, outputTokens: 500, reasoningTokens: 100, totalTokens: 5500 },
-      { userId: ada.user.id, userName: 'Test user', userEmail: ada.email, runs: 3, inputTokens: 301, outputTokens: 52, reasoningTokens: 30, totalTokens: 353 },
+      { userId: bob.user.id, userName: 'Test user', userEmail: bob.email, runs: 1, inputTokens: 5000, outputTokens: 500, reasoningTokens: 100, totalTokens: 5500, cost: 0.0275 },
+      { userId: ada.user.id, userName: 'Test user', userEmail: ada.email, runs: 3, inputTokens: 301, outputTokens: 52, reasoningTokens: 30, totalTokens: 353, cost: 0.0012 },
     ]);
   });
 
@@ -118,7 +119,7 @@ describe('GET /api/admin/usage', () => {
     const gone = newId('model');
     await insertRun(ada.user.id, gone, '1988-06-01T12:00:00Z', { inputTokens: 1, outputTokens: 1, totalTokens: 2 });
     const report = await (await get(`/api/admin/usage${query({ since: '1988-06-01T00:00:00Z', until: '1988-06-02T00:00:00Z' })}`, admin.headers)).json();
-    expect(report.byModel).toEqual([{ modelId: gone, modelName: null, runs: 1, inputTokens: 1, outputTokens: 1, reasoningTokens: 0, totalTokens: 2 }]);
+    expect(report.byModel).toEqual([{ modelId: gone, modelName: null, runs: 1, inputTokens: 1, outputTokens: 1, reasoningTokens: 0, totalTokens: 2, cost: null }]);
   });
 
   it('answers 401 without a sign-in and 403 to a user who is not an admin', async () => {

@@ -11,7 +11,7 @@ export const usageRoutes = new Hono<AppEnv>().use(requireUser).get(
   '/',
   describeRoute({
     tags: ['chat'],
-    summary: "Your chat runs' tokens (in, out, reasoning, total) by day and by model, with totals",
+    summary: "Your chat runs' tokens (in, out, reasoning, total) and cost by day and by model, with totals",
     description:
       '`since` (inclusive) and `until` (exclusive), ISO 8601 with an offset: the last 30 days when absent, at most 366 days. `tz` (an IANA time zone, default UTC) is the calendar the days are counted in; days without runs are left out.',
   }),

@@ -4,3 +4,4 @@ export * from './message-to-chunks';
 export * from './run-timeline';
 export * from './step-limit';
 export * from './step-retry';
+export * from './sources';

@@ -83,13 +83,14 @@ export const webhookDeliveries = defineQueue({
 });
 
 /**
- * One uploaded knowledge-base file to read, chunk and embed (services/knowledge/ingest.ts): the job id
+ * One uploaded knowledge-base file (or web page, fetched first) to read, chunk and embed (services/knowledge/ingest.ts): the job id
  * is the file's id, so an upload enqueued twice is processed once. Only an embedding call that failed
  * is retried (2, 4 s); a file without text is marked failed at once.
  */
 export const knowledgeIngestions = defineQueue({
   name: 'knowledge-ingestions',
-  jobs: { 'knowledge-ingestion': z.object({ fileId: z.string().min(1) }) },
+  // `refetch`: a web page's file fetches its page again ("Fetch again"); one never fetched (or whose fetch failed) always does.
+  jobs: { 'knowledge-ingestion': z.object({ fileId: z.string().min(1), refetch: z.boolean().optional() }) },
   defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 2000 }, ...keepForAudit },
 });
 

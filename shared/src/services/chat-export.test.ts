@@ -74,6 +74,27 @@ describe('exportChat', () => {
     });
   });
 
+  it("lists an answer's sources under it in Markdown and as `sources` in JSON, numbered as the text cites them", () => {
+    const sources = [
+      { index: 1, kind: 'knowledge', title: 'policy_v2.md', knowledgeBaseId: 'kb_1', fileId: 'kf_1', position: 2, snippet: 'Expenses above 500 euros need a manager signature.' },
+      { index: 2, kind: 'web', title: 'Travel [rules]', url: 'https://example.com/travel', snippet: 'Book trains over flights.' },
+    ];
+    const answer = message('assistant', 2, [
+      { type: 'tool-kb', toolCallId: 'call_1', state: 'output-available', input: { query: 'expenses' }, output: { success: true, text: '…', data: '…', metadata: { durationMs: 1, sources: [sources[0]] } } },
+      { type: 'tool-search', toolCallId: 'call_2', state: 'output-available', input: { query: 'travel' }, output: { success: true, text: '…', data: '…', metadata: { durationMs: 1, sources: [sources[1], { index: 3, kind: 'web', title: 'bad link', url: 'javascript:alert(1)', snippet: '' }] } } },
+      { type: 'text', text: 'A manager signs above 500 euros [1]; prefer trains [2].' },
+    ]);
+    const markdown = exportChat(session, [answer], 'markdown').body;
+    expect(markdown).toContain(
+      '**Sources**\n\n- [1] policy\\_v2.md (knowledge base, passage 3)\n  > Expenses above 500 euros need a manager signature.\n- [2] [Travel \\[rules\\]](<https://example.com/travel>)\n  > Book trains over flights.\n',
+    );
+    expect(markdown).not.toContain('javascript:');
+    const json = JSON.parse(exportChat(session, [answer], 'json').body);
+    expect(json.messages[0].sources).toEqual(sources);
+    // A message without sources has no `sources` key.
+    expect(JSON.parse(exportChat(session, conversation.slice(0, 1), 'json').body).messages[0]).not.toHaveProperty('sources');
+  });
+
   it('names the file after the title in any script, else the session id; the header keeps a UTF-8 name and an ASCII fallback', () => {
     expect(exportChat({ ...session, title: '本周会议纪要：预算' }, [], 'markdown').filename).toBe('本周会议纪要-预算.md');
     expect(exportChat({ ...session, title: '???' }, [], 'json').filename).toBe('ses_1.json');

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { sourcesOfParts, type AnswerSource } from '../events/sources';
 import type { ChatSession, ThreadMessage } from './chat';
 
 /**
  * A chat as a file to keep or pass on: the branch the chat shows, as Markdown (to read: the text,
- * the reasoning, each tool call with its input and outcome) or as JSON (the stored UI parts, to
- * process). Pure: the route reads the session and sends the file.
+ * the reasoning, each tool call with its input and outcome, the answer's sources) or as JSON (the
+ * stored UI parts and each answer's `sources`, to process). Pure: the route reads the session and sends the file.
  */
 
 export const CHAT_EXPORT_FORMATS = ['markdown', 'json'] as const;
@@ -38,7 +39,15 @@ export function exportChat(
       session: { id: session.id, title: session.title, createdAt: session.createdAt.toISOString(), updatedAt: session.updatedAt.toISOString(), ...(session.tags ? { tags: session.tags } : {}) },
       messages: messages.map((message) => {
         const rated = ratings.get(message.id);
-        return { id: message.id, role: message.role, createdAt: message.createdAt.toISOString(), parts: message.parts, ...(rated ? { feedback: rated } : {}) };
+        const sources = sourcesOfParts(message.parts as Part[]);
+        return {
+          id: message.id,
+          role: message.role,
+          createdAt: message.createdAt.toISOString(),
+          parts: message.parts,
+          ...(sources.length > 0 ? { sources } : {}),
+          ...(rated ? { feedback: rated } : {}),
+        };
       }),
     };
     return { filename: `${base}.json`, contentType: 'application/json; charset=utf-8', body: `${JSON.stringify(document, null, 2)}\n` };
@@ -53,6 +62,8 @@ function chatMarkdown(session: Pick<ChatSession, 'title'> & { tags?: readonly st
     blocks.push(`## ${message.role === 'user' ? 'You' : 'Assistant'} · ${isoMinute(message.createdAt)}`);
     const parts = (message.parts as Part[]).flatMap((part) => partMarkdown(part));
     blocks.push(...(parts.length > 0 ? parts : ['_(no answer)_']));
+    const sources = sourcesOfParts(message.parts as Part[]);
+    if (sources.length > 0) blocks.push(sourcesMarkdown(sources));
     const rated = ratings.get(message.id);
     if (rated) blocks.push(`_Rated ${rated.rating === 'up' ? 'good 👍' : 'bad 👎'}${rated.comment ? `: ${rated.comment.replace(/\s+/g, ' ').trim()}` : ''}_`);
   }
@@ -96,6 +107,18 @@ function toolOutcome(part: Part): { outcome: string; result?: unknown } {
     default:
       return { outcome: (part.approval as { approved?: unknown } | undefined)?.approved === false ? 'denied' : 'no result' };
   }
+}
+
+/** An answer's sources as the `[n]` in its text name them: title (linked for a web page), where from, and the passage quoted. */
+function sourcesMarkdown(sources: readonly AnswerSource[]): string {
+  const escape = (text: string) => text.replace(/\s+/g, ' ').trim().replace(/[\\`*_[\]<>]/g, '\\$&');
+  const lines = sources.map((source) => {
+    const title = source.url ? `[${escape(source.title)}](<${source.url.replace(/[<>\s]/g, encodeURIComponent)}>)` : escape(source.title);
+    const origin = source.kind === 'knowledge' ? ` (knowledge base${source.position !== undefined ? `, passage ${source.position + 1}` : ''})` : '';
+    const quote = source.snippet ? `\n  > ${escape(source.snippet.length > 300 ? `${source.snippet.slice(0, 299)}…` : source.snippet)}` : '';
+    return `- [${source.index}] ${title}${origin}${quote}`;
+  });
+  return `**Sources**\n\n${lines.join('\n')}`;
 }
 
 /** A code block that no backtick run inside the content can close early. */

@@ -69,7 +69,7 @@ describe.each(bothTestDatabases)('chat runs on %s', (_name, open) => {
     const rows = await database.db.select().from(messages).where(eq(messages.runId, runId));
     return rows.filter((row) => row.role === 'assistant').map((row) => row.parts);
   }
-  const fields = (finishReason: string | null, error: string | null = null) => ({ finishReason, error, hitStepLimit: false, steps: 1, usage: { outputTokens: 3 }, checkpoint: { messages: [], steps: 1 } });
+  const fields = (finishReason: string | null, error: string | null = null) => ({ finishReason, error, hitStepLimit: false, steps: 1, usage: { outputTokens: 3 }, cost: null, checkpoint: { messages: [], steps: 1 } });
 
   it('settles a run in one statement: status, outcome, its answer (replacing an earlier one) and the session time, or nothing when the lifecycle refuses', async () => {
     const session = await createChatSession(database.db, userId, {});

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { chatTagNameSchema } from '../api-types/chat-tags';
 import { executeRows, type Database } from '../db/client';
@@ -254,6 +254,7 @@ export function openedChatRun(runId: string, opening: ChatRunOpening): { run: Ru
     finishReason: null,
     steps: 0,
     usage: null,
+    cost: null,
     hitStepLimit: false,
     error: null,
     checkpoint: null,
@@ -364,7 +365,7 @@ export function runHistory(rows: ChatMessage[], run: Pick<Run, 'id' | 'sessionId
  * archives or restores it, files it in one of the user's folders or takes it out, keeps a temporary chat. None is activity: the chat keeps its place among the most recently
  * active. An archived chat is out of the lists, pinned ones too: archiving unpins it.
  */
-export async function updateChatSession(db: Database, session: ChatSession, input: UpdateSessionInput): Promise<ChatSession> {
+export async function updateChatSession(db: Database, session: ChatSession, input: UpdateSessionInput): Promise<TaggedChatSession> {
   const { title, pinned, archived, folderId, temporary } = updateSessionInputSchema.parse(input);
   // A temporary chat is in no list: there is nothing to pin it in, archive it from or file it into
   // (unless the same request keeps it).
@@ -386,7 +387,7 @@ export async function updateChatSession(db: Database, session: ChatSession, inpu
       updatedAt: sql`${chatSessions.updatedAt}`,
     })
     .where(eq(chatSessions.id, session.id))
-    .returning();
+    .returning({ ...getTableColumns(chatSessions), tags: tagNamesOf() });
   if (!renamed) throw new NotFoundError('Session', session.id);
   return renamed;
 }
@@ -767,7 +768,10 @@ async function createRun(
 /** How a chat run ends: its status and outcome, and the answer to store (no parts, no message). */
 export type ChatRunSettlement = {
   status: 'succeeded' | 'failed' | 'cancelled';
-  fields: Required<Pick<RunTransitionFields, 'finishReason' | 'error' | 'hitStepLimit' | 'steps' | 'usage' | 'checkpoint'>>;
+  fields: Required<Pick<RunTransitionFields, 'finishReason' | 'error' | 'hitStepLimit' | 'steps' | 'usage' | 'checkpoint'>> & {
+    /** The run's cost at its model's prices (runCost); null when the model has none. */
+    cost: number | null;
+  };
   parts: unknown[];
 };
 
@@ -783,7 +787,7 @@ export async function settleChatRun(db: Database, run: Pick<Run, 'id' | 'session
   const [row] = await executeRows<{ moved: boolean; status: RunStatus | null }>(db, sql`
     with moved as (
       update ${runs} set status = ${status}, finish_reason = ${fields.finishReason}, error = ${fields.error}, hit_step_limit = ${fields.hitStepLimit},
-        steps = ${fields.steps}, usage = ${json(fields.usage)}, checkpoint = ${json(fields.checkpoint)}, finished_at = now(), updated_at = now()
+        steps = ${fields.steps}, usage = ${json(fields.usage)}, cost = ${fields.cost}, checkpoint = ${json(fields.checkpoint)}, finished_at = now(), updated_at = now()
       where id = ${run.id} and status in (${sql.join(sourcesOf(status).map((source) => sql`${source}`), sql`, `)})
       returning id
     ),

@@ -34,6 +34,7 @@ export * from './chat-files';
 export * from './chat-folders';
 export * from './chat-tags';
 export * from './usage';
+export * from './run-cost';
 export * from './schedules';
 export * from './audit';
 export * from './two-factor';

@@ -24,6 +24,14 @@ const httpUrlSchema = z
   .max(2000)
   .pipe(z.url({ protocol: /^https?$/, error: 'Enter an http:// or https:// URL, e.g. https://api.openai.com/v1' }));
 
+/** A price per million tokens: at most 6 decimals (what the column keeps), nothing negative. */
+const pricePerMillionSchema = z
+  .number()
+  .min(0, 'A price cannot be negative')
+  .max(100_000, 'Give the price per million tokens, at most 100000')
+  .refine((price) => Math.abs(Math.round(price * 1e6) - price * 1e6) < 1e-6, 'Give at most 6 decimals')
+  .nullable();
+
 const modelFieldsSchema = z.object({
   name: z.string().trim().min(1).max(100),
   /** The OpenAI-compatible endpoint, e.g. `https://api.openai.com/v1`. */
@@ -48,6 +56,10 @@ const modelFieldsSchema = z.object({
   embedsText: z.boolean(),
   /** An image model for the image-generation tool (`POST {baseUrl}/images/generations`), not a chat model; setting it takes the flag from the previous one. */
   generatesImages: z.boolean(),
+  /** US dollars per million input tokens, for the usage reports' costs; null: no price. */
+  inputPrice: pricePerMillionSchema,
+  /** US dollars per million output tokens (reasoning tokens are output); null: no price. */
+  outputPrice: pricePerMillionSchema,
   enabled: z.boolean(),
   /** New chats use the default model unless the chat or its agent names another; setting it takes the flag from the previous one. */
   isDefault: z.boolean(),
@@ -65,6 +77,8 @@ export const createModelInputSchema = modelFieldsSchema.extend({
   transcribesSpeech: z.boolean().default(false),
   embedsText: z.boolean().default(false),
   generatesImages: z.boolean().default(false),
+  inputPrice: pricePerMillionSchema.default(null),
+  outputPrice: pricePerMillionSchema.default(null),
   enabled: z.boolean().default(true),
   isDefault: z.boolean().default(false),
 });

@@ -7,7 +7,8 @@ import { InvalidInputError } from './errors';
 /**
  * Tokens spent by chat runs, as the runs stored them (`runs.usage`, summed over the run's steps):
  * by day, by model and by user, summed in PostgreSQL. Every chat run counts, whatever its outcome:
- * a failed or stopped run spent what it reported.
+ * a failed or stopped run spent what it reported. Costs are what each run's model's prices made of
+ * its tokens when it ended (runs.cost), so a price change leaves earlier runs as they were.
  */
 
 /** How far back the report reaches when no start is given, and the longest window it takes. */
@@ -75,8 +76,10 @@ const sums = {
   outputTokens: sumOf(tokensOf('outputTokens')),
   reasoningTokens: sumOf(tokensOf('reasoningTokens')),
   totalTokens: sumOf(totalOfRun),
+  // US dollars, at the prices each run's model had when it ended; null when no run was priced.
+  cost: sql<number | null>`sum(${runs.cost})`.mapWith(Number),
 };
-export type UsageSums = { runs: number; inputTokens: number; outputTokens: number; reasoningTokens: number; totalTokens: number };
+export type UsageSums = { runs: number; inputTokens: number; outputTokens: number; reasoningTokens: number; totalTokens: number; cost: number | null };
 
 /** Chat runs created in the window, of one user or of everyone. */
 function chatRunsIn({ since, until }: UsageWindow, userId: string | undefined): SQL {

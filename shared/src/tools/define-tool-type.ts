@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { SourceNumbering } from '../events/sources';
 
 /** What every execution returns: tool failures are values the model reads, never exceptions. */
 export type ToolResult = {
@@ -48,6 +49,11 @@ export type ToolContext = {
   allowPrivateNetworks: boolean;
   /** Dependencies a type needs from outside (e.g. the database for `document`), keyed by name. */
   services: Record<string, unknown>;
+  /**
+   * Where a type that returns sources (knowledge passages, search results, fetched pages) takes their
+   * citation numbers, so `[n]` is unique across one answer. Absent outside a chat run: number from 1.
+   */
+  sources?: SourceNumbering;
   /** The instance's decrypted secrets, parsed with the type's `secretsSchema` (empty when it has none). */
   secrets?: Record<string, unknown>;
   /** For a type that expands into several model tools: which discovered tool this call is for. */

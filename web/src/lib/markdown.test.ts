@@ -111,3 +111,35 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('```python\nx = 1\n```')).not.toContain('diagram-block');
   });
 });
+
+describe('renderMarkdown citations', () => {
+  const sources = new Set([1, 2, 4]);
+
+  it('turns [n] of a known source into a chip, and [n, m] into one chip each', () => {
+    const html = renderMarkdown('Leave is 25 days [1]. Carry-over ends in March [2, 4].', sources);
+    expect(html).toContain('25 days <button type="button" class="citation" data-citation="1" aria-label="Source 1">1</button>.');
+    expect(html).toContain('data-citation="2" aria-label="Source 2">2</button><button type="button" class="citation" data-citation="4"');
+    expect(html).not.toContain('[1]');
+  });
+
+  it('leaves unknown numbers, links and text without sources plain', () => {
+    const html = renderMarkdown('See [3] and [1, 9] and [1](https://example.com) and [x].', sources);
+    expect(html).not.toContain('data-citation');
+    expect(html).toContain('See [3] and [1, 9] and <a href="https://example.com"');
+    expect(renderMarkdown('Known [1] but no sources given.')).not.toContain('data-citation');
+  });
+
+  it('never touches code blocks or inline code', () => {
+    const html = renderMarkdown('Array `items[1]` is second [1].\n\n```text\nconst first = list[1];\n```', sources);
+    expect(html).toContain('<code>items[1]</code>');
+    expect(html).toContain('list[1];');
+    expect(html.match(/data-citation/g)).toHaveLength(1);
+  });
+
+  it('renders chips inside lists and tables, and in a streaming text cut mid-marker', () => {
+    expect(renderMarkdown('- point [2]\n\n| a | b |\n|---|---|\n| x [4] | y |', sources).match(/data-citation/g)).toHaveLength(2);
+    const cut = renderMarkdown('Leave is 25 days [1', sources);
+    expect(cut).toContain('Leave is 25 days [1');
+    expect(cut).not.toContain('data-citation');
+  });
+});

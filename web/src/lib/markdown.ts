@@ -28,6 +28,33 @@ const loneTagLine: TokenizerAndRendererExtension = {
   renderer: (token) => `<p class="markdown-tag"><code>${escapeHtml(String(token.text))}</code></p>\n`,
 };
 
+/** The source numbers `[n]` may cite while one renderMarkdown call parses (parsing is synchronous). */
+let citable: ReadonlySet<number> = new Set();
+const CITATION = /^\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\](?!\()/;
+
+/**
+ * `[n]` or `[n, m]` in prose as citation chips (buttons markdown-view opens the source from), when every
+ * number names one of the answer's sources; anything else stays plain text. Code spans and blocks are
+ * never inline-parsed, so a `[1]` inside code stays code; `[1](url)` stays a link.
+ */
+const citation: TokenizerAndRendererExtension = {
+  name: 'citation',
+  level: 'inline',
+  start: (source) => (citable.size > 0 ? source.match(/\[\d/)?.index : undefined),
+  tokenizer(source) {
+    if (citable.size === 0) return undefined;
+    const match = CITATION.exec(source);
+    if (!match) return undefined;
+    const numbers = (match[1] ?? '').split(',').map((number) => Number(number.trim()));
+    if (!numbers.every((number) => citable.has(number))) return undefined;
+    return { type: 'citation', raw: match[0], numbers };
+  },
+  renderer: (token) =>
+    (token.numbers as number[])
+      .map((number) => `<button type="button" class="citation" data-citation="${number}" aria-label="${escapeHtml(t('citations.chip', { n: number }))}">${number}</button>`)
+      .join(''),
+};
+
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /**
@@ -76,7 +103,7 @@ const markdown = new Marked({
   gfm: true,
   breaks: true,
   async: false,
-  extensions: [loneTagLine, mathBlock, mathInline],
+  extensions: [loneTagLine, mathBlock, mathInline, citation],
   renderer: {
     // Tool results and model text are untrusted: their raw HTML is shown as text, never rendered.
     html: ({ text }) => escapeHtml(text),
@@ -112,15 +139,19 @@ const markdown = new Marked({
 /**
  * Markdown → HTML that is safe for `{@html}`: GFM with line breaks, TeX typeset (markdown-math.ts), raw HTML shown as text,
  * images as links (no third-party requests), links opening in a new tab, and the result sanitized with DOMPurify as the last step.
+ * `citations`: the source numbers of the answer, whose `[n]` markers become citation chips.
  * @example <div class="markdown">{@html renderMarkdown(result.data)}</div>
  */
-export function renderMarkdown(text: string): string {
+export function renderMarkdown(text: string, citations: ReadonlySet<number> = new Set()): string {
   if (!text) return '';
   let html: string;
+  citable = citations;
   try {
     html = markdown.parse(isolateTagLines(text), { async: false });
   } catch {
     html = `<p>${escapeHtml(text)}</p>`;
+  } finally {
+    citable = new Set();
   }
   // KaTeX's MathML keeps the TeX in an annotation (plain text), which screen readers and copy use.
   return DOMPurify.sanitize(html, { ADD_ATTR: ['target', 'encoding'], ADD_TAGS: ['semantics', 'annotation'] });

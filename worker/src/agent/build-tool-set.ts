@@ -1,4 +1,4 @@
-import type { ToolOutput } from '@agentq/shared/events';
+import type { SourceNumbering, ToolOutput } from '@agentq/shared/events';
 import type { RunStatus } from '@agentq/shared/db';
 import { executeTool, type AgentTool } from '@agentq/shared/services';
 import { expandToolRows, type ExpandedTool, type ModelTool } from '@agentq/shared/tools';
@@ -47,6 +47,8 @@ export type ToolCallContext = {
   ready?: Promise<unknown>;
   /** The run stream's callShown: a call the model just made runs once it and the text before it are stored. */
   callShown?: (toolCallId: string, signal: AbortSignal) => Promise<void>;
+  /** The run's citation numbers, shared by its source tools (source-numbering.ts). */
+  sources?: SourceNumbering;
 };
 
 type ContentPart = { type: string; toolCallId?: string };
@@ -84,6 +86,7 @@ export async function runToolCall(
       signal: context.signal,
       allowPrivateNetworks: deps.allowPrivateNetworks,
       services: toolServices(deps),
+      sources: context.sources,
     },
   });
   return toToolOutput(offered.name, result);

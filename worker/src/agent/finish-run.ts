@@ -1,5 +1,5 @@
 import type { SessionTitleData } from '@agentq/shared/events';
-import { closeApprovalsOfRun, messageText, recordRunSpend, runEndedEvent, runEndEventType, runTokens, settleChatRun, toRunErrorText, type Run, type TerminalRunStatus } from '@agentq/shared/services';
+import { closeApprovalsOfRun, messageText, recordRunSpend, runCost, runEndedEvent, runEndEventType, runTokens, settleChatRun, toRunErrorText, type ModelPrices, type Run, type TerminalRunStatus } from '@agentq/shared/services';
 import type { UIMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
 import { assembleMessage } from './assemble-message';
@@ -27,6 +27,8 @@ export async function finishRun(
     message?: UIMessage;
     /** The chat's model naming the chat (nameChat, which settles within its timeout): its title goes out before the run's end. */
     naming?: Promise<SessionTitleData | null>;
+    /** The run's model's prices (none when the run never loaded its model): the run's cost. */
+    prices?: ModelPrices | null;
   },
 ): Promise<TerminalRunStatus> {
   const { run, stream, checkpointer, progress } = options;
@@ -39,6 +41,7 @@ export async function finishRun(
     hitStepLimit: next.hitStepLimit ?? false,
     steps: progress.steps,
     usage: progress.usage,
+    cost: runCost(progress.usage, options.prices),
     // The final timeline (approval responses, the last tool results) outlives the event stream.
     checkpoint: { ...(checkpointer.current ?? { messages: [], steps: progress.steps }), timeline: stream.timeline.snapshot() },
   });

@@ -1,5 +1,5 @@
 import { DEFAULT_MODEL_STALL_TIMEOUT_MS } from '@agentq/shared/env';
-import { isRunCancelled, markRunRunning, type Approval, type Run, type ToolCallEntry } from '@agentq/shared/services';
+import { isRunCancelled, markRunRunning, type Approval, type ModelPrices, type Run, type ToolCallEntry } from '@agentq/shared/services';
 import { withMemory } from './load-memory';
 import { convertToModelMessages, type ModelMessage, type UIMessage } from 'ai';
 import type { Job } from 'bullmq';
@@ -19,6 +19,7 @@ import { RunCancelledError } from './run-control';
 import { resolveApprovals } from './resolve-approvals';
 import { createWriteChain } from './write-chain';
 import { streamStep, type RunProgress, type Usage } from './stream-step';
+import { createSourceNumbering } from './source-numbering';
 import { finishJournaledCalls } from './tool-journal';
 import { withUserInstructions } from './user-instructions';
 
@@ -63,9 +64,11 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const progress = Object.assign(options.progress, { steps: checkpoint?.steps ?? 0, usage: (checkpoint?.usage as Usage) ?? {} });
   const { ready } = options;
   let naming: ReturnType<typeof nameChat> | undefined;
+  // The run's model, once loaded: its prices make the run's cost at its end.
+  let prices: ModelPrices | null = null;
   const finish = async (outcome: Parameters<typeof finishRun>[1]['outcome'], message?: UIMessage) => {
     if (ready) await ready;
-    return finishRun(deps, { run, stream, checkpointer, progress, outcome, message, naming });
+    return finishRun(deps, { run, stream, checkpointer, progress, outcome, message, naming, prices });
   };
   const cancelIfFlagged = (cancelled: boolean) => {
     if (cancelled) options.abort(new RunCancelledError());
@@ -80,6 +83,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   stream.status({ status: 'running', resumed: stream.resumed || undefined });
 
   if (!setup.model) return { status: await finish({ status: 'failed', error: 'The run has no model (it was deleted); choose another model' }) };
+  prices = setup.model;
   // A chat's first question (its branch is the question alone, on a first start): a model that names
   // chats is asked for a title beside the answer (name-chat.ts checks the rest). Nothing else is.
   if (setup.model.namesChats && !stream.resumed && !checkpoint && setup.history?.length === 1) {
@@ -97,7 +101,8 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
   const providerOptions = options_.enableThinking && setup.model.supportsReasoning ? { agentq: { reasoningEffort: 'medium' } } : undefined;
 
   let fatal: unknown;
-  const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal };
+  const sources = createSourceNumbering(stream.chunks);
+  const callContext = { runId: run.id, userId: run.userId, sessionId: run.sessionId, signal, sources };
   const writes = createWriteChain();
   const tools = buildToolSet(deps, offered, {
     ...callContext,
@@ -119,7 +124,7 @@ export async function runLoop(deps: WorkerDeps, options: RunLoopOptions): Promis
     (checkpoint?.messages as ModelMessage[] | undefined)?.length ? (checkpoint!.messages as ModelMessage[]) : await convertToModelMessages(setup.history as UIMessage[], { tools, ignoreIncompleteToolCalls: true });
 
   // A previous attempt died while tools ran: finish those calls through the journal before asking the model again.
-  const resumedCalls = stream.resumed ? await finishJournaledCalls(deps, { run, history, offered, context: callContext, stream, entries: options.resumeReads?.toolCalls }) : null;
+  const resumedCalls = stream.resumed ? await finishJournaledCalls(deps, { run, history, offered, context: callContext, stream, entries: options.resumeReads?.toolCalls, sources }) : null;
   if (resumedCalls) {
     history = resumedCalls.history;
     if (resumedCalls.announced) progress.steps += 1;

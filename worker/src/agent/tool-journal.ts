@@ -48,12 +48,15 @@ export async function finishJournaledCalls(
     stream: RunStream;
     /** The run's journal, when the job read it with its claim. */
     entries?: Promise<ToolCallEntry[]>;
+    /** The run's citation numbers: a call run again must not take a number a replayed result already has. */
+    sources?: { notice: (output: unknown) => void };
   },
 ): Promise<{ history: ModelMessage[]; announced: boolean } | null> {
   const { run, history, offered, context, stream } = options;
   const answered = toolCallIdsIn(history, 'tool-result');
   const pending = (await (options.entries ?? toolCallsOfRun(deps.db, run.id))).filter((entry) => !answered.has(entry.toolCallId));
   if (pending.length === 0) return null;
+  for (const entry of pending) if (entry.result) options.sources?.notice(entry.result);
   const known = toolCallIdsIn(history, 'tool-call');
   const unannounced = pending.filter((call) => !known.has(call.toolCallId));
   // The model's text before the calls it never saw answered: shown, stored and sent to the model once.

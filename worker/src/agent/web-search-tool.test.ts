@@ -62,8 +62,8 @@ describe('web-search tool in a chat run', () => {
     const toolMessage = harness.llm.requests.at(-1)!.messages.find((message) => message.role === 'tool' && message.tool_call_id === 'call_search');
     const content = String(toolMessage?.content);
     expect(content).toContain(`[${tool.slug} result HTTP 200]\nContent returned by a web search (Brave Search)`);
-    expect(content).toMatch(/<untrusted-content id="[0-9a-f]+">\n1\. \[agentq 2\.0 released\]\(https:\/\/example\.com\/news\/agentq-2\)/);
-    expect(content).toContain('2. [agentq documentation](https://docs.example.org/agentq)');
+    expect(content).toMatch(/<untrusted-content id="[0-9a-f]+">\n\[1\] \[agentq 2\.0 released\]\(https:\/\/example\.com\/news\/agentq-2\)/);
+    expect(content).toContain('[2] [agentq documentation](https://docs.example.org/agentq)');
     expect(content).not.toContain('Forum thread');
     expect(content).not.toContain(FAKE_SEARCH_KEY);
   });

@@ -4,7 +4,7 @@ import type { Job } from 'bullmq';
 import type { WorkerDeps } from '../processor';
 
 /**
- * Reads, chunks and embeds one uploaded knowledge-base file (services/knowledge/ingest.ts). An
+ * Reads (a web page's file: fetches first), chunks and embeds one knowledge-base file (services/knowledge/ingest.ts). An
  * embedding call that fails throws while attempts remain, so BullMQ retries with backoff; the last
  * attempt, or a file without readable text, completes the job with the file marked failed.
  */
@@ -13,7 +13,7 @@ export async function processKnowledgeIngestion(job: Job<JobPayload<'knowledgeIn
   const finalAttempt = attempt >= (job.opts.attempts ?? 1);
   let outcome: IngestOutcome;
   try {
-    outcome = await ingestKnowledgeFile(deps.db, job.data.fileId, { appSecret: deps.config.appSecret, finalAttempt });
+    outcome = await ingestKnowledgeFile(deps.db, job.data.fileId, { appSecret: deps.config.appSecret, finalAttempt, refetch: job.data.refetch, allowPrivateNetworks: deps.allowPrivateNetworks });
   } catch (error) {
     // The last attempt of an unexpected failure (the database away): say so rather than leave the file processing for good.
     if (finalAttempt && !(error instanceof EmbeddingFailedError)) await markKnowledgeFileFailed(deps.db, job.data.fileId, 'The file could not be processed; remove it and upload it again').catch(() => {});

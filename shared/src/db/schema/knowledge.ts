@@ -31,8 +31,10 @@ export const knowledgeFiles = pgTable(
   {
     id: text('id').primaryKey(),
     baseId: text('base_id').notNull().references(() => knowledgeBases.id, { onDelete: 'cascade' }),
-    /** The name it was uploaded under, cleaned of paths and control characters. */
+    /** The name it was uploaded under, cleaned of paths and control characters; a web page's title. */
     name: text('name').notNull(),
+    /** The web page this file was fetched from ("Add web page"); null for an upload. Processing it again fetches it again. */
+    sourceUrl: text('source_url'),
     /** Judged from the bytes: application/pdf, or a text/* type for valid UTF-8. */
     mediaType: text('media_type').notNull(),
     size: integer('size').notNull(),

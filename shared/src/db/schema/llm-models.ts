@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, numeric, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps } from './columns';
 
 export const llmModels = pgTable('llm_models', {
@@ -38,6 +38,10 @@ export const llmModels = pgTable('llm_models', {
    * Not a chat model, so never in a chat's list nor the default; at most one row has it.
    */
   generatesImages: boolean('generates_images').notNull().default(false),
+  /** US dollars per million input tokens; null: no price (its runs have no cost). A run's cost is reckoned with the prices when it ends. */
+  inputPrice: numeric('input_price', { precision: 14, scale: 6, mode: 'number' }),
+  /** US dollars per million output tokens (reasoning tokens are output); null: no price. */
+  outputPrice: numeric('output_price', { precision: 14, scale: 6, mode: 'number' }),
   enabled: boolean('enabled').notNull().default(true),
   /** The model new chats use when neither the request nor the agent names one; at most one row has it. */
   isDefault: boolean('is_default').notNull().default(false),

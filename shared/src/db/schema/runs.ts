@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import type { RunTimeline } from '../../events/run-timeline';
 import { timestamps } from './columns';
 import { users } from './users';
@@ -49,6 +49,8 @@ export const runs = pgTable(
     finishReason: text('finish_reason'),
     steps: integer('steps').notNull().default(0),
     usage: jsonb('usage').$type<Record<string, unknown>>(),
+    /** A chat run's cost in US dollars at its model's prices when it ended (`usage` × prices per million tokens); null when the model had no price. */
+    cost: numeric('cost', { precision: 18, scale: 8, mode: 'number' }),
     hitStepLimit: boolean('hit_step_limit').notNull().default(false),
     error: text('error'),
     /** Model messages after the last completed step; a retried job continues from here. */

@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { knowledgeChunks, knowledgeFiles } from '../../db/schema';
-import { PDF_MEDIA_TYPE } from '../chat-files/judge-upload';
+import type { ResolveHostname } from '../../tools/fetch/assert-safe-url';
+import { fetchWebPage, pageDocument } from '../../tools/fetch/fetch-web-page';
+import { cleanFileName, PDF_MEDIA_TYPE } from '../chat-files/judge-upload';
 import { extractPdfText, MAX_PDF_PAGES, type PdfText } from '../chat-files/pdf-text';
 import { SecretDecryptionError } from '../secrets';
 import { chunkText } from './chunk-text';
@@ -30,6 +32,46 @@ const PDF_FAILURES: Record<Exclude<PdfText, { ok: true }>['reason'], string> = {
 /** Rows per INSERT: a chunk with a 1,536-dimension vector is ~20 KB of parameters. */
 const INSERT_BATCH = 200;
 
+export type IngestOptions = {
+  appSecret: string;
+  finalAttempt: boolean;
+  signal?: AbortSignal;
+  /** Fetch a web page's file again even though its page is stored. */
+  refetch?: boolean;
+  /** FETCH_ALLOW_PRIVATE_NETWORKS, for a web page's fetch. */
+  allowPrivateNetworks?: boolean;
+  /** DNS for a web page's fetch (tests stub it); the system resolver when absent. */
+  resolve?: ResolveHostname;
+};
+
+type KnowledgeFileRow = typeof knowledgeFiles.$inferSelect;
+
+/**
+ * Fetches a web page's file (fetchWebPage: the fetch tool's guarded path) and stores its Markdown as
+ * the file's bytes, named by the page's title. A page that cannot be fetched fails the file with the
+ * reason and leaves it without bytes, so processing it again fetches it again.
+ */
+async function fetchKnowledgePage(db: Database, file: KnowledgeFileRow, options: IngestOptions): Promise<{ status: 'fetched'; file: KnowledgeFileRow } | IngestOutcome> {
+  const outcome = await fetchWebPage(file.sourceUrl!, { allowPrivateNetworks: options.allowPrivateNetworks ?? false, resolve: options.resolve, signal: options.signal });
+  if (!outcome.ok) {
+    const updated = await db
+      .update(knowledgeFiles)
+      .set({ status: 'failed', error: outcome.reason, chunkCount: 0, data: Buffer.alloc(0), size: 0 })
+      .where(eq(knowledgeFiles.id, file.id))
+      .returning({ id: knowledgeFiles.id });
+    if (updated.length === 0) return { status: 'gone' };
+    await db.delete(knowledgeChunks).where(eq(knowledgeChunks.fileId, file.id));
+    return { status: 'failed', error: outcome.reason };
+  }
+  const data = Buffer.from(pageDocument(outcome.page), 'utf8');
+  const [row] = await db
+    .update(knowledgeFiles)
+    .set({ name: cleanFileName(outcome.page.title), mediaType: 'text/markdown', data, size: data.length })
+    .where(eq(knowledgeFiles.id, file.id))
+    .returning();
+  return row ? { status: 'fetched', file: row } : { status: 'gone' };
+}
+
 /** Marks a file failed with a reason the owner sees (no key, no stack); `gone` when it was deleted meanwhile. */
 export async function markKnowledgeFileFailed(db: Database, fileId: string, error: string): Promise<IngestOutcome> {
   const updated = await db.update(knowledgeFiles).set({ status: 'failed', error, chunkCount: 0 }).where(eq(knowledgeFiles.id, fileId)).returning({ id: knowledgeFiles.id });
@@ -41,10 +83,17 @@ export async function markKnowledgeFileFailed(db: Database, fileId: string, erro
  * (chunkText), embeds the chunks when a model is flagged "Embeds text", and stores them with the file
  * marked `ready` in one transaction, replacing any chunks an earlier attempt left. A file with no text
  * fails with the reason; an embedding failure throws EmbeddingFailedError while `finalAttempt` is false.
+ * A web page's file is fetched first when it has no bytes yet (or `refetch` asks), see fetchKnowledgePage.
  */
-export async function ingestKnowledgeFile(db: Database, fileId: string, options: { appSecret: string; finalAttempt: boolean; signal?: AbortSignal }): Promise<IngestOutcome> {
-  const [file] = await db.select().from(knowledgeFiles).where(eq(knowledgeFiles.id, fileId));
-  if (!file) return { status: 'gone' };
+export async function ingestKnowledgeFile(db: Database, fileId: string, options: IngestOptions): Promise<IngestOutcome> {
+  const [stored] = await db.select().from(knowledgeFiles).where(eq(knowledgeFiles.id, fileId));
+  if (!stored) return { status: 'gone' };
+  let file = stored;
+  if (file.sourceUrl && (options.refetch || file.data.length === 0)) {
+    const fetched = await fetchKnowledgePage(db, file, options);
+    if (fetched.status !== 'fetched') return fetched;
+    file = fetched.file;
+  }
 
   let text: string;
   if (file.mediaType === PDF_MEDIA_TYPE) {

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { Database } from '../../db/client';
 import { knowledgeBases, knowledgeFiles } from '../../db/schema';
 import { newId } from '../../ids';
+import { webPageUrlSchema } from '../../tools/fetch/fetch-web-page';
 import { cleanFileName, judgeUpload } from '../chat-files/judge-upload';
-import { NotFoundError } from '../errors';
+import { InvalidInputError, NotFoundError } from '../errors';
 
 export type KnowledgeBase = typeof knowledgeBases.$inferSelect;
 
@@ -91,6 +92,48 @@ export async function acceptKnowledgeUpload(db: Database, baseId: string, upload
     .returning(fileColumns);
   await db.update(knowledgeBases).set({ updatedAt: new Date() }).where(eq(knowledgeBases.id, baseId));
   return { ok: true, file: row! };
+}
+
+/** Pages one "Add web page" may name. */
+export const MAX_PAGES_PER_ADD = 10;
+
+/** POST /api/knowledge/:id/pages: http(s) URLs, one file each. */
+export const addKnowledgePagesInputSchema = z.object({
+  urls: z
+    .array(webPageUrlSchema)
+    .min(1)
+    .max(MAX_PAGES_PER_ADD),
+});
+export type AddKnowledgePagesInput = z.input<typeof addKnowledgePagesInputSchema>;
+
+/**
+ * Stores one `processing` file per web page, named by its URL until the worker fetches it (then by the
+ * page's title) and keeping the URL as `sourceUrl`; the caller enqueues their ingestion. Duplicates in
+ * one request are added once.
+ */
+export async function addKnowledgePages(db: Database, baseId: string, input: AddKnowledgePagesInput): Promise<KnowledgeFile[]> {
+  const { urls } = addKnowledgePagesInputSchema.parse(input);
+  const unique = [...new Set(urls.map((url) => new URL(url).href))];
+  // A millisecond apart, so the base lists them in the order given.
+  const now = Date.now();
+  const rows = await db
+    .insert(knowledgeFiles)
+    .values(unique.map((url, index) => ({ id: newId('knowledgeFile'), baseId, createdAt: new Date(now + index), updatedAt: new Date(now + index), name: cleanFileName(url.replace(/^https?:\/\//, '').replace(/\/+$/, '').replaceAll('/', ' › ')), mediaType: 'text/markdown', size: 0, data: Buffer.alloc(0), sourceUrl: url })))
+    .returning(fileColumns);
+  await db.update(knowledgeBases).set({ updatedAt: new Date() }).where(eq(knowledgeBases.id, baseId));
+  return rows;
+}
+
+/**
+ * Marks a web page's file `processing` again so its job fetches the page anew; NotFoundError when the
+ * base has no such file, InvalidInputError for an uploaded file (there is nothing to fetch).
+ */
+export async function markKnowledgePageForRefetch(db: Database, baseId: string, fileId: string): Promise<{ restore: () => Promise<void> }> {
+  const [file] = await db.select({ sourceUrl: knowledgeFiles.sourceUrl, status: knowledgeFiles.status, error: knowledgeFiles.error }).from(knowledgeFiles).where(and(eq(knowledgeFiles.id, fileId), eq(knowledgeFiles.baseId, baseId)));
+  if (!file) throw new NotFoundError('File', fileId);
+  if (!file.sourceUrl) throw new InvalidInputError('Only a web page can be fetched again; upload the file again instead');
+  await db.update(knowledgeFiles).set({ status: 'processing', error: null }).where(eq(knowledgeFiles.id, fileId));
+  return { restore: () => db.update(knowledgeFiles).set({ status: file.status, error: file.error }).where(and(eq(knowledgeFiles.id, fileId), eq(knowledgeFiles.status, 'processing'))).then(() => {}) };
 }
 
 const KNOWLEDGE_TYPES_MESSAGE = 'Only PDF files and UTF-8 text files (text, Markdown, CSV, code) can be added to a knowledge base';

@@ -204,6 +204,23 @@ describe.each(bothTestDatabases)('knowledge bases on %s', (_name, open) => {
     expect(text).toMatch(/<untrusted-content id="[0-9a-f]{12}">\n\[1\] file: policy\.md \(passage 1\)\nExpenses above 500 euros/);
     expect(text).not.toContain('diary.md');
     expect(result.metadata).toMatchObject({ passages: 1 });
+    // The passage is the answer's source [1], with its base and file.
+    expect(result.metadata.sources).toEqual([{ index: 1, kind: 'knowledge', title: 'policy.md', knowledgeBaseId: adminBase.id, fileId: expect.any(String), position: 0, snippet: 'Expenses above 500 euros need a manager signature.' }]);
+
+    // In a run that already has sources, the passage continues the numbering, in the text and the sources alike.
+    const later = await knowledgeToolType.execute({ query: 'expenses euros' }, tool.config as never, {
+      userId: other, runId: null, sessionId: null, toolCallId: null, signal: new AbortController().signal, allowPrivateNetworks: false,
+      services: { db, appSecret: APP_SECRET }, sources: { reserve: (count) => (count === 1 ? 4 : -1) },
+    });
+    expect(String(later.data)).toMatch(/\n\[4\] file: policy\.md \(passage 1\)\nExpenses above 500 euros/);
+    expect(later.metadata.sources).toMatchObject([{ index: 4, title: 'policy.md' }]);
+    // Nothing found takes no number.
+    const none = await knowledgeToolType.execute({ query: 'zebra' }, tool.config as never, {
+      userId: other, runId: null, sessionId: null, toolCallId: null, signal: new AbortController().signal, allowPrivateNetworks: false,
+      services: { db, appSecret: APP_SECRET }, sources: { reserve: () => { throw new Error('reserved for nothing'); } },
+    });
+    expect(none).toMatchObject({ success: true, metadata: { passages: 0 } });
+    expect(none.metadata.sources).toBeUndefined();
   });
 });
 

@@ -9,6 +9,8 @@ export type FenceDetails = {
   truncated: boolean;
   format: string;
   note?: string;
+  /** The page's number among the answer's sources: the model is asked to cite it as [n]. */
+  citation?: number;
   content: string;
 };
 
@@ -28,6 +30,7 @@ export function fenceUntrustedContent(details: FenceDetails): string {
     `truncated: ${details.truncated ? 'yes (the response was longer than the size limit; only the beginning is shown)' : 'no'}`,
     `format: ${details.format}`,
     ...(details.note ? [`note: ${details.note}`] : []),
+    ...(details.citation ? [`source: [${details.citation}] (cite what you use from this page as [${details.citation}], right after the claim)`] : []),
   ];
   return `${header.join('\n')}\n<untrusted-content id="${id}">\n${details.content}\n</untrusted-content id="${id}">`;
 }

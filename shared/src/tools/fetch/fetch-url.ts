@@ -9,11 +9,13 @@ import {
   type ResolveHostname,
 } from './assert-safe-url';
 import { checkDomainAccess } from './domain-access';
+import { boundedSnippet, type SourceNumbering } from '../../events/sources';
 import { errorCode } from './error-code';
 import { fenceUntrustedContent } from './fence-untrusted-content';
 import type { FetchConfig, FetchInput, HttpMethod } from './fetch-schemas';
 import { parseBody } from './parse-body';
 import { decodeText, isBinaryMediaType, looksBinary, mediaTypeOf, readBodyCapped } from './read-body';
+import { pageTitle } from './page-title';
 import { createSafeAgent } from './safe-connect';
 
 /** Redirects followed by hand before giving up; each hop is checked like the first request. */
@@ -42,6 +44,8 @@ export type FetchUrlOptions = {
   idempotencyKey?: string;
   /** DNS for both the pre-flight check and the connection; the system resolver when absent. */
   resolve?: ResolveHostname;
+  /** The run's citation numbers (ToolContext.sources): a fetched page is one source. From 1 without. */
+  sources?: SourceNumbering;
 };
 
 /**
@@ -50,6 +54,67 @@ export type FetchUrlOptions = {
  * throws for a tool-level failure; the result is what the model reads.
  */
 export async function fetchUrl(input: FetchInput, config: FetchConfig, options: FetchUrlOptions): Promise<ToolResult> {
+  const fetched = await fetchText(input, config, options);
+  if (!fetched.ok) return fetched.result;
+  const { finalUrl, statusCode, contentType, bytes, truncated, redirects, declaredLength, text } = fetched;
+  const parsed = await parseBody(text, contentType, config.parseMode);
+  const citation = options.sources?.reserve(1) ?? 1;
+  const mediaType = mediaTypeOf(contentType);
+  const title = (mediaType === 'text/html' || mediaType === 'application/xhtml+xml' ? pageTitle(text) : undefined) ?? finalUrl;
+  return {
+    success: true,
+    data: fenceUntrustedContent({
+      finalUrl,
+      statusCode,
+      contentType,
+      bytes,
+      truncated,
+      format: parsed.format,
+      note: parsed.note,
+      citation,
+      content: parsed.content,
+    }),
+    metadata: {
+      durationMs: fetched.durationMs(),
+      statusCode,
+      responseSize: bytes,
+      finalUrl,
+      truncated,
+      contentType,
+      redirects,
+      format: parsed.format,
+      ...(declaredLength !== undefined && { declaredSize: declaredLength }),
+      ...(parsed.degraded && { degraded: true }),
+      sources: [{ index: citation, kind: 'web', title: boundedSnippet(title, 300), url: finalUrl, snippet: boundedSnippet(parsed.content) }],
+    },
+  };
+}
+
+/** A 2xx text body read through the guarded path, before any parse mode is applied. */
+export type FetchedText = {
+  ok: true;
+  /** Where the body came from after redirects. */
+  finalUrl: string;
+  statusCode: number;
+  contentType: string;
+  /** Bytes read (at most `maxResponseSize`). */
+  bytes: number;
+  /** The body was longer than `maxResponseSize` and the rest was never read. */
+  truncated: boolean;
+  redirects: number;
+  declaredLength: number | undefined;
+  /** The body decoded with its declared charset. */
+  text: string;
+  durationMs: () => number;
+};
+
+/**
+ * The guarded request behind the fetch tool and every other page fetch (knowledge pages, pages
+ * attached in the chat): domain lists and SSRF checks on every hop, a connect-time address check,
+ * manual redirects, a streaming size cap and a timeout; binary bodies are refused. A failure is a
+ * ToolResult whose `error` says why (never thrown).
+ */
+export async function fetchText(input: FetchInput, config: FetchConfig, options: FetchUrlOptions): Promise<FetchedText | { ok: false; result: ToolResult }> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let method: HttpMethod = input.method ?? config.defaultMethod;
@@ -58,11 +123,12 @@ export async function fetchUrl(input: FetchInput, config: FetchConfig, options: 
   if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
   let currentUrl = input.url;
   let redirects = 0;
-  const fail = (error: string, extra: Record<string, unknown> = {}): ToolResult => ({
+  const failure = (error: string, extra: Record<string, unknown> = {}): ToolResult => ({
     success: false,
     error,
     metadata: { durationMs: elapsed(), url: input.url, finalUrl: currentUrl, redirects, ...extra },
   });
+  const fail = (error: string, extra: Record<string, unknown> = {}) => ({ ok: false as const, result: failure(error, extra) });
 
   if (body !== undefined && (method === 'GET' || method === 'HEAD')) {
     return fail(`A request body cannot be sent with ${method}; use POST, PUT or PATCH.`);
@@ -164,35 +230,21 @@ export async function fetchUrl(input: FetchInput, config: FetchConfig, options: 
         });
       }
 
-      const parsed = await parseBody(decodeText(capped.bytes, contentType), contentType, config.parseMode);
       return {
-        success: true,
-        data: fenceUntrustedContent({
-          finalUrl: currentUrl,
-          statusCode,
-          contentType,
-          bytes: capped.bytes.length,
-          truncated,
-          format: parsed.format,
-          note: parsed.note,
-          content: parsed.content,
-        }),
-        metadata: {
-          durationMs: elapsed(),
-          statusCode,
-          responseSize: capped.bytes.length,
-          finalUrl: currentUrl,
-          truncated,
-          contentType,
-          redirects,
-          format: parsed.format,
-          ...(Number.isFinite(declaredLength) && { declaredSize: declaredLength }),
-          ...(parsed.degraded && { degraded: true }),
-        },
+        ok: true,
+        finalUrl: currentUrl,
+        statusCode,
+        contentType,
+        bytes: capped.bytes.length,
+        truncated,
+        redirects,
+        declaredLength: Number.isFinite(declaredLength) ? declaredLength : undefined,
+        text: decodeText(capped.bytes, contentType),
+        durationMs: elapsed,
       };
     }
   } catch (error) {
-    return describeFailure(error, { timedOut: timeoutController.signal.aborted, cancelled: options.signal.aborted, timeout: config.timeout, fail });
+    return { ok: false, result: describeFailure(error, { timedOut: timeoutController.signal.aborted, cancelled: options.signal.aborted, timeout: config.timeout, fail: failure }) };
   } finally {
     clearTimeout(timer);
     await agent.destroy().catch(() => {});

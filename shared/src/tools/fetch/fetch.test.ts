@@ -133,6 +133,20 @@ describe('fetch tool: parse modes', () => {
     expect(result.metadata.durationMs).toBeGreaterThanOrEqual(0);
   });
 
+  it("is one source of the answer: its title, address and start, numbered as the run's numbering says", async () => {
+    const server = await serve((_request, response) => {
+      response.setHeader('content-type', 'text/html; charset=utf-8');
+      response.end(PAGE);
+    });
+    const alone = await run({ url: `${server.origin}/page` });
+    expect(alone.metadata.sources).toEqual([{ index: 1, kind: 'web', title: 'Test page', url: `${server.origin}/page`, snippet: expect.stringContaining("# Hello Some **bold** text") }]);
+    expect(String(alone.data)).toContain('source: [1] (cite what you use from this page as [1]');
+
+    const inRun = await run({ url: `${server.origin}/page` }, {}, { sources: { reserve: (count) => (count === 1 ? 6 : -1) } });
+    expect(inRun.metadata.sources).toMatchObject([{ index: 6, title: 'Test page' }]);
+    expect(String(inRun.data)).toContain('source: [6] (cite what you use from this page as [6]');
+  });
+
   it('returns non-HTML text unchanged in markdown mode', async () => {
     const server = await serve((_request, response) => {
       response.setHeader('content-type', 'text/plain');

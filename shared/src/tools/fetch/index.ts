@@ -57,6 +57,7 @@ export const fetchToolType = defineToolType({
       // Identical on every attempt of one call, so a server that honours it applies a retried POST once.
       idempotencyKey: context.effect === 'non-idempotent' ? (context.idempotencyKey ?? undefined) : undefined,
       resolve: typeof resolve === 'function' ? (resolve as ResolveHostname) : undefined,
+      sources: context.sources,
     });
   },
   warm: warmMarkdownThreads,

@@ -1,3 +1,4 @@
+import { boundedSnippet, type AnswerSource } from '../../events/sources';
 import { fenceToolContent } from '../fetch/fence-untrusted-content';
 import type { SearchHit } from './search-provider';
 
@@ -47,11 +48,11 @@ function linkTarget(url: string): string {
   return url.replace(/\(/g, '%28').replace(/\)/g, '%29').replace(/ /g, '%20');
 }
 
-/** The results as a numbered Markdown list: linked title, date when given, snippet. */
-export function resultsMarkdown(hits: SearchHit[]): string {
+/** The results numbered from `first` as the answer cites them (`[4]`): linked title, date when given, snippet. */
+export function resultsMarkdown(hits: SearchHit[], first = 1): string {
   return hits
     .map((hit, index) => {
-      const lines = [`${index + 1}. [${linkLabel(hit.title)}](${linkTarget(hit.url)})`, `   ${hit.url}`];
+      const lines = [`[${first + index}] [${linkLabel(hit.title)}](${linkTarget(hit.url)})`, `   ${hit.url}`];
       if (hit.published) lines.push(`   Published: ${hit.published}`);
       if (hit.snippet) lines.push(`   ${hit.snippet}`);
       return lines.join('\n');
@@ -63,11 +64,20 @@ export function resultsMarkdown(hits: SearchHit[]): string {
  * What the model reads: a header naming the provider and query, then the results fenced as untrusted
  * third-party text (fenceToolContent), since titles and snippets are written by whoever owns the pages.
  */
-export function fenceSearchResults(details: { providerLabel: string; query: string; hits: SearchHit[]; note?: string }): string {
-  const content = details.hits.length > 0 ? resultsMarkdown(details.hits) : `No results.${details.note ? ` ${details.note}` : ''}`;
+export function fenceSearchResults(details: { providerLabel: string; query: string; hits: SearchHit[]; note?: string; first?: number }): string {
+  const content = details.hits.length > 0 ? resultsMarkdown(details.hits, details.first) : `No results.${details.note ? ` ${details.note}` : ''}`;
   return fenceToolContent({
     source: `a web search (${details.providerLabel})`,
-    header: { query: details.query.replace(/\s+/g, ' '), results: details.hits.length },
+    header: {
+      query: details.query.replace(/\s+/g, ' '),
+      results: details.hits.length,
+      ...(details.hits.length > 0 && { citing: 'cite a result you use by its number in square brackets right after the claim, e.g. [1]; do not invent numbers' }),
+    },
     content,
   });
+}
+
+/** The results as the answer's sources (the tool output's `metadata.sources`), numbered from `first` like the text. */
+export function resultSources(hits: SearchHit[], first = 1): AnswerSource[] {
+  return hits.map((hit, index) => ({ index: first + index, kind: 'web', title: boundedSnippet(hit.title, 300), url: hit.url, snippet: boundedSnippet(hit.snippet) }));
 }

@@ -3,7 +3,8 @@ import type { ToolResult } from '../define-tool-type';
 import type { ResolveHostname } from '../fetch/assert-safe-url';
 import { mediaTypeOf } from '../fetch/read-body';
 import { maskSecret } from '../mask-secret';
-import { cleanHits, fenceSearchResults } from './format-results';
+import type { SourceNumbering } from '../../events/sources';
+import { cleanHits, fenceSearchResults, resultSources } from './format-results';
 import { SEARCH_PROVIDER_MODULES } from './providers';
 import { MAX_ANSWER_BYTES, sendSearchRequest } from './send-search-request';
 import { DEFAULT_BASE_URLS, type WebSearchConfig, type WebSearchInput } from './web-search-schemas';
@@ -16,6 +17,8 @@ export type SearchWebOptions = {
   allowPrivateNetworks: boolean;
   apiKey: string | undefined;
   resolve?: ResolveHostname;
+  /** The run's citation numbers (ToolContext.sources); from 1 without. */
+  sources?: SourceNumbering;
 };
 
 /** The address searches go to: the configured baseUrl, or the hosted provider's official endpoint. */
@@ -73,7 +76,12 @@ export async function searchWeb(input: WebSearchInput, config: WebSearchConfig, 
   if ('unexpected' in read) return result(false, { error: `The search provider's answer has an unexpected shape: ${read.unexpected}. Check the tool's provider and baseUrl.` }, { statusCode: status });
 
   const hits = cleanHits(read.hits, count);
-  return result(true, { data: fenceSearchResults({ providerLabel: provider.label, query: input.query, hits, note: read.note }) }, { statusCode: status, resultCount: hits.length });
+  const first = hits.length > 0 ? (options.sources?.reserve(hits.length) ?? 1) : 1;
+  return result(
+    true,
+    { data: fenceSearchResults({ providerLabel: provider.label, query: input.query, hits, note: read.note, first }) },
+    { statusCode: status, resultCount: hits.length, ...(hits.length > 0 && { sources: resultSources(hits, first) }) },
+  );
 }
 
 /** A provider's error body, trimmed to one short line. */

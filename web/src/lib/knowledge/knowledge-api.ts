@@ -34,6 +34,16 @@ export function uploadKnowledgeFile(id: string, file: File): Promise<KnowledgeFi
   return apiFetch(`/api/knowledge/${segment(id)}/files`, { method: 'POST', body });
 }
 
+/** Adds web pages (one file each, fetched and processed on the server). */
+export async function addKnowledgePages(id: string, urls: string[]): Promise<KnowledgeFile[]> {
+  return (await apiFetch<{ items: KnowledgeFile[] }>(`/api/knowledge/${segment(id)}/pages`, { method: 'POST', json: { urls } })).items;
+}
+
+/** Fetches a web page's file again and processes it. */
+export async function refetchKnowledgePage(id: string, fileId: string): Promise<void> {
+  await apiFetch(`/api/knowledge/${segment(id)}/files/${segment(fileId)}/refetch`, { method: 'POST' });
+}
+
 export async function deleteKnowledgeFile(id: string, fileId: string): Promise<void> {
   await apiFetch(`/api/knowledge/${segment(id)}/files/${segment(fileId)}`, { method: 'DELETE' });
 }
