@@ -67,7 +67,7 @@ describe('queues', () => {
   it('counts waiting jobs, and runs parked for approval apart from other delayed jobs', async () => {
     const before = (await (await get('/api/admin/queues')).json()).items as { name: string; counts: Record<string, number> }[];
     const chatBefore = before.find((queue) => queue.name === 'chat-turns')!;
-    expect(before.map((queue) => queue.name).sort()).toEqual(['chat-turns', 'knowledge-ingestions', 'schedule-fires', 'tool-executions', 'webhook-deliveries']);
+    expect(before.map((queue) => queue.name).sort()).toEqual(['account-emails', 'chat-turns', 'knowledge-ingestions', 'schedule-fires', 'tool-executions', 'webhook-deliveries']);
 
     const waiting = await insertRun({ userId: user.user.id });
     await t.queues.chatTurns.add('chat-turn', { runId: waiting.id }, { jobId: waiting.id });
@@ -169,7 +169,7 @@ describe('failed jobs, throughput and workers', () => {
     const response = await get('/api/admin/overview?minutes=10&failedLimit=5');
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(body.queues).toHaveLength(5);
+    expect(body.queues).toHaveLength(6);
     expect(body.throughput.items[0].completed).toHaveLength(10);
     expect(body.workers).toHaveProperty('items');
     expect(body.failedJobs).toHaveProperty('items');

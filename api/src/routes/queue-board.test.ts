@@ -45,7 +45,7 @@ describe('bull-board at /admin/queues', () => {
     const api = await t.app.request('/admin/queues/api/queues?activeQueue=chat-turns&status=latest&page=1', { headers: admin.headers });
     expect(api.status).toBe(200);
     const { queues } = await api.json();
-    expect(queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['chat-turns', 'knowledge-ingestions', 'schedule-fires', 'tool-executions', 'webhook-deliveries']);
+    expect(queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['account-emails', 'chat-turns', 'knowledge-ingestions', 'schedule-fires', 'tool-executions', 'webhook-deliveries']);
     // Deep links into the board load the page too.
     expect((await t.app.request('/admin/queues/queue/chat-turns', { headers: admin.headers })).status).toBe(200);
     const slash = await t.app.request('/admin/queues/', { headers: admin.headers });
