@@ -74,7 +74,7 @@ describe('operations across real API and worker processes', () => {
     await expect.poll(async () => (await (await fetch(`${stack.apiUrl}/api/ready`)).json()).workers, { timeout: 10_000 }).toMatchObject({ ok: true, count: 1 });
     const { items } = (await admin.get('/api/admin/workers')).body;
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ pid: stack.workers[0]!.child.pid, concurrency: 8, queues: ['chat-turns', 'tool-executions', 'schedule-fires', 'webhook-deliveries', 'knowledge-ingestions'] });
+    expect(items[0]).toMatchObject({ pid: stack.workers[0]!.child.pid, concurrency: 8, queues: ['chat-turns', 'tool-executions', 'schedule-fires', 'webhook-deliveries', 'knowledge-ingestions', 'account-emails'] });
   });
 
   it('a chat run with a tool call gets a step timeline: model latency, tokens, the tool call with its duration and status', async () => {
