@@ -18,6 +18,7 @@ import { authRoutes } from './routes/auth';
 import { adminBannerRoutes, bannerRoutes } from './routes/banners';
 import { oidcRoutes } from './routes/oidc';
 import { signUpRoutes } from './routes/sign-up';
+import { accountEmailRoutes } from './routes/account-email';
 import { docsRoutes } from './routes/docs';
 import { documentRoutes } from './routes/documents';
 import { healthRoutes } from './routes/health';
@@ -55,6 +56,7 @@ function apiRoutes() {
     .route('/auth', authRoutes)
     .route('/auth', oidcRoutes)
     .route('/auth', signUpRoutes)
+    .route('/auth', accountEmailRoutes)
     .route('/users', userRoutes)
     .route('/groups', groupRoutes)
     .route('/tool-types', toolTypeRoutes)

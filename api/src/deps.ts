@@ -47,6 +47,12 @@ export type AppDeps = {
     loginThrottle?: LoginThrottleOptions;
     /** SIGNUP and SIGNUP_EMAIL_DOMAINS (routes/sign-up.ts); absent: no sign-ups. `rateLimit` per client address, default in the route. */
     signUp?: { mode: 'open' | 'approval'; emailDomains: string[]; rateLimit?: RateLimit };
+    /**
+     * SMTP_* configured (services/email; the workers send): "Forgot password?" and, with
+     * `verifySignUps` (SIGNUP_VERIFY_EMAIL), sign-ups confirm their email before signing in. Absent: no
+     * email at all. `rateLimits` per email address and per client, defaults in routes/account-email.ts.
+     */
+    email?: { verifySignUps: boolean; rateLimits?: { perAddress?: RateLimit; perClient?: RateLimit } };
     /** Transcriptions (dictation) allowed per user in a window; default in routes/transcriptions.ts. */
     transcriptionRateLimit?: RateLimit;
     /** Web pages a user may have fetched (attached in a chat or added to a knowledge base), each page one use; default in routes/web-pages.ts. */

@@ -4,7 +4,7 @@ import type { Logger } from '@agentq/shared/logger';
 import { createJobWaiter, createQueues } from '@agentq/shared/queues';
 import { checkEvictionPolicy, createApiRedis, createSubscriberRedis, keyPrefixFor } from '@agentq/shared/redis';
 import { RunEventHub } from '@agentq/shared/run-stream';
-import { createOidcProvider, ensureAdmin, ensureDefaultAgent, oidcSettingsFromEnv, seedModelFromEnv, startConfigCache } from '@agentq/shared/services';
+import { createOidcProvider, describeSmtp, ensureAdmin, ensureDefaultAgent, oidcSettingsFromEnv, seedModelFromEnv, smtpSettingsFromEnv, startConfigCache } from '@agentq/shared/services';
 import { createApp } from './app';
 import { startApprovalSweeper } from './approval-sweeper';
 import { trustedProxies } from './security/client-address';
@@ -47,6 +47,8 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
   if (defaultAgent.created) logger.info({ agentId: defaultAgent.agent.id }, 'default agent created');
   const oidcSettings = oidcSettingsFromEnv(env);
   if (oidcSettings) logger.info({ issuer: oidcSettings.issuer.href, redirectUri: oidcSettings.redirectUri }, 'single sign-on (OpenID Connect) is on');
+  const smtp = smtpSettingsFromEnv(env);
+  if (smtp) logger.info({ smtp: describeSmtp(smtp), verifySignUps: env.SIGNUP_VERIFY_EMAIL }, 'email is on: password reset links (and sign-up verification) go out through SMTP');
   const app = createApp({
     db,
     redis,
@@ -67,6 +69,7 @@ export async function createApiRuntime(options: { env: Env; db: Database; redisU
       publicOrigin: env.PUBLIC_ORIGIN,
       trustedProxies: trustedProxies(env.TRUSTED_PROXIES),
       signUp: env.SIGNUP === 'off' ? undefined : { mode: env.SIGNUP, emailDomains: env.SIGNUP_EMAIL_DOMAINS },
+      email: smtp && { verifySignUps: env.SIGNUP_VERIFY_EMAIL },
     },
   });
   const sweeper = startApprovalSweeper(db, queues, logger);

@@ -9,7 +9,7 @@ import { createApiRuntime } from '@agentq/api/runtime';
 import { createDb, databaseOptionsFromEnv } from '@agentq/shared/db';
 import type { Env } from '@agentq/shared/env';
 import type { Logger } from '@agentq/shared/logger';
-import { countUsers, createUser, seedModelFromEnv } from '@agentq/shared/services';
+import { countUsers, createUser, seedModelFromEnv, smtpSettingsFromEnv } from '@agentq/shared/services';
 import { startWorkerRuntime } from '@agentq/worker/runtime';
 import { startDemoModel } from './demo-model';
 import { ensureStarterTools } from './starter-tools';
@@ -104,6 +104,7 @@ export async function startAllInOne(options: { env: Env; logger: Logger; repoRoo
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
     // API and workers share this process's pool: opening it once serves both.
     warmDatabase: database.warm,
+    smtp: smtpSettingsFromEnv(env),
   });
   cleanups.unshift(async () => {
     await workers.close(env.WORKER_SHUTDOWN_DEADLINE_MS);

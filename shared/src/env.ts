@@ -134,10 +134,31 @@ export const envSchema = z.object({
   SIGNUP: z.enum(['off', 'open', 'approval']).default('off'),
   /** With SIGNUP on: only emails in these domains may sign up; unset = any. */
   SIGNUP_EMAIL_DOMAINS: emailDomains('SIGNUP_EMAIL_DOMAINS'),
+  /**
+   * Outgoing email (services/email): "Forgot password?" links and sign-up verification. Either
+   * SMTP_URL (`smtp://user:pass@host:587`, `smtps://…:465`) or SMTP_HOST with SMTP_PORT, SMTP_USER,
+   * SMTP_PASSWORD, SMTP_SECURE (TLS from the first byte; otherwise STARTTLS when offered). Unset: no email.
+   */
+  SMTP_URL: z.string().url().refine((value) => /^smtps?:$/.test(new URL(value).protocol), 'SMTP_URL must start with smtp:// or smtps://').optional(),
+  SMTP_HOST: z.string().trim().min(1).optional(),
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  SMTP_USER: z.string().min(1).optional(),
+  SMTP_PASSWORD: z.string().min(1).optional(),
+  SMTP_SECURE: booleanFlag,
+  /** The sender of every email, `agentq <noreply@example.com>` or a bare address; required with SMTP. */
+  SMTP_FROM: z.string().trim().min(3).max(320).optional(),
+  /** With SIGNUP on and SMTP set: a new account signs in only after following the link mailed to it. */
+  SIGNUP_VERIFY_EMAIL: booleanFlag,
   /** Tests only: lets the OpenID client speak plain http to a loopback issuer (refused for any other). */
   OIDC_ALLOW_INSECURE_HTTP: booleanFlag,
 }).superRefine(function checkOidcSettings(env, context) {
   const problem = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
+  const smtp = Boolean(env.SMTP_URL || env.SMTP_HOST);
+  if (env.SMTP_URL && env.SMTP_HOST) problem('SMTP_HOST', 'Set SMTP_URL or SMTP_HOST, not both');
+  if (smtp && !env.SMTP_FROM) problem('SMTP_FROM', 'SMTP_FROM is required with SMTP_URL/SMTP_HOST: the sender address of every email, e.g. agentq <noreply@example.com>');
+  if (smtp && !env.PUBLIC_ORIGIN) problem('PUBLIC_ORIGIN', 'PUBLIC_ORIGIN is required with SMTP_URL/SMTP_HOST: emailed links point at it');
+  if (!smtp && env.SMTP_FROM) problem('SMTP_FROM', 'SMTP_FROM is set but no SMTP server is: set SMTP_URL (smtp://user:pass@host:587) or SMTP_HOST');
+  if (env.SIGNUP_VERIFY_EMAIL && !smtp) problem('SIGNUP_VERIFY_EMAIL', 'SIGNUP_VERIFY_EMAIL needs email: set SMTP_URL (or SMTP_HOST) and SMTP_FROM too');
   if (!env.OIDC_ISSUER) {
     for (const key of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) if (env[key]) problem(key, `${key} is set but OIDC_ISSUER is not: set the provider's issuer URL too, or remove ${key}`);
     return;

@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   knowledgeBase: 'kb',
   knowledgeFile: 'kbf',
   banner: 'bnr',
+  emailToken: 'emt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -2,6 +2,7 @@ import { createDb, databaseOptionsFromEnv } from '@agentq/shared/db';
 import { getEnvOrExit } from '@agentq/shared/env';
 import { createLogger, guardProcess } from '@agentq/shared/logger';
 import { checkEvictionPolicy, createWorkerRedis, keyPrefixFor, redisTargetFromEnv } from '@agentq/shared/redis';
+import { smtpSettingsFromEnv } from '@agentq/shared/services';
 import { startWorkerRuntime } from './runtime';
 
 /** Production worker process: any number of these share the queues. */
@@ -29,6 +30,7 @@ async function main() {
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     stalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS,
     warmDatabase: database.warm,
+    smtp: smtpSettingsFromEnv(env),
   });
   const starting = performance.now();
   void runtime.ready.then(() => logger.info({ ms: Math.round(performance.now() - starting) }, 'worker warm: config loaded, tool sandboxes running, database pool open'));

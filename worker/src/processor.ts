@@ -1,5 +1,6 @@
 import type { Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
+import type { EmailSender } from '@agentq/shared/services';
 import type { JobName, JobPayload, QueueKey, Queues } from '@agentq/shared/queues';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -15,6 +16,8 @@ export type WorkerDeps = {
   allowPrivateNetworks: boolean;
   /** Cancel signals for the runs this process holds. */
   control: RunControl;
+  /** SMTP_* (services/email): sends account emails; absent when no SMTP server is configured. */
+  email?: EmailSender;
   config: {
     /** Queue and run-stream key prefix. */
     prefix: string;

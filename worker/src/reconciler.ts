@@ -2,7 +2,7 @@ import { approvals, runs, type Database } from '@agentq/shared/db';
 import type { Logger } from '@agentq/shared/logger';
 import { ACTIVE_RUN_STATUSES } from '@agentq/shared/db';
 import { addMissedFire, enqueueRunJob, findRunJob, listScheduleJobs, removeScheduleJob, runsWithLiveJobs, upsertScheduleJob, wakeRunJob, type Queues } from '@agentq/shared/queues';
-import { deleteExpiredSessions, deleteIdleTemporaryChats, deleteUnsentUploads, listEnabledSchedules, missedFire, runsReadyToWake, setRunJobId } from '@agentq/shared/services';
+import { deleteDeadEmailTokens, deleteExpiredSessions, deleteIdleTemporaryChats, deleteUnsentUploads, listEnabledSchedules, missedFire, runsReadyToWake, setRunJobId } from '@agentq/shared/services';
 import { and, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import { RUN_LEASE_MS } from './run-lease';
@@ -11,7 +11,7 @@ import { RUN_LEASE_MS } from './run-lease';
 const GRACE_MS = 5_000;
 /** How often parked runs whose approvals are all decided are woken (the API wakes them at once unless Redis was down). */
 export const WAKE_INTERVAL_MS = 2_000;
-/** How often uploads no message carried for a day (deleteUnsentUploads), temporary chats unused for a day (deleteIdleTemporaryChats) and expired browser sessions (deleteExpiredSessions) are deleted. */
+/** How often uploads no message carried for a day (deleteUnsentUploads), temporary chats unused for a day (deleteIdleTemporaryChats), expired browser sessions (deleteExpiredSessions) and used or expired emailed links (deleteDeadEmailTokens) are deleted. */
 export const UPLOAD_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
@@ -150,6 +150,8 @@ export function startReconciler(
         if (chats > 0) logger.info({ chats }, 'deleted temporary chats unused for a day');
         const signIns = await deleteExpiredSessions(db);
         if (signIns > 0) logger.info({ sessions: signIns }, 'deleted expired browser sessions');
+        const links = await deleteDeadEmailTokens(db);
+        if (links > 0) logger.info({ emailTokens: links }, 'deleted used or expired emailed links');
       }
       await wakeDecidedRuns(db, queues, logger);
     } catch (error) {

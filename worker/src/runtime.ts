@@ -3,7 +3,7 @@ import type { Logger } from '@agentq/shared/logger';
 import { createQueues, defineJobOutcomeCommands, startWorkerHeartbeat } from '@agentq/shared/queues';
 import { createWorkerRedis } from '@agentq/shared/redis';
 import { defineRunStreamCommands } from '@agentq/shared/run-stream';
-import { loadAgentConfig, startConfigCache, WorkerStoppingError } from '@agentq/shared/services';
+import { createEmailSender, loadAgentConfig, startConfigCache, WorkerStoppingError, type SmtpSettings } from '@agentq/shared/services';
 import { disposeToolTypes, warmToolTypes } from '@agentq/shared/tools';
 import { RunControl } from './agent/run-control';
 import type { WorkerDeps } from './processor';
@@ -28,6 +28,8 @@ export type WorkerRuntimeOptions = {
   stalledIntervalMs?: number;
   /** Opens the database pool's connections (DbHandle.warm), part of the warm-up. */
   warmDatabase?: () => Promise<void>;
+  /** SMTP_* (smtpSettingsFromEnv): where account emails go; absent: none are sent. */
+  smtp?: SmtpSettings;
 };
 
 /** Connections, cancel control and one Worker per catalog queue: what a worker process runs. */
@@ -68,6 +70,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
     logger: options.logger,
     allowPrivateNetworks: options.allowPrivateNetworks,
     control: new RunControl(subscriber, options.prefix),
+    email: options.smtp && createEmailSender(options.smtp),
     config: { prefix: options.prefix, appSecret: options.appSecret, approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000, modelStallTimeoutMs: options.modelStallTimeoutMs, mcpStdioCommands: options.mcpStdioCommands ?? [] },
   };
   const pool = startWorkers(processors, deps, {
@@ -88,6 +91,7 @@ export function startWorkerRuntime(options: WorkerRuntimeOptions): {
       await heartbeat.stop();
       const outcome = await pool.close(deadlineMs, { onDeadline: () => deps.control.abortAll(new WorkerStoppingError()) });
       await deps.control.close();
+      deps.email?.close();
       await warmed;
       await disposeToolTypes();
       await (await configCache).close();

@@ -36,6 +36,7 @@ describe('worker pool', () => {
       scheduleFires: { 'schedule-fire': async () => ({}) },
       webhookDeliveries: { 'webhook-delivery': async () => ({}) },
       knowledgeIngestions: { 'knowledge-ingestion': async () => ({}) },
+      accountEmails: { 'account-email': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
     const events = new QueueEvents(queueCatalog.toolExecutions.name, { connection: createWorkerRedis(testRedisUrl()), prefix });
@@ -73,6 +74,7 @@ describe('worker pool', () => {
       scheduleFires: { 'schedule-fire': async () => ({}) },
       webhookDeliveries: { 'webhook-delivery': async () => ({}) },
       knowledgeIngestions: { 'knowledge-ingestion': async () => ({}) },
+      accountEmails: { 'account-email': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 2 });
     try {
@@ -115,6 +117,7 @@ describe('shutdown deadline', () => {
       scheduleFires: { 'schedule-fire': async () => ({}) },
       webhookDeliveries: { 'webhook-delivery': async () => ({}) },
       knowledgeIngestions: { 'knowledge-ingestion': async () => ({}) },
+      accountEmails: { 'account-email': async () => ({}) },
     } satisfies ProcessorMap;
     const pool = startWorkers(processors, testDeps(database.db, redis, queues, prefix), { connection: redis, prefix, concurrency: 1 });
     try {

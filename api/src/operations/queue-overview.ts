@@ -3,7 +3,7 @@ import { queueCatalog, type QueueKey, type Queues } from '@agentq/shared/queues'
 import { count, eq } from 'drizzle-orm';
 
 /** Which run kind each queue's jobs belong to (a job id is its run id); schedule fires and webhook deliveries are no run's and never park. */
-const RUN_KIND_OF_QUEUE = { chatTurns: 'chat', toolExecutions: 'tool', scheduleFires: null, webhookDeliveries: null, knowledgeIngestions: null } as const satisfies { [K in QueueKey]: 'chat' | 'tool' | null };
+const RUN_KIND_OF_QUEUE = { chatTurns: 'chat', toolExecutions: 'tool', scheduleFires: null, webhookDeliveries: null, knowledgeIngestions: null, accountEmails: null } as const satisfies { [K in QueueKey]: 'chat' | 'tool' | null };
 
 /** Job states as operators read them; together they partition a queue's jobs. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'parked', 'failed', 'completed', 'prioritized', 'waiting-children'] as const;

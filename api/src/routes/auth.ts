@@ -71,6 +71,11 @@ export const authRoutes = new Hono<AppEnv>()
       await recordAudit(c.get('db'), { actorUserId: null, action: 'auth.sign-in-failed', targetType: 'email', targetId: email.toLowerCase(), details: { clientAddress: address } });
       throw new ApiError(401, 'invalid_credentials', 'Email or password is incorrect');
     }
+    if (!user.emailVerified && c.get('config').email?.verifySignUps) {
+      // The password was right: the person learns what to do (follow the emailed link, or ask for another).
+      await attempt.succeeded();
+      throw new ApiError(403, 'email_unverified', 'Confirm your email first: follow the link we emailed you, or ask for a new one');
+    }
     if (user.awaitingApproval) {
       // The password was right: not a failed attempt, and the person learns why they wait.
       await attempt.succeeded();

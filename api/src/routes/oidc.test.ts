@@ -114,10 +114,10 @@ const passwordLogin = (app: TestApp, email: string, password: string) =>
 
 describe('single sign-on (OpenID Connect)', () => {
   it('tells the login page about the provider; an app without SSO says null', async () => {
-    expect(await (await t.app.request('/api/auth/providers')).json()).toEqual({ oidc: { displayName: 'Test IdP', startPath: '/api/auth/oidc/start' }, signUp: null });
+    expect(await (await t.app.request('/api/auth/providers')).json()).toEqual({ oidc: { displayName: 'Test IdP', startPath: '/api/auth/oidc/start' }, signUp: null, passwordReset: false, emailVerification: false });
     const plain = await createTestApp();
     try {
-      expect(await (await plain.app.request('/api/auth/providers')).json()).toEqual({ oidc: null, signUp: null });
+      expect(await (await plain.app.request('/api/auth/providers')).json()).toEqual({ oidc: null, signUp: null, passwordReset: false, emailVerification: false });
       const start = await plain.app.request('/api/auth/oidc/start');
       expect(start.headers.get('location')).toBe('/login?sso_error=not_configured');
     } finally {
@@ -170,11 +170,12 @@ describe('single sign-on (OpenID Connect)', () => {
   it('links an existing password account with the same verified email; its password keeps working, and no TOTP is asked', async () => {
     const account = await t.signUp('user');
     // Two-factor is on for password sign-ins; SSO leaves MFA to the provider.
-    await t.db.update(users).set({ twoFactorEnabledAt: new Date() }).where(eq(users.id, account.user.id));
+    // And it had not confirmed its email (a sign-up under SIGNUP_VERIFY_EMAIL): the provider's verified email confirms it.
+    await t.db.update(users).set({ twoFactorEnabledAt: new Date(), emailVerifiedAt: null }).where(eq(users.id, account.user.id));
     const who = person({ email: account.email.toUpperCase() });
     const { session, location } = await signIn({ claims: who });
     expect(location).toBe('/chat');
-    expect(await me(t, session)).toMatchObject({ id: account.user.id, hasPassword: true });
+    expect(await me(t, session)).toMatchObject({ id: account.user.id, hasPassword: true, emailVerified: true });
     expect((await lastAudit(t, 'auth.sign-in', account.user.id))?.details).toMatchObject({ method: 'oidc', linked: true });
     const [link] = await t.db.select().from(userIdentities).where(eq(userIdentities.subject, who.sub));
     expect(link?.userId).toBe(account.user.id);

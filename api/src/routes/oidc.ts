@@ -36,10 +36,10 @@ const OAUTH_ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 export const oidcRoutes = new Hono<AppEnv>()
   .get(
     '/providers',
-    describeRoute({ tags: ['auth'], summary: 'The ways to sign in besides a password, for the sign-in page: `{ oidc: { displayName, startPath } | null, signUp: "open" | "approval" | null }`' }),
+    describeRoute({ tags: ['auth'], summary: 'The ways to sign in besides a password, for the sign-in page: `{ oidc: { displayName, startPath } | null, signUp: "open" | "approval" | null, passwordReset, emailVerification }`' }),
     (c) => {
       const sso = c.get('oidc');
-      const view: SignInProvidersView = { oidc: sso ? { displayName: sso.settings.displayName, startPath: OIDC_START_PATH } : null, signUp: c.get('config').signUp?.mode ?? null };
+      const view: SignInProvidersView = { oidc: sso ? { displayName: sso.settings.displayName, startPath: OIDC_START_PATH } : null, signUp: c.get('config').signUp?.mode ?? null, passwordReset: Boolean(c.get('config').email), emailVerification: Boolean(c.get('config').email?.verifySignUps && c.get('config').signUp) };
       return c.json(view);
     },
   )

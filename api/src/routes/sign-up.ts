@@ -1,3 +1,4 @@
+import { enqueue } from '@agentq/shared/queues';
 import { inEmailDomains, signUpInputSchema, signUpUser } from '@agentq/shared/services';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
@@ -20,7 +21,7 @@ export const signUpRoutes = new Hono<AppEnv>().post(
   '/sign-up',
   describeRoute({
     tags: ['auth'],
-    summary: 'Make your own account (when SIGNUP allows it): 201 signed in, or 202 waiting for an admin\'s approval',
+    summary: 'Make your own account (when SIGNUP allows it): 201 signed in, or 202 waiting for an admin\'s approval or for the person to follow the emailed verification link (`awaitingEmailVerification`)',
     description:
       '403 `sign_up_disabled` when the server does not take sign-ups; 400 with the issues for bad input or an email outside SIGNUP_EMAIL_DOMAINS; 409 for an email that has an account; 429 with Retry-After past 5 sign-ups an hour from one address.',
   }),
@@ -39,10 +40,16 @@ export const signUpRoutes = new Hono<AppEnv>().post(
       throw new ApiError(429, 'rate_limited', 'Too many sign-ups from your network: try again later');
     }
     const awaitingApproval = policy.mode === 'approval';
-    const user = await signUpUser(c.get('db'), input, { awaitingApproval });
-    c.get('logger').info({ requestId: c.get('requestId'), userId: user.id, clientAddress: address, awaitingApproval }, 'signed up');
-    if (awaitingApproval) return c.json({ user, awaitingApproval: true }, 202);
+    const verifyEmail = c.get('config').email?.verifySignUps ?? false;
+    const user = await signUpUser(c.get('db'), input, { awaitingApproval, verifyEmail });
+    c.get('logger').info({ requestId: c.get('requestId'), userId: user.id, clientAddress: address, awaitingApproval, verifyEmail }, 'signed up');
+    if (verifyEmail) {
+      // The link goes out from a worker; the person signs in once they follow it.
+      await enqueue(c.get('queues'), 'accountEmails', 'account-email', { purpose: 'email-verification', email: user.email });
+      return c.json({ user, awaitingApproval, awaitingEmailVerification: true }, 202);
+    }
+    if (awaitingApproval) return c.json({ user, awaitingApproval: true, awaitingEmailVerification: false }, 202);
     await startBrowserSession(c, user.id);
-    return c.json({ user, awaitingApproval: false }, 201);
+    return c.json({ user, awaitingApproval: false, awaitingEmailVerification: false }, 201);
   },
 );

@@ -32,4 +32,8 @@ export type SignInProvidersView = {
   oidc: { displayName: string; startPath: string } | null;
   /** Whether people may make their own account (SIGNUP): at once, after an admin's approval, or not (null). */
   signUp: 'open' | 'approval' | null;
+  /** The server sends email (SMTP): the sign-in page offers "Forgot password?". */
+  passwordReset: boolean;
+  /** New accounts confirm their email before signing in (SIGNUP_VERIFY_EMAIL). */
+  emailVerification: boolean;
 };

@@ -26,7 +26,7 @@ export type CreateUserInput = z.infer<typeof createUserInputSchema>;
 export const signUpInputSchema = createUserInputSchema.omit({ role: true });
 export type SignUpInput = z.infer<typeof signUpInputSchema>;
 
-/** PATCH /api/users/:id (admins): name, role, a new password, disabling the account, or approving a sign-up. */
+/** PATCH /api/users/:id (admins): name, role, a new password, disabling the account, approving a sign-up or marking its email verified. */
 // Spelled out, not createUserInputSchema.partial(): zod keeps `role`'s default inside .partial(), so
 // every other change (a password reset, disabling) would also make an admin a user.
 export const updateUserInputSchema = z.object({
@@ -35,6 +35,8 @@ export const updateUserInputSchema = z.object({
   role: z.enum(USER_ROLES).optional(),
   disabled: z.boolean().optional(),
   approved: z.literal(true, 'Send approved: true to approve a sign-up').optional(),
+  /** Marks a sign-up's email verified by hand (it can sign in without following the emailed link). */
+  emailVerified: z.literal(true, 'Send emailVerified: true to mark the email verified').optional(),
 });
 export type UpdateUserInput = z.infer<typeof updateUserInputSchema>;
 
@@ -87,8 +89,26 @@ export type UserView = {
   twoFactor: boolean;
   /** Signed up and waiting for an admin's approval: cannot sign in until approved. */
   awaitingApproval: boolean;
+  /** False for a sign-up that has not followed the link mailed to it yet: cannot sign in until it does (or an admin marks it verified). */
+  emailVerified: boolean;
   createdAt: string;
 };
+
+/** POST /api/auth/password-reset/request and /api/auth/email-verification/resend: an address to write to. */
+export const emailRequestInputSchema = z.object({
+  email: z.string().trim().toLowerCase().email('Enter an email address, e.g. ada@example.com').max(320),
+});
+export type EmailRequestInput = z.infer<typeof emailRequestInputSchema>;
+
+/** POST /api/auth/password-reset: the secret from the emailed link and the new password (the same rules as everywhere). */
+export const passwordResetInputSchema = z.object({
+  token: z.string().min(20).max(200),
+  password,
+});
+export type PasswordResetInput = z.infer<typeof passwordResetInputSchema>;
+
+/** POST /api/auth/email-verification: the secret from the emailed link. */
+export const emailVerificationInputSchema = z.object({ token: z.string().min(20).max(200) });
 
 /** A user in Admin → Users' list (GET /api/users): also the groups they are in, by name. */
 export type ListedUserView = UserView & { groups: { id: string; name: string }[] };

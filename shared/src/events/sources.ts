@@ -12,8 +12,8 @@ export const MAX_SOURCE_SNIPPET_CHARS = 1200;
 /** Most characters of a source's title. */
 export const MAX_SOURCE_TITLE_CHARS = 300;
 
-/** Only http(s) links are kept: a source's URL is opened by a click. */
-function isHttpUrl(value: string): boolean {
+/** An absolute http(s) URL (a source's URL is opened by a click: no other scheme is kept). */
+export function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:';

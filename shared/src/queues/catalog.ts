@@ -94,8 +94,20 @@ export const knowledgeIngestions = defineQueue({
   defaultJobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 2000 }, ...keepForAudit },
 });
 
+/**
+ * One account email (services/email/account-emails.ts): a "Forgot password?" link or a sign-up's
+ * verification link, to the account of `email` if it may have one. The job carries no secret: the
+ * worker makes the link's secret as it sends. An SMTP failure is retried (5, 10, 20 s); the address
+ * is personal data, so finished jobs are kept an hour and failed ones a day.
+ */
+export const accountEmails = defineQueue({
+  name: 'account-emails',
+  jobs: { 'account-email': z.object({ purpose: z.enum(['password-reset', 'email-verification']), email: z.string().min(3).max(320) }) },
+  defaultJobOptions: { attempts: 4, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } },
+});
+
 /** Every queue the worker serves; adding one here makes a missing processor a compile error. */
-export const queueCatalog = { chatTurns, toolExecutions, scheduleFires, webhookDeliveries, knowledgeIngestions } as const;
+export const queueCatalog = { chatTurns, toolExecutions, scheduleFires, webhookDeliveries, knowledgeIngestions, accountEmails } as const;
 
 /** The queue and job that run each kind of run (under the run's id), so nothing branches on the kind. */
 export const RUN_KIND_JOBS = {

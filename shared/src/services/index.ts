@@ -50,3 +50,4 @@ export * from './usage-limits';
 export * from './knowledge';
 export * from './image-model';
 export * from './banners';
+export * from './email';

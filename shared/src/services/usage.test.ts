@@ -21,17 +21,18 @@ describe.each(bothTestDatabases)('token usage on %s', (_name, open) => {
       { id: bob, email: `${bob}@test.local`, name: 'Bob', passwordHash: 'x', role: 'user' },
     ]);
     await database.db.insert(llmModels).values({ id: modelA, name: 'Model A', baseUrl: 'http://127.0.0.1:9/v1', modelId: 'm' });
-    const run = (userId: string, modelId: string, at: string, usage: Record<string, unknown> | null, kind: 'chat' | 'tool' = 'chat') =>
-      ({ id: newId('run'), kind, userId, modelId, usage, status: 'succeeded' as const, createdAt: new Date(at) });
+    const run = (userId: string, modelId: string, at: string, usage: Record<string, unknown> | null, kind: 'chat' | 'tool' = 'chat', cost: number | null = null) =>
+      ({ id: newId('run'), kind, userId, modelId, usage, cost, status: 'succeeded' as const, createdAt: new Date(at) });
     await database.db.insert(runs).values([
       // The window's first instant counts; in Shanghai (UTC+8) it is already 3 March.
-      run(ada, modelA, '1987-03-02T16:00:00Z', { inputTokens: 100, outputTokens: 20, reasoningTokens: 5, totalTokens: 120 }),
+      // Priced runs carry a cost (to 8 decimals); the others none.
+      run(ada, modelA, '1987-03-02T16:00:00Z', { inputTokens: 100, outputTokens: 20, reasoningTokens: 5, totalTokens: 120 }, 'chat', 0.00012345),
       // No total reported: what went in and came out.
-      run(ada, modelA, '1987-03-03T10:00:00Z', { inputTokens: 7, outputTokens: 3 }),
+      run(ada, modelA, '1987-03-03T10:00:00Z', { inputTokens: 7, outputTokens: 3 }, 'chat', 0.00000001),
       // A run of a model deleted since, and one that reported nothing (stopped before its first step).
       run(ada, deletedModel, '1987-03-03T16:00:00Z', { inputTokens: 1000, outputTokens: 1, totalTokens: 1001 }),
       run(ada, modelA, '1987-03-04T12:00:00Z', null),
-      run(bob, modelA, '1987-03-04T12:00:00Z', { inputTokens: 50, outputTokens: 50, totalTokens: 100 }),
+      run(bob, modelA, '1987-03-04T12:00:00Z', { inputTokens: 50, outputTokens: 50, totalTokens: 100 }, 'chat', 0.5),
       // Not counted: a tool execution, and a run at the window's (exclusive) end.
       run(ada, modelA, '1987-03-04T13:00:00Z', { inputTokens: 9999, outputTokens: 9999, totalTokens: 19998 }, 'tool'),
       run(ada, modelA, '1987-03-05T16:00:00Z', { inputTokens: 9999, outputTokens: 9999, totalTokens: 19998 }),
@@ -44,14 +45,14 @@ describe.each(bothTestDatabases)('token usage on %s', (_name, open) => {
   it("sums one user's chat runs by day in their time zone and by model, a deleted model by its id", async () => {
     const report = await userUsageReport(database.db, ada, window(MARCH));
     expect(report).toMatchObject({ since: '1987-03-02T16:00:00.000Z', until: '1987-03-05T16:00:00.000Z', tz: 'Asia/Shanghai' });
-    expect(report.totals).toEqual({ runs: 4, inputTokens: 1107, outputTokens: 24, reasoningTokens: 5, totalTokens: 1131 });
+    expect(report.totals).toEqual({ runs: 4, inputTokens: 1107, outputTokens: 24, reasoningTokens: 5, totalTokens: 1131, cost: 0.00012346 });
     expect(report.byDay).toEqual([
-      { day: '1987-03-03', runs: 2, inputTokens: 107, outputTokens: 23, reasoningTokens: 5, totalTokens: 130 },
-      { day: '1987-03-04', runs: 2, inputTokens: 1000, outputTokens: 1, reasoningTokens: 0, totalTokens: 1001 },
+      { day: '1987-03-03', runs: 2, inputTokens: 107, outputTokens: 23, reasoningTokens: 5, totalTokens: 130, cost: 0.00012346 },
+      { day: '1987-03-04', runs: 2, inputTokens: 1000, outputTokens: 1, reasoningTokens: 0, totalTokens: 1001, cost: null },
     ]);
     expect(report.byModel).toEqual([
-      { modelId: deletedModel, modelName: null, runs: 1, inputTokens: 1000, outputTokens: 1, reasoningTokens: 0, totalTokens: 1001 },
-      { modelId: modelA, modelName: 'Model A', runs: 3, inputTokens: 107, outputTokens: 23, reasoningTokens: 5, totalTokens: 130 },
+      { modelId: deletedModel, modelName: null, runs: 1, inputTokens: 1000, outputTokens: 1, reasoningTokens: 0, totalTokens: 1001, cost: null },
+      { modelId: modelA, modelName: 'Model A', runs: 3, inputTokens: 107, outputTokens: 23, reasoningTokens: 5, totalTokens: 130, cost: 0.00012346 },
     ]);
   });
 
@@ -65,14 +66,14 @@ describe.each(bothTestDatabases)('token usage on %s', (_name, open) => {
     ]);
     expect(report.totals).toMatchObject({ runs: 5, totalTokens: 1231 });
     expect(report.byUser).toEqual([
-      { userId: ada, userName: 'Ada', userEmail: `${ada}@test.local`, runs: 4, inputTokens: 1107, outputTokens: 24, reasoningTokens: 5, totalTokens: 1131 },
-      { userId: bob, userName: 'Bob', userEmail: `${bob}@test.local`, runs: 1, inputTokens: 50, outputTokens: 50, reasoningTokens: 0, totalTokens: 100 },
+      { userId: ada, userName: 'Ada', userEmail: `${ada}@test.local`, runs: 4, inputTokens: 1107, outputTokens: 24, reasoningTokens: 5, totalTokens: 1131, cost: 0.00012346 },
+      { userId: bob, userName: 'Bob', userEmail: `${bob}@test.local`, runs: 1, inputTokens: 50, outputTokens: 50, reasoningTokens: 0, totalTokens: 100, cost: 0.5 },
     ]);
   });
 
   it('reports an empty window as zeros', async () => {
     const report = await usageReport(database.db, window({ since: '1986-01-01T00:00:00Z', until: '1986-02-01T00:00:00Z' }));
-    expect(report).toMatchObject({ totals: { runs: 0, inputTokens: 0, outputTokens: 0, reasoningTokens: 0, totalTokens: 0 }, byDay: [], byModel: [], byUser: [] });
+    expect(report).toMatchObject({ totals: { runs: 0, inputTokens: 0, outputTokens: 0, reasoningTokens: 0, totalTokens: 0, cost: null }, byDay: [], byModel: [], byUser: [] });
   });
 });
 

@@ -54,6 +54,8 @@ export const publicUserSchema = z.object({
   twoFactor: z.boolean(),
   /** Signed up and waiting for an admin's approval (sign-up.ts): cannot sign in until approved. */
   awaitingApproval: z.boolean(),
+  /** False for a sign-up that has not followed the link mailed to it yet (SIGNUP_VERIFY_EMAIL): cannot sign in until it does or an admin marks it verified. */
+  emailVerified: z.boolean(),
   createdAt: z.date(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
@@ -81,6 +83,7 @@ function toPublicUser(row: typeof users.$inferSelect): PublicUser {
     locale: row.locale,
     twoFactor: row.twoFactorEnabledAt !== null,
     awaitingApproval: row.awaitingApprovalSince !== null,
+    emailVerified: row.emailVerifiedAt !== null,
     createdAt: row.createdAt,
   };
 }
@@ -111,17 +114,18 @@ export async function createUser(db: Database, input: CreateUserInput, actorUser
 
 /**
  * A person's own account from the sign-in page (routes/sign-up.ts): role user, and with
- * `awaitingApproval` unable to sign in until an admin approves it. ConflictError for a taken email.
+ * `awaitingApproval` unable to sign in until an admin approves it; with `verifyEmail` unverified until
+ * the link mailed to it is followed (services/email). ConflictError for a taken email.
  */
-export async function signUpUser(db: Database, input: SignUpInput, options: { awaitingApproval: boolean }): Promise<OwnUser> {
+export async function signUpUser(db: Database, input: SignUpInput, options: { awaitingApproval: boolean; verifyEmail?: boolean }): Promise<OwnUser> {
   const id = newId('user');
   try {
     return await db.transaction(async (tx) => {
       const [row] = await tx
         .insert(users)
-        .values({ id, email: input.email, name: input.name, role: 'user', passwordHash: await hashPassword(input.password), awaitingApprovalSince: options.awaitingApproval ? new Date() : null })
+        .values({ id, email: input.email, name: input.name, role: 'user', passwordHash: await hashPassword(input.password), awaitingApprovalSince: options.awaitingApproval ? new Date() : null, ...(options.verifyEmail && { emailVerifiedAt: null }) })
         .returning();
-      await tx.insert(auditEvents).values({ actorUserId: id, action: 'user.create', targetType: 'user', targetId: id, details: { role: 'user', method: 'sign-up', ...(options.awaitingApproval && { awaitingApproval: true }) } });
+      await tx.insert(auditEvents).values({ actorUserId: id, action: 'user.create', targetType: 'user', targetId: id, details: { role: 'user', method: 'sign-up', ...(options.awaitingApproval && { awaitingApproval: true }), ...(options.verifyEmail && { emailVerification: true }) } });
       return toOwnUser(row!);
     });
   } catch (error) {
@@ -135,6 +139,8 @@ export const userListQuerySchema = keysetQuerySchema.extend({
   q: z.string().trim().max(200).optional(),
   /** `true`: only sign-ups waiting for an admin's approval; `false`: everyone else. */
   awaitingApproval: z.enum(['true', 'false']).optional(),
+  /** `false`: only sign-ups whose email is not verified yet; `true`: everyone else. */
+  emailVerified: z.enum(['true', 'false']).optional(),
 });
 export type UserListQuery = z.input<typeof userListQuerySchema>;
 
@@ -143,12 +149,13 @@ export type UserListQuery = z.input<typeof userListQuerySchema>;
  * `total` counts every match.
  */
 export async function listUsers(db: Database, query: UserListQuery = {}): Promise<{ items: PublicUser[]; total: number; nextCursor: string | null }> {
-  const { limit, cursor, q, awaitingApproval } = userListQuerySchema.parse(query);
+  const { limit, cursor, q, awaitingApproval, emailVerified } = userListQuerySchema.parse(query);
   const order = newestFirst(users.createdAt, users.id);
   const terms = q ? searchTerms(q) : [];
   const matches = and(
     terms.length > 0 ? containsAllTerms(sql`(${users.email} || ' ' || ${users.name})`, terms) : undefined,
     awaitingApproval === undefined ? undefined : awaitingApproval === 'true' ? isNotNull(users.awaitingApprovalSince) : isNull(users.awaitingApprovalSince),
+    emailVerified === undefined ? undefined : emailVerified === 'true' ? isNotNull(users.emailVerifiedAt) : isNull(users.emailVerifiedAt),
   );
   const [rows, [counted]] = await Promise.all([
     db
@@ -181,6 +188,7 @@ export async function updateUser(db: Database, id: string, input: UpdateUserInpu
   if (input.role !== undefined) Object.assign(changes, { role: input.role, adminBySsoGroup: false });
   if (input.password !== undefined) changes.passwordHash = await hashPassword(input.password);
   if (input.approved) changes.awaitingApprovalSince = null;
+  if (input.emailVerified) changes.emailVerifiedAt = new Date();
   if (input.disabled !== undefined) {
     if (input.disabled && id === actorUserId) throw new ConflictError('You cannot disable your own account');
     changes.disabledAt = input.disabled ? new Date() : null;

@@ -20,20 +20,26 @@ const FILES = {
   'vpn.md': 'The VPN needs a hardware token; ask the service desk for one.',
 };
 
+/** A knowledge base holding FILES, processed, and a knowledge tool over it named `name`. */
+async function handbookTool(name: string, slugPrefix: string) {
+  const db = harness.db;
+  const base = await createKnowledgeBase(db, harness.userId, { name });
+  for (const [fileName, text] of Object.entries(FILES)) {
+    const upload = await acceptKnowledgeUpload(db, base.id, { name: fileName, data: new TextEncoder().encode(text) });
+    if (!upload.ok) throw new Error(upload.message);
+    await ingestKnowledgeFile(db, upload.file.id, { appSecret: harness.deps.config.appSecret, finalAttempt: true });
+  }
+  const tool = await createTool(
+    db,
+    { name, slug: `${slugPrefix}_${Date.now().toString(36)}`, description: '', enabled: true, needsApproval: false, approvalTimeoutMs: null, sortOrder: 0, type: 'knowledge', config: { knowledgeBaseIds: [base.id], topK: 5 } },
+    { actorId: harness.userId },
+  );
+  return { tool, base };
+}
+
 describe('citations in a chat run', () => {
   it("numbers a knowledge search's sources across the answer: the second call continues at [3], in the text the model reads and in the stored output", async () => {
-    const db = harness.db;
-    const base = await createKnowledgeBase(db, harness.userId, { name: 'Handbook' });
-    for (const [name, text] of Object.entries(FILES)) {
-      const upload = await acceptKnowledgeUpload(db, base.id, { name, data: new TextEncoder().encode(text) });
-      if (!upload.ok) throw new Error(upload.message);
-      await ingestKnowledgeFile(db, upload.file.id, { appSecret: harness.deps.config.appSecret, finalAttempt: true });
-    }
-    const tool = await createTool(
-      db,
-      { name: 'Handbook', slug: `kb_${Date.now().toString(36)}`, description: '', enabled: true, needsApproval: false, approvalTimeoutMs: null, sortOrder: 0, type: 'knowledge', config: { knowledgeBaseIds: [base.id], topK: 5 } },
-      { actorId: harness.userId },
-    );
+    const { tool, base } = await handbookTool('Handbook', 'kb');
 
     harness.llm.setScript(
       sequence(
@@ -78,18 +84,7 @@ describe('citations in a chat run', () => {
   });
 
   it('gives calls made side by side in one step distinct numbers', async () => {
-    const db = harness.db;
-    const base = await createKnowledgeBase(db, harness.userId, { name: 'Parallel' });
-    for (const [name, text] of Object.entries(FILES)) {
-      const upload = await acceptKnowledgeUpload(db, base.id, { name, data: new TextEncoder().encode(text) });
-      if (!upload.ok) throw new Error(upload.message);
-      await ingestKnowledgeFile(db, upload.file.id, { appSecret: harness.deps.config.appSecret, finalAttempt: true });
-    }
-    const tool = await createTool(
-      db,
-      { name: 'Parallel', slug: `kbp_${Date.now().toString(36)}`, description: '', enabled: true, needsApproval: false, approvalTimeoutMs: null, sortOrder: 0, type: 'knowledge', config: { knowledgeBaseIds: [base.id], topK: 5 } },
-      { actorId: harness.userId },
-    );
+    const { tool } = await handbookTool('Parallel', 'kbp');
     harness.llm.setScript(
       sequence(
         [

@@ -1,4 +1,5 @@
 import type { ProcessorMap } from '../processor';
+import { processAccountEmail } from './account-email';
 import { processChatTurn } from './chat-turn';
 import { processKnowledgeIngestion } from './knowledge-ingestion';
 import { processScheduleFire } from './schedule-fire';
@@ -12,4 +13,5 @@ export const processors = {
   scheduleFires: { 'schedule-fire': processScheduleFire },
   webhookDeliveries: { 'webhook-delivery': processWebhookDelivery },
   knowledgeIngestions: { 'knowledge-ingestion': processKnowledgeIngestion },
+  accountEmails: { 'account-email': processAccountEmail },
 } satisfies ProcessorMap;

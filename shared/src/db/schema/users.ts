@@ -21,6 +21,13 @@ export const users = pgTable('users', {
    * person signed up, cleared when an admin approves; until then the account cannot sign in.
    */
   awaitingApprovalSince: timestamp('awaiting_approval_since', { withTimezone: true, mode: 'date' }),
+  /**
+   * Null only for a self sign-up made while SIGNUP_VERIFY_EMAIL is on, until the person follows the
+   * link mailed to it (services/email) or an admin marks it verified; such an account cannot sign in.
+   * Every other account counts as verified from its creation (the default; the migration dated
+   * existing accounts so too).
+   */
+  emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true, mode: 'date' }).defaultNow(),
   /** Set by an admin: a disabled user cannot sign in and their sessions and tokens stop working. */
   disabledAt: timestamp('disabled_at', { withTimezone: true, mode: 'date' }),
   /** UI language the user picked ('en', 'zh'); null follows the browser. */
@@ -78,4 +85,27 @@ export const apiTokens = pgTable(
     createdAt,
   },
   (table) => [index('api_tokens_user_idx').on(table.userId)],
+);
+
+/** What an emailed link lets its holder do (services/email/email-tokens.ts). */
+export const EMAIL_TOKEN_PURPOSES = ['password-reset', 'email-verification'] as const;
+export type EmailTokenPurpose = (typeof EMAIL_TOKEN_PURPOSES)[number];
+
+/**
+ * Single-use secrets mailed as links: "forgot password" and "verify your email". Only the sha256 of
+ * the secret is stored; a newer one of the same purpose deletes the older ones; `usedAt` marks the
+ * one use.
+ */
+export const emailTokens = pgTable(
+  'email_tokens',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    purpose: text('purpose', { enum: EMAIL_TOKEN_PURPOSES }).notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+    createdAt,
+  },
+  (table) => [index('email_tokens_user_idx').on(table.userId, table.purpose)],
 );

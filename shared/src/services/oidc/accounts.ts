@@ -95,6 +95,10 @@ async function resolveAccount(db: Database, policy: OidcPolicy, { issuer, claims
         details: { fields: ['role'], role: current!.role, reason: promoted ? 'oidc-admin-group' : 'oidc-admin-group-left' },
       });
     }
+    if (linkedNow && current!.emailVerifiedAt === null) {
+      // A sign-up that had not confirmed its email yet: the provider has just vouched for it.
+      [current] = await tx.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.id, current!.id)).returning();
+    }
     await tx
       .insert(userIdentities)
       .values({ issuer, subject: claims.sub, userId: current!.id, email: claims.email ?? null })

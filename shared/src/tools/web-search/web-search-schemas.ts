@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isHttpUrl } from '../../events/sources';
 import { MAX_TIMEOUT_MS } from '../fetch/fetch-schemas';
 
 export const SEARCH_PROVIDERS = ['searxng', 'brave', 'tavily'] as const;
@@ -16,15 +17,6 @@ export const DEFAULT_BASE_URLS: Record<SearchProviderName, string | null> = {
   brave: 'https://api.search.brave.com/res/v1/web/search',
   tavily: 'https://api.tavily.com/search',
 };
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Per-instance settings; `parse({})` gives the defaults (Brave at its official endpoint). The API key is

@@ -51,9 +51,34 @@ export function login(input: { email: string; password: string; code?: string })
   return apiFetch('/api/auth/login', { method: 'POST', json: input });
 }
 
-/** Makes the person's own account (when the server takes sign-ups): signed in at once, or waiting for an admin's approval. */
-export function signUp(input: SignUpInput): Promise<{ user: OwnUserView; awaitingApproval: boolean }> {
+/** Makes the person's own account (when the server takes sign-ups): signed in at once, or waiting for an admin's approval or for the person to confirm their email. */
+export function signUp(input: SignUpInput): Promise<{ user: OwnUserView; awaitingApproval: boolean; awaitingEmailVerification: boolean }> {
   return apiFetch('/api/auth/sign-up', { method: 'POST', json: input });
+}
+
+/** "Forgot password?": the API answers the same whether or not the address has an account. @throws {ApiError} 429 when asked too often. */
+export function requestPasswordReset(email: string): Promise<void> {
+  return apiFetch('/api/auth/password-reset/request', { method: 'POST', json: { email } });
+}
+
+/** Sets a new password with the secret from the emailed link. @throws {ApiError} 400 `invalid_link`, or with issues for a weak password. */
+export function resetPassword(token: string, password: string): Promise<void> {
+  return apiFetch('/api/auth/password-reset', { method: 'POST', json: { token, password } });
+}
+
+/** Emails a sign-up's confirmation link again (the same answer for any address). */
+export function resendEmailVerification(email: string): Promise<void> {
+  return apiFetch('/api/auth/email-verification/resend', { method: 'POST', json: { email } });
+}
+
+/** Confirms the email with the secret from the emailed link. @throws {ApiError} 400 `invalid_link`. */
+export function verifyEmail(token: string): Promise<void> {
+  return apiFetch('/api/auth/email-verification', { method: 'POST', json: { token } });
+}
+
+/** The secret of an emailed link: it rides in the fragment (`#token=…`), which never reaches a server log. */
+export function tokenFromHash(hash: string): string | null {
+  return new URLSearchParams(hash.replace(/^#/, '')).get('token');
 }
 
 /** Two-factor sign-in (an authenticator app's codes) of the signed-in user. */

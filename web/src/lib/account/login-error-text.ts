@@ -11,6 +11,10 @@ export function loginErrorText(error: unknown): string {
   if (error.code === 'invalid_credentials') return t('login.invalidCredentials');
   if (error.code === 'invalid_two_factor_code') return t('login.invalidCode');
   if (error.code === 'approval_pending') return t('signUp.awaitingApproval');
+  if (error.code === 'email_unverified') return t('login.emailUnverified');
+  if (error.code === 'invalid_link') return t('email.invalidLink');
+  if (error.code === 'rate_limited') return t('forgot.rateLimited');
+  if (error.code === 'email_not_configured') return t('forgot.notConfigured');
   if (error.code === 'too_many_attempts') {
     const seconds = Number(error.details.retryAfterSeconds);
     if (!Number.isFinite(seconds) || seconds <= 0) return t('login.tooManyAttemptsLater');

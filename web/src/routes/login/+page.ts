@@ -7,7 +7,7 @@ import type { PageLoad } from './$types';
 export const load: PageLoad = async ({ fetch, url }) => {
   const next = safeNextPath(url.searchParams.get('next'));
   let signedIn = false;
-  let providers: SignInProvidersView = { oidc: null, signUp: null };
+  let providers: SignInProvidersView = { oidc: null, signUp: null, passwordReset: false, emailVerification: false };
   // Both at once; the API down: show the password form alone.
   const [session, offered] = await Promise.allSettled([getSessionUser(fetch), getSignInProviders(fetch)]);
   if (session.status === 'fulfilled') signedIn = session.value.user !== null;
@@ -16,5 +16,5 @@ export const load: PageLoad = async ({ fetch, url }) => {
   // Where a failed single sign-on came back to (the API's redirect names why).
   const ssoCode = url.searchParams.get('sso_error');
   const ssoError: SsoError | 'unknown' | null = ssoCode === null ? null : (SSO_ERRORS as readonly string[]).includes(ssoCode) ? (ssoCode as SsoError) : 'unknown';
-  return { next, sso: providers.oidc, signUp: providers.signUp, ssoError };
+  return { next, sso: providers.oidc, signUp: providers.signUp, passwordReset: providers.passwordReset, ssoError };
 };
