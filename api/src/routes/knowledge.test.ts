@@ -126,7 +126,7 @@ describe('knowledge bases API', () => {
     const created = await send('POST', '/api/agent-tools', admin, { name: 'KB', slug: slug('kb'), type: 'knowledge', config: { knowledgeBaseIds: [own.id], topK: 3 } });
     expect(created.status).toBe(201);
     const tool = (await created.json()) as { id: string; config: unknown };
-    expect(tool.config).toEqual({ knowledgeBaseIds: [own.id], topK: 3 });
+    expect(tool.config).toEqual({ knowledgeBaseIds: [own.id], userBases: 'none', topK: 3 });
     const sneaked = await send('PUT', `/api/agent-tools/${tool.id}`, admin, { config: { knowledgeBaseIds: [own.id, theirs.id] } });
     expect(sneaked.status).toBe(400);
   });

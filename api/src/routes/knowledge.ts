@@ -10,8 +10,12 @@ import {
   createKnowledgeBaseInputSchema,
   deleteKnowledgeBase,
   deleteKnowledgeFile,
-  getKnowledgeBase,
   listKnowledgeBases,
+  ownedKnowledgeBase,
+  readableKnowledgeBase,
+  sharingChange,
+  type KnowledgeActor,
+  type KnowledgeBase,
   listKnowledgeFiles,
   MAX_PDF_BYTES,
   MAX_PDF_PAGES,
@@ -26,6 +30,7 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { z } from 'zod';
 import type { Context } from 'hono';
+import { audit } from '../audit';
 import type { AppEnv } from '../deps';
 import { ApiError } from '../errors';
 import { currentUser, requireUser } from '../middleware/auth';
@@ -45,14 +50,30 @@ export const knowledgeSearchInputSchema = z.object({
 
 const tags = ['knowledge'];
 
+function knowledgeActor(c: Context<AppEnv>): KnowledgeActor {
+  const user = currentUser(c);
+  return { userId: user.id, isAdmin: user.role === 'admin', groupIds: user.groupIds };
+}
+
+/** Notes in the audit log an admin sharing a base, changing whom with, or taking it back (a delete included). */
+async function auditSharing(c: Context<AppEnv>, previous: KnowledgeBase | null, current: KnowledgeBase | null): Promise<void> {
+  const change = sharingChange(previous, current);
+  if (!change) return;
+  const base = (current ?? previous)!;
+  await audit(c, { action: `knowledge.${change}`, targetType: 'knowledge_base', targetId: base.id, details: { name: base.name, ownerId: base.userId, ...(change === 'share' && { groupIds: base.groupIds }) } });
+}
+
 /**
- * The signed-in user's knowledge bases (docs/using.md "Knowledge"): any user keeps their own; another
- * user's base answers 404. Uploaded files are processed on the `knowledge-ingestions` queue.
+ * The signed-in user's knowledge bases (docs/using.md "Knowledge"): any user keeps their own, and reads
+ * (opens, test-searches) those an admin shared with them; changing a shared one answers 403, and a base
+ * neither theirs nor shared with them 404. Uploaded files are processed on the `knowledge-ingestions` queue.
  */
 export const knowledgeRoutes = new Hono<AppEnv>()
   .use(requireUser)
-  .get('/', describeRoute({ tags, summary: 'Your knowledge bases, newest first, with file and chunk counts' }), async (c) =>
-    c.json({ items: await listKnowledgeBases(c.get('db'), currentUser(c).id) }),
+  .get(
+    '/',
+    describeRoute({ tags, summary: 'Your knowledge bases and those shared with you, newest first, with file and chunk counts: `owned` false and `sharedBy` (the owner\'s name) for a shared one' }),
+    async (c) => c.json({ items: await listKnowledgeBases(c.get('db'), knowledgeActor(c)) }),
   )
   .post('/', describeRoute({ tags, summary: 'Create a knowledge base: `name` (1–100 characters), optional `description`' }), validate('json', createKnowledgeBaseInputSchema), async (c) =>
     c.json(await createKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('json')), 201),
@@ -65,16 +86,28 @@ export const knowledgeRoutes = new Hono<AppEnv>()
     }),
     validate('param', idParam),
     async (c) => {
-      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      const base = await readableKnowledgeBase(c.get('db'), knowledgeActor(c), c.req.valid('param').id);
       const [files, embeddingModel] = await Promise.all([listKnowledgeFiles(c.get('db'), base.id), currentEmbeddingModelId(c.get('db'))]);
       return c.json({ ...base, embeddingModel, files });
     },
   )
-  .patch('/:id', describeRoute({ tags, summary: 'Rename a knowledge base or change its description' }), validate('param', idParam), validate('json', updateKnowledgeBaseInputSchema), async (c) =>
-    c.json(await updateKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id, c.req.valid('json'))),
+  .patch(
+    '/:id',
+    describeRoute({
+      tags,
+      summary: 'Rename a knowledge base or change its description (its owner); admins share it read-only: `shared`, `groupIds` (empty: everyone), on their own base or any shared one, 403 for others; 400 for an unknown group',
+    }),
+    validate('param', idParam),
+    validate('json', updateKnowledgeBaseInputSchema),
+    async (c) => {
+      const { base, previous } = await updateKnowledgeBase(c.get('db'), knowledgeActor(c), c.req.valid('param').id, c.req.valid('json'));
+      await auditSharing(c, previous, base);
+      return c.json(base);
+    },
   )
-  .delete('/:id', describeRoute({ tags, summary: 'Delete a knowledge base with its files and passages; knowledge tools that name it stop finding them' }), validate('param', idParam), async (c) => {
-    await deleteKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+  .delete('/:id', describeRoute({ tags, summary: 'Delete one of your knowledge bases with its files and passages; knowledge tools that name it stop finding them' }), validate('param', idParam), async (c) => {
+    const deleted = await deleteKnowledgeBase(c.get('db'), knowledgeActor(c), c.req.valid('param').id);
+    await auditSharing(c, deleted, null);
     return c.body(null, 204);
   })
   .post(
@@ -87,7 +120,7 @@ export const knowledgeRoutes = new Hono<AppEnv>()
     }),
     validate('param', idParam),
     async (c) => {
-      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      const base = await ownedKnowledgeBase(c.get('db'), knowledgeActor(c), c.req.valid('param').id);
       const file = await uploadedFile(() => c.req.parseBody());
       const outcome = await acceptKnowledgeUpload(c.get('db'), base.id, { name: file.name, data: new Uint8Array(await file.arrayBuffer()) });
       if (!outcome.ok) throw new ApiError(outcome.status, outcome.status === 413 ? 'payload_too_large' : 'unsupported_media_type', outcome.message);
@@ -112,7 +145,7 @@ export const knowledgeRoutes = new Hono<AppEnv>()
     validate('param', idParam),
     validate('json', addKnowledgePagesInputSchema),
     async (c) => {
-      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      const base = await ownedKnowledgeBase(c.get('db'), knowledgeActor(c), c.req.valid('param').id);
       await takeWebPageFetches(c, c.req.valid('json').urls.length);
       const files = await addKnowledgePages(c.get('db'), base.id, c.req.valid('json'));
       try {
@@ -131,7 +164,7 @@ export const knowledgeRoutes = new Hono<AppEnv>()
     validate('param', fileParam),
     async (c) => {
       const { id, fileId } = c.req.valid('param');
-      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, id);
+      const base = await ownedKnowledgeBase(c.get('db'), knowledgeActor(c), id);
       await takeWebPageFetches(c, 1);
       const marked = await markKnowledgePageForRefetch(c.get('db'), base.id, fileId);
       try {
@@ -145,7 +178,7 @@ export const knowledgeRoutes = new Hono<AppEnv>()
   )
   .delete('/:id/files/:fileId', describeRoute({ tags, summary: 'Remove a file and its passages from a knowledge base' }), validate('param', fileParam), async (c) => {
     const { id, fileId } = c.req.valid('param');
-    const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, id);
+    const base = await ownedKnowledgeBase(c.get('db'), knowledgeActor(c), id);
     await deleteKnowledgeFile(c.get('db'), base.id, fileId);
     return c.body(null, 204);
   })
@@ -158,7 +191,7 @@ export const knowledgeRoutes = new Hono<AppEnv>()
     }),
     validate('param', idParam),
     async (c) => {
-      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      const base = await ownedKnowledgeBase(c.get('db'), knowledgeActor(c), c.req.valid('param').id);
       return c.json(await reindexKnowledgeFiles(c.get('db'), { baseId: base.id }, enqueueIngestions(c)), 202);
     },
   )
@@ -172,7 +205,7 @@ export const knowledgeRoutes = new Hono<AppEnv>()
     validate('param', idParam),
     validate('json', knowledgeSearchInputSchema),
     async (c) => {
-      const base = await getKnowledgeBase(c.get('db'), currentUser(c).id, c.req.valid('param').id);
+      const base = await readableKnowledgeBase(c.get('db'), knowledgeActor(c), c.req.valid('param').id);
       const { query, topK } = c.req.valid('json');
       return c.json(await searchKnowledge(c.get('db'), [base.id], query, { topK, appSecret: c.get('config').appSecret, signal: c.req.raw.signal }));
     },

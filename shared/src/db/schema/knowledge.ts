@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { customType, index, integer, pgTable, text, varchar } from 'drizzle-orm/pg-core';
+import { boolean, customType, index, integer, pgTable, text, varchar } from 'drizzle-orm/pg-core';
 import { createdAt, timestamps } from './columns';
 import { users } from './users';
 
@@ -9,7 +9,11 @@ const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 export const KNOWLEDGE_FILE_STATUSES = ['processing', 'ready', 'failed'] as const;
 export type KnowledgeFileStatus = (typeof KNOWLEDGE_FILE_STATUSES)[number];
 
-/** A user's collection of reference files (manuals, policies, notes) that a `knowledge` tool retrieves from. */
+/**
+ * A user's collection of reference files (manuals, policies, notes) that a `knowledge` tool retrieves from.
+ * An admin may share one read-only: with everyone, or with the members of some user groups, who then
+ * see it in their list, open it, test-search it and have their chats search it (a tool set to do so).
+ */
 export const knowledgeBases = pgTable(
   'knowledge_bases',
   {
@@ -17,9 +21,13 @@ export const knowledgeBases = pgTable(
     userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     name: varchar('name', { length: 100 }).notNull(),
     description: text('description').notNull().default(''),
+    /** Readable by other users too (only while its owner is an admin); false: the owner's alone. */
+    shared: boolean('shared').notNull().default(false),
+    /** Whom a shared base is for: the user groups (user_groups.id) whose members read it; empty is everyone. */
+    groupIds: text('group_ids').array().notNull().default(sql`'{}'::text[]`),
     ...timestamps,
   },
-  (table) => [index('knowledge_bases_user_idx').on(table.userId, table.createdAt)],
+  (table) => [index('knowledge_bases_user_idx').on(table.userId, table.createdAt), index('knowledge_bases_shared_idx').on(table.shared).where(sql`${table.shared}`)],
 );
 
 /**

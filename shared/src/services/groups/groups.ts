@@ -1,7 +1,7 @@
 import { and, arrayContains, asc, eq, inArray, sql } from 'drizzle-orm';
 import { type CreateGroupInput, createGroupInputSchema, type UpdateGroupInput, updateGroupInputSchema } from '../../api-types/groups';
 import type { Database } from '../../db/client';
-import { agents, llmModels, prompts, userGroupMembers, userGroups, users } from '../../db/schema';
+import { agents, knowledgeBases, llmModels, prompts, userGroupMembers, userGroups, users } from '../../db/schema';
 import { newId } from '../../ids';
 import { invalidateConfig } from '../config-cache';
 import { ConflictError, InvalidInputError, isUniqueViolation, NotFoundError } from '../errors';
@@ -62,26 +62,30 @@ export async function updateGroup(db: Database, id: string, input: UpdateGroupIn
 }
 
 /**
- * Deletes a group and its memberships. Refused (409) while a model or an agent is limited to it:
- * taking the group away could leave it limited to no group, which means everyone.
+ * Deletes a group and its memberships. Refused (409) while a model, an agent, a shared prompt or a
+ * shared knowledge base is limited to it: taking the group away could leave it limited to no group,
+ * which means everyone.
  */
 export async function deleteGroup(db: Database, id: string): Promise<void> {
-  const [modelsUsing, agentsUsing, promptsUsing] = await Promise.all([
+  const [modelsUsing, agentsUsing, promptsUsing, basesUsing] = await Promise.all([
     db.select({ name: llmModels.name }).from(llmModels).where(arrayContains(llmModels.groupIds, [id])),
     db.select({ name: agents.name }).from(agents).where(arrayContains(agents.groupIds, [id])),
     db.select({ command: prompts.command }).from(prompts).where(and(eq(prompts.shared, true), arrayContains(prompts.groupIds, [id]))),
+    db.select({ name: knowledgeBases.name }).from(knowledgeBases).where(and(eq(knowledgeBases.shared, true), arrayContains(knowledgeBases.groupIds, [id]))),
   ]);
   const usedBy = [
     ...modelsUsing.map((model) => `model '${model.name}'`),
     ...agentsUsing.map((agent) => `agent '${agent.name}'`),
     ...promptsUsing.map((prompt) => `prompt '/${prompt.command}'`),
+    ...basesUsing.map((base) => `knowledge base '${base.name}'`),
   ];
   if (usedBy.length > 0) {
-    throw new ConflictError(`This group decides who can use ${usedBy.join(', ')}: take it out of their "Who can use it" (a prompt's sharing) first`, { usedBy });
+    throw new ConflictError(`This group decides who can use ${usedBy.join(', ')}: take it out of their "Who can use it" (a prompt's or knowledge base's sharing) first`, { usedBy });
   }
   const deleted = await db.transaction(async (tx) => {
     // A prompt no longer shared may still name the group for when it is shared again: not any more.
     await tx.update(prompts).set({ groupIds: sql`array_remove(${prompts.groupIds}, ${id})` }).where(arrayContains(prompts.groupIds, [id]));
+    await tx.update(knowledgeBases).set({ groupIds: sql`array_remove(${knowledgeBases.groupIds}, ${id})` }).where(arrayContains(knowledgeBases.groupIds, [id]));
     return tx.delete(userGroups).where(eq(userGroups.id, id)).returning({ id: userGroups.id });
   });
   if (deleted.length === 0) throw new NotFoundError('Group', id);

@@ -1,11 +1,12 @@
-import { and, asc, desc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
+import { and, arrayOverlaps, asc, desc, eq, getTableColumns, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../../db/client';
-import { knowledgeBases, knowledgeFiles } from '../../db/schema';
+import { knowledgeBases, knowledgeFiles, userGroupMembers, users } from '../../db/schema';
 import { newId } from '../../ids';
 import { webPageUrlSchema } from '../../tools/fetch/fetch-web-page';
 import { cleanFileName, judgeUpload } from '../chat-files/judge-upload';
-import { InvalidInputError, NotFoundError } from '../errors';
+import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors';
+import { checkGroupIds, groupIdsSchema } from '../groups/groups';
 
 export type KnowledgeBase = typeof knowledgeBases.$inferSelect;
 
@@ -20,26 +21,66 @@ export const createKnowledgeBaseInputSchema = z.object({
 });
 export type CreateKnowledgeBaseInput = z.input<typeof createKnowledgeBaseInputSchema>;
 
-/** PATCH /api/knowledge/:id: any subset. */
-export const updateKnowledgeBaseInputSchema = createKnowledgeBaseInputSchema.partial().extend({ description: z.string().trim().max(2000).optional() });
+/** PATCH /api/knowledge/:id: any subset; `shared` and `groupIds` are an admin's (403 for others). */
+export const updateKnowledgeBaseInputSchema = createKnowledgeBaseInputSchema
+  .partial()
+  .extend({
+    description: z.string().trim().max(2000).optional(),
+    /** Admins only: let other users read it. */
+    shared: z.boolean().optional(),
+    /** Whom a shared base is for; empty is everyone. */
+    groupIds: groupIdsSchema.optional(),
+  });
 export type UpdateKnowledgeBaseInput = z.input<typeof updateKnowledgeBaseInputSchema>;
+
+/**
+ * Who acts on knowledge bases: their own are theirs to change; only admins share; their groups decide
+ * which shared bases they read (an admin reads every shared one, none that is not shared).
+ */
+export type KnowledgeActor = { userId: string; isAdmin: boolean; groupIds: readonly string[] };
 
 /** A base with how many files it has and how many are ready. */
 export type KnowledgeBaseSummary = KnowledgeBase & { fileCount: number; chunkCount: number };
 
-/** The user's bases, newest first, with file and chunk counts. */
-export async function listKnowledgeBases(db: Database, userId: string): Promise<KnowledgeBaseSummary[]> {
-  return db
+/** A base as one user sees it: theirs (`owned`), or shared with them by `sharedBy` (its owner's name), read-only. */
+export type ReadableKnowledgeBase = KnowledgeBase & { owned: boolean; sharedBy: string | null };
+export type ListedKnowledgeBase = KnowledgeBaseSummary & { owned: boolean; sharedBy: string | null };
+
+/**
+ * The shared bases `actor` may read, as a condition over `knowledge_bases` joined with its owner in
+ * `users`: shared while the owner is an admin (a demoted owner's bases stop being offered, as prompts
+ * do), with everyone or a group of theirs; any shared one for an admin.
+ */
+function sharedWith(actor: Pick<KnowledgeActor, 'isAdmin' | 'groupIds'>): SQL {
+  return and(
+    eq(knowledgeBases.shared, true),
+    eq(users.role, 'admin'),
+    actor.isAdmin ? undefined : or(sql`cardinality(${knowledgeBases.groupIds}) = 0`, actor.groupIds.length > 0 ? arrayOverlaps(knowledgeBases.groupIds, [...actor.groupIds]) : undefined),
+  )!;
+}
+
+/** Which groups a base is shared with is the admins' business: a reader sees that it is shared, not with whom. */
+function asSeenBy<T extends KnowledgeBase>(base: T, ownerName: string, actor: KnowledgeActor): T & { owned: boolean; sharedBy: string | null } {
+  const owned = base.userId === actor.userId;
+  return { ...base, groupIds: owned || actor.isAdmin ? base.groupIds : [], owned, sharedBy: owned ? null : ownerName };
+}
+
+/** The user's bases and those shared with them, newest first, with file and chunk counts. */
+export async function listKnowledgeBases(db: Database, actor: KnowledgeActor): Promise<ListedKnowledgeBase[]> {
+  const rows = await db
     .select({
-      ...getTableColumns(knowledgeBases),
+      base: getTableColumns(knowledgeBases),
+      ownerName: users.name,
       fileCount: sql<number>`count(${knowledgeFiles.id})::int`,
       chunkCount: sql<number>`coalesce(sum(${knowledgeFiles.chunkCount}), 0)::int`,
     })
     .from(knowledgeBases)
+    .innerJoin(users, eq(users.id, knowledgeBases.userId))
     .leftJoin(knowledgeFiles, eq(knowledgeFiles.baseId, knowledgeBases.id))
-    .where(eq(knowledgeBases.userId, userId))
-    .groupBy(knowledgeBases.id)
+    .where(or(eq(knowledgeBases.userId, actor.userId), sharedWith(actor)))
+    .groupBy(knowledgeBases.id, users.name)
     .orderBy(desc(knowledgeBases.createdAt), desc(knowledgeBases.id));
+  return rows.map((row) => asSeenBy({ ...row.base, fileCount: row.fileCount, chunkCount: row.chunkCount }, row.ownerName, actor));
 }
 
 export async function createKnowledgeBase(db: Database, userId: string, input: CreateKnowledgeBaseInput): Promise<KnowledgeBase> {
@@ -55,18 +96,79 @@ export async function getKnowledgeBase(db: Database, userId: string, id: string)
   return row;
 }
 
-export async function updateKnowledgeBase(db: Database, userId: string, id: string, input: UpdateKnowledgeBaseInput): Promise<KnowledgeBase> {
-  const changes = updateKnowledgeBaseInputSchema.parse(input);
-  if (Object.keys(changes).length === 0) return getKnowledgeBase(db, userId, id);
-  const [row] = await db.update(knowledgeBases).set(changes).where(and(eq(knowledgeBases.id, id), eq(knowledgeBases.userId, userId))).returning();
+/** A base the user may read: theirs or shared with them. @throws {NotFoundError} for any other, shared elsewhere or not */
+export async function readableKnowledgeBase(db: Database, actor: KnowledgeActor, id: string): Promise<ReadableKnowledgeBase> {
+  const [row] = await db
+    .select({ base: knowledgeBases, ownerName: users.name })
+    .from(knowledgeBases)
+    .innerJoin(users, eq(users.id, knowledgeBases.userId))
+    .where(and(eq(knowledgeBases.id, id), or(eq(knowledgeBases.userId, actor.userId), sharedWith(actor))));
   if (!row) throw new NotFoundError('Knowledge base', id);
-  return row;
+  return asSeenBy(row.base, row.ownerName, actor);
 }
 
-/** Deletes the base with its files and chunks (cascade). */
-export async function deleteKnowledgeBase(db: Database, userId: string, id: string): Promise<void> {
-  const deleted = await db.delete(knowledgeBases).where(and(eq(knowledgeBases.id, id), eq(knowledgeBases.userId, userId))).returning({ id: knowledgeBases.id });
-  if (deleted.length === 0) throw new NotFoundError('Knowledge base', id);
+const readOnly = (base: ReadableKnowledgeBase) => new ForbiddenError(`'${base.name}' is shared with you by ${base.sharedBy}: only its owner can change it`);
+
+/**
+ * A base the user may change (add or remove files, rename, re-index, delete): only their own.
+ * @throws {ForbiddenError} for a base shared with them (they can see it exists); {NotFoundError} for any other
+ */
+export async function ownedKnowledgeBase(db: Database, actor: KnowledgeActor, id: string): Promise<ReadableKnowledgeBase> {
+  const base = await readableKnowledgeBase(db, actor, id);
+  if (!base.owned) throw readOnly(base);
+  return base;
+}
+
+/**
+ * Renames a base or changes its description (its owner), or shares it, changes with whom, or stops
+ * sharing it (admins: their own base, or any shared one). Answers it with how it was before, so a change
+ * of sharing can be audited.
+ * @throws {ForbiddenError} a non-admin sharing, or a reader renaming; {NotFoundError}; {InvalidInputError} an unknown group
+ */
+export async function updateKnowledgeBase(db: Database, actor: KnowledgeActor, id: string, input: UpdateKnowledgeBaseInput): Promise<{ base: KnowledgeBase; previous: KnowledgeBase }> {
+  const changes = updateKnowledgeBaseInputSchema.parse(input);
+  // A user may keep a base to themselves (shared false), never offer it.
+  if (!actor.isAdmin && (changes.shared === true || (changes.groupIds?.length ?? 0) > 0)) throw new ForbiddenError('Only admins can share knowledge bases with other users');
+  const base = await readableKnowledgeBase(db, actor, id);
+  if (!base.owned && (changes.name !== undefined || changes.description !== undefined || !actor.isAdmin)) throw readOnly(base);
+  await checkGroupIds(db, changes.groupIds);
+  return db.transaction(async (tx) => {
+    const [previous] = await tx.select().from(knowledgeBases).where(eq(knowledgeBases.id, base.id)).for('update');
+    if (!previous) throw new NotFoundError('Knowledge base', id);
+    if (Object.keys(changes).length === 0) return { base: previous, previous };
+    const [row] = await tx.update(knowledgeBases).set(changes).where(eq(knowledgeBases.id, base.id)).returning();
+    return { base: row!, previous };
+  });
+}
+
+/** Deletes the user's base with its files and chunks (cascade); answers it (was it shared?). @throws as ownedKnowledgeBase */
+export async function deleteKnowledgeBase(db: Database, actor: KnowledgeActor, id: string): Promise<KnowledgeBase> {
+  await ownedKnowledgeBase(db, actor, id);
+  const [deleted] = await db.delete(knowledgeBases).where(and(eq(knowledgeBases.id, id), eq(knowledgeBases.userId, actor.userId))).returning();
+  if (!deleted) throw new NotFoundError('Knowledge base', id);
+  return deleted;
+}
+
+/**
+ * The bases a `knowledge` tool set to search the asking user's bases reads for `userId`: those shared
+ * with them and, with `own`, their own. One statement on the owner and shared-base indexes, read on
+ * every search, so a base unshared (or a user taken out of its group) is not searched from the next
+ * search on, in every process.
+ */
+export async function userReadableKnowledgeBaseIds(db: Database, userId: string, options: { own: boolean }): Promise<string[]> {
+  const theirGroups = sql`array(select ${userGroupMembers.groupId} from ${userGroupMembers} where ${userGroupMembers.userId} = ${userId})`;
+  const rows = await db
+    .select({ id: knowledgeBases.id })
+    .from(knowledgeBases)
+    .innerJoin(users, eq(users.id, knowledgeBases.userId))
+    .where(
+      or(
+        options.own ? eq(knowledgeBases.userId, userId) : undefined,
+        and(eq(knowledgeBases.shared, true), eq(users.role, 'admin'), or(sql`cardinality(${knowledgeBases.groupIds}) = 0`, sql`${knowledgeBases.groupIds} && ${theirGroups}`)),
+      ),
+    )
+    .orderBy(asc(knowledgeBases.createdAt), asc(knowledgeBases.id));
+  return rows.map((row) => row.id);
 }
 
 /** The files of a base the caller already holds, oldest first, without bytes. */

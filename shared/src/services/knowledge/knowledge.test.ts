@@ -92,20 +92,24 @@ describe.each(bothTestDatabases)('knowledge bases on %s', (_name, open) => {
   });
   afterAll(() => database.close());
 
+  const actor = (userId: string) => ({ userId, isAdmin: false, groupIds: [] });
+
   it("lets a user manage their own bases and hides every other user's (NotFoundError)", async () => {
     const db = database.db;
     const owner = await newUser(db);
     const stranger = await newUser(db);
     const base = await createKnowledgeBase(db, owner, { name: ' Policies ', description: 'HR' });
     expect(base).toMatchObject({ name: 'Policies', description: 'HR', userId: owner });
-    expect((await listKnowledgeBases(db, owner)).map((row) => row.id)).toEqual([base.id]);
-    expect(await listKnowledgeBases(db, stranger)).toEqual([]);
+    const ownerActor = actor(owner);
+    const strangerActor = actor(stranger);
+    expect((await listKnowledgeBases(db, ownerActor)).map((row) => row.id)).toEqual([base.id]);
+    expect(await listKnowledgeBases(db, strangerActor)).toEqual([]);
     await expect(getKnowledgeBase(db, stranger, base.id)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(updateKnowledgeBase(db, stranger, base.id, { name: 'Mine' })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(deleteKnowledgeBase(db, stranger, base.id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(updateKnowledgeBase(db, strangerActor, base.id, { name: 'Mine' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(deleteKnowledgeBase(db, strangerActor, base.id)).rejects.toBeInstanceOf(NotFoundError);
     // A rename keeps the description.
-    expect(await updateKnowledgeBase(db, owner, base.id, { name: 'HR policies' })).toMatchObject({ name: 'HR policies', description: 'HR' });
-    await deleteKnowledgeBase(db, owner, base.id);
+    expect((await updateKnowledgeBase(db, ownerActor, base.id, { name: 'HR policies' })).base).toMatchObject({ name: 'HR policies', description: 'HR' });
+    await deleteKnowledgeBase(db, ownerActor, base.id);
     await expect(getKnowledgeBase(db, owner, base.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
@@ -132,7 +136,7 @@ describe.each(bothTestDatabases)('knowledge bases on %s', (_name, open) => {
     const [stored] = await listKnowledgeFiles(db, base.id);
     expect(stored).toMatchObject({ status: 'ready', error: null });
     expect(stored!.chunkCount).toBeGreaterThan(0);
-    const [summary] = (await listKnowledgeBases(db, base.userId)).filter((row) => row.id === base.id);
+    const [summary] = (await listKnowledgeBases(db, actor(base.userId))).filter((row) => row.id === base.id);
     expect(summary).toMatchObject({ fileCount: 1, chunkCount: stored!.chunkCount });
 
     const leave = await searchKnowledge(db, [base.id], 'how many days of leave', { topK: 3, appSecret: APP_SECRET });

@@ -7,6 +7,8 @@ export type KnowledgeBaseDetail = RouteOutput<'/knowledge/:id', '$get'>;
 export type KnowledgeFile = KnowledgeBaseDetail['files'][number];
 export type KnowledgeSearchResult = RouteOutput<'/knowledge/:id/search', '$post'>;
 export type KnowledgeBaseInput = { name: string; description?: string };
+/** Admins only: share a base read-only with everyone (no group) or with the members of some groups. */
+export type KnowledgeSharingInput = { shared: boolean; groupIds: string[] };
 
 export async function listKnowledgeBases(options: FetchOption = {}): Promise<KnowledgeBaseSummary[]> {
   return (await apiFetch<{ items: KnowledgeBaseSummary[] }>('/api/knowledge', options)).items;
@@ -20,7 +22,7 @@ export function createKnowledgeBase(input: KnowledgeBaseInput): Promise<{ id: st
   return apiFetch('/api/knowledge', { method: 'POST', json: input });
 }
 
-export function updateKnowledgeBase(id: string, input: Partial<KnowledgeBaseInput>): Promise<{ id: string; name: string }> {
+export function updateKnowledgeBase(id: string, input: Partial<KnowledgeBaseInput & KnowledgeSharingInput>): Promise<{ id: string; name: string; shared: boolean; groupIds: string[] }> {
   return apiFetch(`/api/knowledge/${segment(id)}`, { method: 'PATCH', json: input });
 }
 
