@@ -1273,8 +1273,9 @@ describe.each(VIEWPORTS)('chat at $width px', (viewport) => {
     await page.keyboard.press('Control+Shift+Semicolon');
     await expect.poll(clipboard).toBe(`${LONG_CODE_LINE}\nfunction greet(name) {\n  return 'hi ' + name;\n}`);
     await page.keyboard.press('Control+Shift+C');
-    await expect.poll(clipboard).toBe(`You said: hello again ${tag}`);
+    // "Copied" shows for 1.5 s: looked for first, as the clipboard (which keeps) is read by polling.
     await page.getByTestId('assistant-actions').last().getByTestId('copy-message').filter({ hasText: 'Copied' }).waitFor();
+    await expect.poll(clipboard).toBe(`You said: hello again ${tag}`);
 
     await page.keyboard.press('Control+Shift+O');
     await page.waitForURL(`${stack.url}/chat`);

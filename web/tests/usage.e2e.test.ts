@@ -3,6 +3,7 @@
  * Usage (everyone's, by day, model and user) and on Account → Usage (your own), with their cost where
  * the model has prices; a non-admin has no Admin → Usage.
  */
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm, type FakeLlm } from '../../infra/fake-llm/server.ts';
@@ -93,6 +94,15 @@ describe('token usage', () => {
     expect(users[0]![0]).toContain(user.email);
     expect(users[1]![0]).toContain(stack.admin.email);
     expect(await rowCosts('usage-users')).toEqual(['$0.00484', '$0.00484']);
+
+    // The report as a CSV file: a row per day, model and user, and the totals.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('usage-download').click()]);
+    expect(download.suggestedFilename()).toMatch(/^agentq-usage-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
+    expect(csv[0]).toBe('group,id,name,email,runs,input_tokens,output_tokens,reasoning_tokens,total_tokens,cost_usd');
+    expect(csv.filter((line) => line.startsWith('model,')).map((line) => line.split(',').slice(2).join(','))).toEqual(['Big model,,2,2000,468,0,2468,0.00968', 'Small model,,1,500,50,0,550,']);
+    expect(csv.filter((line) => line.startsWith('user,'))).toHaveLength(2);
+    expect(csv.at(-2)).toBe('total,,,,3,2500,518,0,3018,0.00968');
     await expectNoHorizontalOverflow(page, 'admin usage');
 
     // Days before any run: nothing to count.

@@ -736,6 +736,7 @@ export const en = {
   'usage.user': "User",
   'usage.none': "No chat runs on these days.",
   'usage.cost': "Cost (USD)",
+  'usage.downloadCsv': "Download CSV",
   'usage.costHelp': "What the runs' tokens cost at their model's prices when each run ended; runs of models without a price count nothing.",
 
   'chat.answerDetails': "Answer details",

@@ -735,6 +735,7 @@ export const zh = {
   'usage.user': "用户",
   'usage.none': "这些日期内没有对话运行。",
   'usage.cost': "费用（美元）",
+  'usage.downloadCsv': "下载 CSV",
   'usage.costHelp': "按每次运行结束时其模型的价格计算的令牌费用；没有定价的模型的运行不计费用。",
 
   'chat.answerDetails': "回答详情",
