@@ -1,10 +1,11 @@
 import { llmModels } from '@agentq/shared/db';
 import { sourcesOfParts } from '@agentq/shared/events';
-import { acceptKnowledgeUpload, createAgent, createChatSession, createKnowledgeBase, getChatSessionFor, ingestKnowledgeFile, listSessionMessages, startChatRun, startRunInputSchema } from '@agentq/shared/services';
+import { acceptKnowledgeUpload, createAgent, createUser, updateKnowledgeBase, createChatSession, createKnowledgeBase, getChatSessionFor, ingestKnowledgeFile, listSessionMessages, startChatRun, startRunInputSchema } from '@agentq/shared/services';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sequence } from '../../../infra/fake-llm/scripts';
-import { CHOSEN_KNOWLEDGE_TOOL } from './chosen-knowledge';
+import type { OfferedModelTool } from './build-tool-set';
+import { CHOSEN_KNOWLEDGE_TOOL, chosenKnowledgeTool } from './chosen-knowledge';
 import { rebuildMessage, startAgentHarness, type AgentHarness } from './testing';
 
 let harness: AgentHarness;
@@ -19,8 +20,8 @@ afterAll(async () => {
 
 const unique = () => randomBytes(4).toString('hex');
 
-async function baseWith(name: string, fileName: string, text: string): Promise<string> {
-  const base = await createKnowledgeBase(harness.db, harness.userId, { name });
+async function baseWith(name: string, fileName: string, text: string, ownerId = harness.userId): Promise<string> {
+  const base = await createKnowledgeBase(harness.db, ownerId, { name });
   const upload = await acceptKnowledgeUpload(harness.db, base.id, { name: fileName, data: new TextEncoder().encode(text) });
   if (!upload.ok) throw new Error(upload.message);
   await ingestKnowledgeFile(harness.db, upload.file.id, { appSecret: harness.deps.config.appSecret, finalAttempt: true });
@@ -82,5 +83,33 @@ describe('knowledge bases chosen for a question', () => {
     } finally {
       await pool.close(5000);
     }
+  });
+
+  it('leaves out a base unshared between the send and the run: with none left, no search is offered', async () => {
+    const admin = await createUser(harness.db, { email: `ck-admin-${unique()}@test.local`, name: 'Admin', password: 'password-123', role: 'admin' });
+    const handbook = await baseWith(`Handbook ${unique()}`, 'leave.md', 'Parental leave: 20 weeks.', admin.id);
+    const adminActor = { userId: admin.id, isAdmin: true, groupIds: [] };
+    await updateKnowledgeBase(harness.db, adminActor, handbook, { shared: true });
+    harness.llm.setScript([{ text: 'No search.' }]);
+    const [model] = await harness.db.select({ id: llmModels.id }).from(llmModels).limit(1);
+    const agent = await createAgent(harness.db, { name: `No tools ${unique()}`, modelId: model!.id, tools: [] });
+    const session = await createChatSession(harness.db, harness.userId, { agentId: agent.id });
+    const { run } = await startChatRun(harness.db, { userId: harness.userId, session, input: startRunInputSchema.parse({ content: 'Leave?', knowledgeBaseIds: [handbook] }) });
+    await updateKnowledgeBase(harness.db, adminActor, handbook, { shared: false });
+    const before = harness.llm.requests.length;
+    const pool = harness.startWorker();
+    try {
+      await harness.enqueueRun(run.id);
+      expect(await harness.waitForEnd(run.id)).toMatchObject({ status: 'succeeded' });
+      expect(harness.llm.requests[before]!.tools ?? []).toEqual([]);
+    } finally {
+      await pool.close(5000);
+    }
+  });
+
+  it('takes another name when an admin tool already has it', () => {
+    const taken = [{ name: CHOSEN_KNOWLEDGE_TOOL }, { name: `${CHOSEN_KNOWLEDGE_TOOL}_2` }] as OfferedModelTool[];
+    const offered = chosenKnowledgeTool([{ id: 'kb_1', name: 'Notes' }], taken);
+    expect(offered).toMatchObject({ name: `${CHOSEN_KNOWLEDGE_TOOL}_3`, needsApproval: false, tool: { type: 'knowledge', config: { knowledgeBaseIds: ['kb_1'], userBases: 'none' } } });
   });
 });
