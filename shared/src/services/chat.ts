@@ -13,6 +13,7 @@ import { requireOwnFolder } from './chat-folders';
 import { carriesTag, tagNamesOf, type TaggedChatSession } from './chat-tags';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from './errors';
 import { inAllowedGroups, mayUseAgent } from './groups/access';
+import { MAX_CHOSEN_KNOWLEDGE_BASES, readableKnowledgeBasesAmong, type ChosenKnowledgeBase } from './knowledge/knowledge-bases';
 import { keysetPage, keysetQuerySchema, newestFirst } from './keyset-page';
 import { defaultChatModel } from './models';
 import { claimReturning, claimRun, claimUpdate, sourcesOf, unclaimedRun, type RunTransitionFields } from './run-lifecycle';
@@ -67,6 +68,16 @@ export const runOptionsSchema = z.object({
   /** Replaces the agent's system prompt for this run. */
   systemPrompt: z.string().max(20_000).optional(),
   ...samplingFields,
+  /**
+   * Knowledge bases the user chose for this question (the composer's `#`): each must be theirs or
+   * shared with them; the run offers a search over exactly these, even with tools off.
+   */
+  knowledgeBaseIds: z
+    .array(z.string().min(1).max(100))
+    .min(1, 'Choose at least one knowledge base, or leave knowledgeBaseIds out')
+    .max(MAX_CHOSEN_KNOWLEDGE_BASES, `Choose at most ${MAX_CHOSEN_KNOWLEDGE_BASES} knowledge bases`)
+    .refine((ids) => new Set(ids).size === ids.length, 'Choose each knowledge base once')
+    .optional(),
 });
 export type RunOptionsInput = z.infer<typeof runOptionsSchema>;
 
@@ -708,6 +719,8 @@ async function createRun(
   const files = question.kind === 'new' && question.attachments?.length ? await attachmentParts(db, session.id, question.attachments) : [];
   const agent = await resolveAgent(db, input.agentId, session, options);
   const model = await resolveModel(db, input.modelId, agent?.modelId, options);
+  // Only a send that names bases reads them: one statement, which never tells an unreadable base from a missing one.
+  const chosenBases = input.knowledgeBaseIds ? await chosenKnowledgeBases(db, userId, input.knowledgeBaseIds) : undefined;
   const image = files.findIndex((file) => file.mediaType.startsWith('image/'));
   if (image !== -1 && !model.supportsImages) {
     throw new InvalidInputError(`${model.name} cannot see images: pick a model that can, or leave the images out`, [{ path: ['attachments', image], message: 'The model cannot see images' }]);
@@ -727,6 +740,7 @@ async function createRun(
     userInstructions: userInstructions || undefined,
     // A temporary chat's runs neither read nor write memory; the worker reads it here, not from the session.
     temporary: session.temporary || undefined,
+    knowledgeBaseIds: chosenBases?.map((base) => base.id),
   };
   const values = {
     runId,
@@ -745,7 +759,7 @@ async function createRun(
         ? (options.unusedSession ? startRunInUnusedSession : startRunWithNewQuestion)(lane).execute({
             ...values,
             synchronousCommit,
-            parts: [...files, ...(question.content ? [{ type: 'text', text: question.content }] : [])],
+            parts: [...files, ...(question.content ? [{ type: 'text', text: question.content }] : []), ...(chosenBases ? [chosenKnowledgePart(chosenBases)] : [])],
             parentId: question.parentId,
             ...(options.unusedSession && { sessionAgentId: session.agentId }),
           })
@@ -763,6 +777,22 @@ async function createRun(
     }
     throw error;
   }
+}
+
+/** The question's record of the bases chosen for it, shown as chips on it; the model never reads a data part. */
+export type ChosenKnowledgePart = { type: 'data-knowledge-bases'; data: { bases: ChosenKnowledgeBase[] } };
+
+function chosenKnowledgePart(bases: ChosenKnowledgeBase[]): ChosenKnowledgePart {
+  return { type: 'data-knowledge-bases', data: { bases } };
+}
+
+/** The chosen bases, all readable by the user. @throws {InvalidInputError} naming each that is not (missing or not theirs alike) */
+async function chosenKnowledgeBases(db: Database, userId: string, ids: readonly string[]): Promise<ChosenKnowledgeBase[]> {
+  const readable = await readableKnowledgeBasesAmong(db, userId, ids);
+  if (readable.length === ids.length) return readable;
+  const found = new Set(readable.map((base) => base.id));
+  const issues = ids.flatMap((id, index) => (found.has(id) ? [] : [{ path: ['knowledgeBaseIds', index], message: `No knowledge base '${id}' that you can read` }]));
+  throw new InvalidInputError('Choose knowledge bases of yours or shared with you', issues);
 }
 
 /** How a chat run ends: its status and outcome, and the answer to store (no parts, no message). */

@@ -5,6 +5,7 @@ import {
   listTools,
   loadRunHistory,
   NotFoundError,
+  readableKnowledgeBasesAmong,
   resolveAgentTools,
   runHistory,
   sessionGrants,
@@ -17,6 +18,7 @@ import { toolTypeUsesMemory } from '@agentq/shared/tools';
 import type { UIMessage } from 'ai';
 import type { WorkerDeps } from '../processor';
 import { labelAttachedFiles } from './attached-files';
+import { chosenKnowledgeTool } from './chosen-knowledge';
 import { expandOfferedTools, type OfferedModelTool, type OfferedTool } from './build-tool-set';
 
 export type RunOptions = {
@@ -29,6 +31,8 @@ export type RunOptions = {
   userInstructions?: string;
   /** The run is in a temporary chat: it neither reads nor writes memory (no memory in its prompt, no tool that uses memory). */
   temporary?: boolean;
+  /** Knowledge bases the user chose for the question (the composer's `#`); the run offers a search over exactly these. */
+  knowledgeBaseIds?: string[];
 };
 
 /** Everything a chat run needs before its first model call. */
@@ -68,15 +72,17 @@ async function offeredTools(deps: WorkerDeps, run: Run): Promise<OfferedTool[]> 
  */
 export async function loadRunSetup(deps: WorkerDeps, run: Run, checkpoint: RunCheckpoint | null, claimed?: ChatRunContext): Promise<RunSetup> {
   const options = run.options as RunOptions;
-  const [model, agent, offered, grants, history] = await Promise.all([
+  const [model, agent, offered, grants, history, chosen] = await Promise.all([
     run.modelId ? orNull(getModelWithKey(deps.db, run.modelId, deps.config.appSecret)) : null,
     run.agentId ? orNull(getAgent(deps.db, run.agentId)) : null,
     options.enableTools === false ? [] : offeredTools(deps, run).then(expandOfferedTools),
     claimed?.grants ?? sessionGrants(deps.db, run.sessionId!),
     checkpoint?.messages.length ? null : sessionHistory(deps, run, claimed),
+    // Only a run whose question names bases reads them again: sharing may have ended since the send.
+    options.knowledgeBaseIds?.length ? readableKnowledgeBasesAmong(deps.db, run.userId, options.knowledgeBaseIds) : null,
   ]);
   const seesImages = model?.supportsImages ?? true;
-  return { model, agent, offered, grants, history: history?.map((message) => (message.role === 'user' ? { ...message, parts: labelAttachedFiles(message.parts, seesImages) } : message)) ?? null };
+  return { model, agent, offered: chosen?.length ? [...offered, chosenKnowledgeTool(chosen, offered)] : offered, grants, history: history?.map((message) => (message.role === 'user' ? { ...message, parts: labelAttachedFiles(message.parts, seesImages) } : message)) ?? null };
 }
 
 /** The run's branch of the session down to the question it answers; this run's own assistant message excluded (it is being written). */

@@ -255,3 +255,36 @@ export async function ownedKnowledgeBaseIds(db: Database, userId: string, ids: r
     .where(and(eq(knowledgeBases.userId, userId), inArray(knowledgeBases.id, [...ids])));
   return new Set(rows.map((row) => row.id));
 }
+
+/** Knowledge bases a chat message may name (POST /api/sessions/:id/runs `knowledgeBaseIds`). */
+export const MAX_CHOSEN_KNOWLEDGE_BASES = 5;
+
+/** A base chosen for a question, as the question shows it. */
+export type ChosenKnowledgeBase = { id: string; name: string };
+
+/**
+ * Which of `ids` `userId` may read (their own, or shared with them as listKnowledgeBases shares:
+ * with everyone, a group of theirs, or any shared one for an admin), with their names, in the order
+ * asked. One statement: the user's role and groups are read inside it, so the API (on a send that
+ * names bases) and the worker (re-checking a run's chosen bases) ask the same question the same way.
+ */
+export async function readableKnowledgeBasesAmong(db: Database, userId: string, ids: readonly string[]): Promise<ChosenKnowledgeBase[]> {
+  if (ids.length === 0) return [];
+  const theirGroups = sql`array(select ${userGroupMembers.groupId} from ${userGroupMembers} where ${userGroupMembers.userId} = ${userId})`;
+  const askerIsAdmin = sql`exists (select 1 from ${users} asker where asker.id = ${userId} and asker.role = 'admin')`;
+  const rows = await db
+    .select({ id: knowledgeBases.id, name: knowledgeBases.name })
+    .from(knowledgeBases)
+    .innerJoin(users, eq(users.id, knowledgeBases.userId))
+    .where(
+      and(
+        inArray(knowledgeBases.id, [...ids]),
+        or(
+          eq(knowledgeBases.userId, userId),
+          and(eq(knowledgeBases.shared, true), eq(users.role, 'admin'), or(sql`cardinality(${knowledgeBases.groupIds}) = 0`, sql`${knowledgeBases.groupIds} && ${theirGroups}`, askerIsAdmin)),
+        ),
+      ),
+    );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

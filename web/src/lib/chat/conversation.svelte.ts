@@ -4,6 +4,7 @@ import { issueText } from '../forms/issue-text.ts';
 import { t } from '../i18n/i18n.svelte.ts';
 import { usageLimitReachedText } from '../usage/usage-notice.ts';
 import { messageFiles, type AttachedFile } from './attachments.ts';
+import { chosenBasesOf, type KnowledgeChoice } from '../knowledge/hash-command.ts';
 import type { SessionTitleData } from '@agentq/shared/events';
 import { RunStream } from './run-stream.svelte.ts';
 import {
@@ -30,7 +31,7 @@ import {
  * A question. `local`: shown from what was sent, not read back yet; its id is a placeholder, so it
  * has no actions (an edit begun on it would vanish with the read that replaces it).
  */
-export type UserEntry = { kind: 'user'; id: string; text: string; files: AttachedFile[]; pending: boolean; local?: boolean; versions?: MessageVersions | undefined };
+export type UserEntry = { kind: 'user'; id: string; text: string; files: AttachedFile[]; knowledge: KnowledgeChoice[]; pending: boolean; local?: boolean; versions?: MessageVersions | undefined };
 
 /** An assistant turn: a stored message with its run's outcome, or a live `RunStream`. */
 export type AssistantEntry = {
@@ -203,14 +204,14 @@ export class Conversation {
    * Sends a message: shows it at once, starts the run, then follows its events.
    * @returns false when the API refused (the message is taken back and `sendError` says why).
    */
-  async send(body: StartRunBody, files: AttachedFile[] = []): Promise<boolean> {
+  async send(body: StartRunBody, files: AttachedFile[] = [], knowledge: KnowledgeChoice[] = []): Promise<boolean> {
     if (this.sending || this.activeStream) return false;
     this.#generation += 1;
     this.#refollows = 0;
     this.sending = true;
     this.sendError = undefined;
     this.stopError = undefined;
-    const userEntry: UserEntry = { kind: 'user', id: `pending-${++this.#pendingCount}`, text: body.content, files, pending: true, local: true };
+    const userEntry: UserEntry = { kind: 'user', id: `pending-${++this.#pendingCount}`, text: body.content, files, knowledge, pending: true, local: true };
     this.entries = [...this.entries, userEntry];
     try {
       const started = await startRun(this.sessionId, body);
@@ -286,7 +287,7 @@ function toEntries(detail: SessionDetail, runs: ReadonlyMap<string, RunOutcome>,
   for (const [index, message] of branch.entries()) {
     const next = branch[index + 1];
     if (message.role === 'user') {
-      entries.push({ kind: 'user', id: message.id, text: messageText(message), files: messageFiles(message.parts), pending: false, versions: message.versions });
+      entries.push({ kind: 'user', id: message.id, text: messageText(message), files: messageFiles(message.parts), knowledge: chosenBasesOf(message.parts), pending: false, versions: message.versions });
       const liveHere = detail.activeRunId && (detail.activeRunReplyTo ? detail.activeRunReplyTo === message.id : message.runId === detail.activeRunId);
       if (liveHere) {
         // The active run answers this message: it streams here, in place of any earlier answer below.
