@@ -77,7 +77,7 @@ const sums = {
   reasoningTokens: sumOf(tokensOf('reasoningTokens')),
   totalTokens: sumOf(totalOfRun),
   // US dollars, at the prices each run's model had when it ended; null when no run was priced.
-  cost: sql<number | null>`sum(${runs.cost})`.mapWith(Number),
+  cost: sql<string | null>`sum(${runs.cost})`.mapWith((sum: string | null): number | null => (sum === null ? null : Number(sum))),
 };
 export type UsageSums = { runs: number; inputTokens: number; outputTokens: number; reasoningTokens: number; totalTokens: number; cost: number | null };
 
