@@ -1,6 +1,5 @@
-import { llmModels } from '@agentq/shared/db';
 import { sourcesOfParts } from '@agentq/shared/events';
-import { acceptKnowledgeUpload, createAgent, createUser, updateKnowledgeBase, createChatSession, createKnowledgeBase, getChatSessionFor, ingestKnowledgeFile, listSessionMessages, startChatRun, startRunInputSchema } from '@agentq/shared/services';
+import { acceptKnowledgeUpload, createAgent, createModel, createUser, updateKnowledgeBase, createChatSession, createKnowledgeBase, getChatSessionFor, ingestKnowledgeFile, listSessionMessages, startChatRun, startRunInputSchema } from '@agentq/shared/services';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sequence } from '../../../infra/fake-llm/scripts';
@@ -9,9 +8,12 @@ import { CHOSEN_KNOWLEDGE_TOOL, chosenKnowledgeTool } from './chosen-knowledge';
 import { rebuildMessage, startAgentHarness, type AgentHarness } from './testing';
 
 let harness: AgentHarness;
+let modelId: string;
 
 beforeAll(async () => {
   harness = await startAgentHarness([{ text: 'unused' }]);
+  // A model of this file's own: the test database is shared with files running beside it.
+  modelId = (await createModel(harness.db, { name: 'Chosen knowledge model', baseUrl: harness.llm.url, modelId: 'fake-model' }, harness.deps.config.appSecret)).id;
 });
 
 afterAll(async () => {
@@ -30,8 +32,6 @@ async function baseWith(name: string, fileName: string, text: string, ownerId = 
 
 /** A run of an agent with no tools, asking `content` with `options`. */
 async function ask(content: string, options: Record<string, unknown>) {
-  const [model] = await harness.db.select({ id: llmModels.id }).from(llmModels).limit(1);
-  const modelId = model!.id;
   const agent = await createAgent(harness.db, { name: `No tools ${unique()}`, modelId, tools: [] });
   const session = await createChatSession(harness.db, harness.userId, { agentId: agent.id });
   const { run } = await startChatRun(harness.db, { userId: harness.userId, session, input: startRunInputSchema.parse({ content, ...options }) });
@@ -91,8 +91,7 @@ describe('knowledge bases chosen for a question', () => {
     const adminActor = { userId: admin.id, isAdmin: true, groupIds: [] };
     await updateKnowledgeBase(harness.db, adminActor, handbook, { shared: true });
     harness.llm.setScript([{ text: 'No search.' }]);
-    const [model] = await harness.db.select({ id: llmModels.id }).from(llmModels).limit(1);
-    const agent = await createAgent(harness.db, { name: `No tools ${unique()}`, modelId: model!.id, tools: [] });
+    const agent = await createAgent(harness.db, { name: `No tools ${unique()}`, modelId, tools: [] });
     const session = await createChatSession(harness.db, harness.userId, { agentId: agent.id });
     const { run } = await startChatRun(harness.db, { userId: harness.userId, session, input: startRunInputSchema.parse({ content: 'Leave?', knowledgeBaseIds: [handbook] }) });
     await updateKnowledgeBase(harness.db, adminActor, handbook, { shared: false });
